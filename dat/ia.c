@@ -1,0 +1,139 @@
+/*
+ * dat_ia_openv and dat_ia_close: the two calls libdat answers itself
+ * rather than dispatching, because they start and end a provider's use.
+ *
+ * libdat remembers every IA it opened and through which registry entry.
+ * So dat_ia_close releases exactly the entry the open took (the reference
+ * had to ask the provider for its version and thread safety to rebuild
+ * the key), and a handle libdat never returned gets DAT_INVALID_HANDLE
+ * instead of a call through whatever its first word holds.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../registry/registry.h"
+
+struct dat_open_ia {
+	struct dat_open_ia *next;
+	DAT_IA_HANDLE ia;
+	DAT_PROVIDER *provider;
+	struct dat_sr_entry *entry;
+	int closing;			/* a dat_ia_close is in the provider */
+};
+
+static pthread_mutex_t ia_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct dat_open_ia *ia_head;
+
+void dat_ia_lock(void)
+{
+	pthread_mutex_lock(&ia_mutex);
+}
+
+void dat_ia_unlock(void)
+{
+	pthread_mutex_unlock(&ia_mutex);
+}
+
+int dat_ia_count_for(const DAT_PROVIDER *provider)
+{
+	struct dat_open_ia *o;
+	int n = 0;
+
+	dat_ia_lock();
+	for (o = ia_head; o; o = o->next)
+		n += o->provider == provider;
+	dat_ia_unlock();
+	return n;
+}
+
+DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
+			DAT_EVD_HANDLE *async_evd_handle,
+			DAT_IA_HANDLE *ia_handle, DAT_UINT32 dapl_major,
+			DAT_UINT32 dapl_minor, DAT_BOOLEAN thread_safety)
+{
+	DAT_PROVIDER_INFO key;
+	DAT_PROVIDER *provider;
+	struct dat_sr_entry *entry;
+	struct dat_open_ia *o;
+	DAT_RETURN rc;
+
+	rc = dat_check_ia_name(name);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	if (!ia_handle)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+
+	memset(&key, 0, sizeof(key));
+	strcpy(key.ia_name, name);
+	key.dapl_version_major = dapl_major;
+	key.dapl_version_minor = dapl_minor;
+	key.is_thread_safe = thread_safety ? DAT_TRUE : DAT_FALSE;
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	rc = dat_registry_open_provider(&key, &provider, &entry);
+	if (rc != DAT_SUCCESS) {
+		dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_open %s u%u.%u: %#x", name,
+			dapl_major, dapl_minor, rc);
+		free(o);
+		return rc;
+	}
+	rc = provider->ia_open_func(name, async_evd_qlen, async_evd_handle,
+				    ia_handle);
+	dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_open %s u%u.%u: %#x", name,
+		dapl_major, dapl_minor, rc);
+	if (rc != DAT_SUCCESS) {
+		free(o);
+		dat_sr_release(entry);
+		return rc;
+	}
+	o->ia = *ia_handle;
+	o->provider = provider;
+	o->entry = entry;
+	dat_ia_lock();
+	o->next = ia_head;
+	ia_head = o;
+	dat_ia_unlock();
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
+{
+	struct dat_open_ia *o, **link;
+	DAT_RETURN rc;
+
+	if (!ia_handle || ((uintptr_t)ia_handle & 3))
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+
+	dat_ia_lock();
+	for (o = ia_head; o && o->ia != ia_handle; o = o->next)
+		;
+	if (o && !o->closing)
+		o->closing = 1;
+	else
+		o = NULL;
+	dat_ia_unlock();
+	if (!o)
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+
+	rc = o->provider->ia_close_func(ia_handle, close_flags);
+	dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_close %p: %#x", ia_handle, rc);
+
+	dat_ia_lock();
+	if (rc != DAT_SUCCESS) {
+		o->closing = 0;
+		dat_ia_unlock();
+		return rc;
+	}
+	for (link = &ia_head; *link != o; link = &(*link)->next)
+		;
+	*link = o->next;
+	dat_ia_unlock();
+
+	dat_sr_release(o->entry);
+	free(o);
+	return DAT_SUCCESS;
+}

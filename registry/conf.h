@@ -1,0 +1,51 @@
+/*
+ * dat.conf parsing: one line in, one entry (or a reason why not) out.
+ *
+ * The parser is pure (no I/O, no allocation) so that unit tests and the
+ * libFuzzer target drive it directly; registry/static_registry.c owns the
+ * file handling and keeps the entries it accepts.
+ */
+#ifndef DAT_REGISTRY_CONF_H
+#define DAT_REGISTRY_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest dat.conf line we accept; longer lines are malformed. */
+#define DAT_CONF_LINE_MAX 4096
+#define DAT_CONF_FIELDS   8
+
+struct dat_conf_entry {
+	const char *ia_name;
+	char api_kind;			/* 'u' (user) or 'k' (kernel) */
+	uint32_t api_major;
+	uint32_t api_minor;
+	int thread_safe;		/* 1: threadsafe, 0: nonthreadsafe */
+	int is_default;			/* 1: default, 0: nondefault */
+	const char *lib_path;
+	const char *provider_id;	/* "dapl" of "dapl.1.2" */
+	uint32_t provider_major;
+	uint32_t provider_minor;
+	const char *ia_params;
+	const char *platform_params;
+};
+
+enum dat_conf_result {
+	DAT_CONF_EMPTY = 0,		/* blank line or comment only */
+	DAT_CONF_ENTRY = 1,		/* *entry filled */
+	DAT_CONF_MALFORMED = -1,	/* *why says what is wrong */
+};
+
+/*
+ * Parses one line (without its newline; it may contain NUL bytes, which
+ * make it malformed).  The strings of *entry point into scratch, which
+ * must hold at least len + DAT_CONF_FIELDS bytes and stay alive as long
+ * as the entry is used.  On DAT_CONF_MALFORMED, *why is a static
+ * description of the first problem found.
+ */
+enum dat_conf_result dat_conf_parse_line(const char *line, size_t len,
+					 char *scratch,
+					 struct dat_conf_entry *entry,
+					 const char **why);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * The dynamic registry: the providers registered now, by
+ * dat_registry_add_provider (called by a provider's dat_provider_init, or
+ * by an application that carries its own provider).
+ *
+ * A fixed table of slots keeps the provider pointers where the dispatch
+ * check of every wrapper can read them without a lock: a handful of
+ * atomic loads and compares in front of each call.  Slots are reused but
+ * the table never moves.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "registry.h"
+
+#define DAT_DR_SLOTS 256
+
+struct dat_dr_slot {
+	DAT_PROVIDER_INFO key;			/* valid while provider != NULL */
+	DAT_PROVIDER *_Atomic provider;
+};
+
+static pthread_mutex_t dr_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct dat_dr_slot dr_slots[DAT_DR_SLOTS];
+static _Atomic unsigned dr_high;	/* slots [0, dr_high) were ever used */
+
+void dat_dr_lock(void)
+{
+	pthread_mutex_lock(&dr_mutex);
+}
+
+void dat_dr_unlock(void)
+{
+	pthread_mutex_unlock(&dr_mutex);
+}
+
+int dat_dr_is_provider(const DAT_PROVIDER *p)
+{
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
+
+	for (i = 0; i < n; i++)
+		if (atomic_load_explicit(&dr_slots[i].provider,
+					 memory_order_relaxed) == p)
+			return p != NULL;
+	return 0;
+}
+
+/* Called with dr_mutex held. */
+static struct dat_dr_slot *dr_find(const DAT_PROVIDER_INFO *key)
+{
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+
+	for (i = 0; i < n; i++)
+		if (dr_slots[i].provider &&
+		    dat_key_match(&dr_slots[i].key, key) == DAT_KEY_EXACT)
+			return &dr_slots[i];
+	return NULL;
+}
+
+static int ia_name_ok(const DAT_PROVIDER_INFO *info)
+{
+	return info->ia_name[0] &&
+	       memchr(info->ia_name, '\0', DAT_NAME_MAX_LENGTH) != NULL;
+}
+
+DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
+				     const DAT_PROVIDER_INFO *info)
+{
+	struct dat_dr_slot *slot = NULL;
+	DAT_RETURN rc = DAT_SUCCESS;
+	unsigned i, n;
+
+	if (!provider)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!info || !ia_name_ok(info))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!provider->ia_open_func)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+
+	dat_dr_lock();
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	if (dr_find(info)) {
+		rc = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	for (i = 0; i < n && !slot; i++)
+		if (!dr_slots[i].provider)
+			slot = &dr_slots[i];
+	if (!slot && n < DAT_DR_SLOTS)
+		slot = &dr_slots[n];
+	if (!slot) {
+		rc = DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+	slot->key = *info;
+	atomic_store_explicit(&slot->provider, provider, memory_order_release);
+	if (slot == &dr_slots[n])
+		atomic_store_explicit(&dr_high, n + 1, memory_order_release);
+out:
+	dat_dr_unlock();
+	dat_dbg(DAT_DBG_DR, "add %s u%u.%u %s: %#x", info->ia_name,
+		info->dapl_version_major, info->dapl_version_minor,
+		info->is_thread_safe ? "threadsafe" : "nonthreadsafe", rc);
+	return rc;
+}
+
+DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
+					const DAT_PROVIDER_INFO *info)
+{
+	struct dat_dr_slot *slot;
+	DAT_RETURN rc = DAT_SUCCESS;
+
+	if (!provider)
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!info || !ia_name_ok(info))
+		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	dat_dr_lock();
+	slot = dr_find(info);
+	if (!slot)
+		rc = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+	else if (slot->provider != provider)
+		rc = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	else if (dat_ia_count_for(provider))
+		rc = DAT_ERROR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE);
+	else
+		atomic_store_explicit(&slot->provider, NULL, memory_order_release);
+	dat_dr_unlock();
+	dat_dbg(DAT_DBG_DR, "remove %s u%u.%u %s: %#x", info->ia_name,
+		info->dapl_version_major, info->dapl_version_minor,
+		info->is_thread_safe ? "threadsafe" : "nonthreadsafe", rc);
+	return rc;
+}
+
+DAT_RETURN dat_dr_lookup(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider)
+{
+	struct dat_dr_slot *slot;
+
+	dat_dr_lock();
+	slot = dr_find(key);
+	*provider = slot ? slot->provider : NULL;
+	dat_dr_unlock();
+	return slot ? DAT_SUCCESS :
+		      DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+}
+
+enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want)
+{
+	enum dat_key_match best = DAT_KEY_NO_NAME, m;
+	unsigned i, n;
+
+	dat_dr_lock();
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	for (i = 0; i < n; i++) {
+		if (!dr_slots[i].provider)
+			continue;
+		m = dat_key_match(&dr_slots[i].key, want);
+		if (m > best)
+			best = m;
+	}
+	dat_dr_unlock();
+	return best;
+}
+
+DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
+			    DAT_PROVIDER_INFO *list[])
+{
+	DAT_COUNT n = 0;
+	unsigned i, high;
+
+	dat_dr_lock();
+	high = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	for (i = 0; i < high; i++) {
+		if (!dr_slots[i].provider || dat_sr_has_key(&dr_slots[i].key))
+			continue;
+		if (filled + n < max)
+			*list[filled + n] = dr_slots[i].key;
+		n++;
+	}
+	dat_dr_unlock();
+	return n;
+}

@@ -1,0 +1,101 @@
+/*
+ * libdat internals shared by dat/ (the consumer entry points) and
+ * registry/ (dat.conf, the static and dynamic registries, provider
+ * loading, debug output).  Nothing here is exported from libdat.so.1.
+ *
+ * Locks, always taken in this order: the static registry lock (held
+ * across dat.conf reading and provider init/fini, because init calls back
+ * into dat_registry_add_provider), the dynamic registry lock, the
+ * open-IA lock.
+ */
+#ifndef DAT_REGISTRY_REGISTRY_H
+#define DAT_REGISTRY_REGISTRY_H
+
+#include <dat/udat.h>
+#include <dat/dat_registry.h>
+
+#define DAT_ERROR(type, subtype) \
+	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_RETURN)(type) | (DAT_RETURN)(subtype)))
+
+/* Debug output: DAT_DBG_TYPE selects, DAT_DBG_DEST routes (debug.c). */
+enum dat_dbg_type {
+	DAT_DBG_ERROR = 0x01,
+	DAT_DBG_GENERIC = 0x02,
+	DAT_DBG_SR = 0x04,
+	DAT_DBG_DR = 0x08,
+	DAT_DBG_PROVIDER_API = 0x10,
+	DAT_DBG_CONSUMER_API = 0x20,
+};
+
+void dat_dbg(unsigned type, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* How closely a registry key matches a wanted one (for the error subtype). */
+enum dat_key_match {
+	DAT_KEY_NO_NAME = 0,		/* -> DAT_NAME_NOT_REGISTERED */
+	DAT_KEY_NAME,			/* -> DAT_MAJOR_NOT_FOUND */
+	DAT_KEY_NAME_MAJOR,		/* -> DAT_MINOR_NOT_FOUND */
+	DAT_KEY_NAME_MAJOR_MINOR,	/* -> DAT_THREAD_SAFETY_NOT_FOUND */
+	DAT_KEY_EXACT,
+};
+
+enum dat_key_match dat_key_match(const DAT_PROVIDER_INFO *have,
+				 const DAT_PROVIDER_INFO *want);
+/* Validates a caller's IA name: NULL or too long gives ARG1. */
+DAT_RETURN dat_check_ia_name(const char *name);
+
+/*
+ * Finds the provider for key, loading its dat.conf library if needed.
+ * On success *entry (maybe NULL) must go to dat_sr_release() when the IA
+ * closes or fails to open.  On failure, the precise PROVIDER_NOT_FOUND.
+ */
+struct dat_sr_entry;
+DAT_RETURN dat_registry_open_provider(const DAT_PROVIDER_INFO *key,
+				      DAT_PROVIDER **provider,
+				      struct dat_sr_entry **entry);
+
+/* Static registry: the u/default entries of dat.conf (static_registry.c). */
+struct dat_sr_entry;
+
+/*
+ * Finds the dat.conf entry with exactly this key and, on its first use,
+ * loads its library and calls dat_provider_init.  *entry is NULL when
+ * dat.conf has no such entry (the key may still be registered
+ * dynamically).  Each successful call with a non-NULL *entry must be
+ * paired with dat_sr_release().
+ */
+DAT_RETURN dat_sr_acquire(const DAT_PROVIDER_INFO *key,
+			  struct dat_sr_entry **entry);
+/* Drops one use; the last one calls dat_provider_fini and unloads. */
+void dat_sr_release(struct dat_sr_entry *entry);
+enum dat_key_match dat_sr_best_match(const DAT_PROVIDER_INFO *want);
+/* Copies up to max keys (all of them are counted) into list. */
+DAT_COUNT dat_sr_list(DAT_COUNT max, DAT_PROVIDER_INFO *list[]);
+int dat_sr_has_key(const DAT_PROVIDER_INFO *key);
+/* True when DAT_OVERRIDE names a file that cannot be read. */
+int dat_sr_is_broken(void);
+
+/* Dynamic registry: providers registered by dat_registry_add_provider. */
+DAT_RETURN dat_dr_lookup(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider);
+enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want);
+/* Appends keys not already in dat.conf; returns how many there are. */
+DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
+			    DAT_PROVIDER_INFO *list[]);
+/*
+ * True if p is the table of a provider registered now.  Lock-free: it
+ * runs in front of every dispatched call.
+ */
+int dat_dr_is_provider(const DAT_PROVIDER *p);
+
+/* Open IAs (dat/ia.c): how many were opened through this table. */
+int dat_ia_count_for(const DAT_PROVIDER *provider);
+
+/* Fork safety: the three locks, taken and dropped around fork(). */
+void dat_sr_lock(void);
+void dat_sr_unlock(void);
+void dat_dr_lock(void);
+void dat_dr_unlock(void);
+void dat_ia_lock(void);
+void dat_ia_unlock(void);
+
+#endif

@@ -1,0 +1,42 @@
+#!/bin/sh
+# run-suite.sh RESULTS_DIR NAME tap|plain COMMAND [ARGS...]
+#
+# Runs one test suite, shows its output, and records it as TAP in
+# RESULTS_DIR/NAME.tap for test/lib/summary.sh.
+#   tap:   COMMAND speaks TAP.  A crash or a non-zero exit that its own
+#          output does not account for, or a plan it did not finish, is
+#          recorded as one more failed test.
+#   plain: COMMAND is one test: exit status 0 passes.
+# Always exits 0 once the result is recorded: the summary decides.
+set -u
+[ $# -ge 4 ] || { echo "usage: $0 RESULTS_DIR NAME tap|plain COMMAND..." >&2; exit 2; }
+dir=$1 name=$2 kind=$3
+shift 3
+mkdir -p "$dir" || exit 2
+out="$dir/$name.tap"
+raw="$dir/$name.log"
+
+echo "=== $name"
+"$@" > "$raw" 2>&1
+rc=$?
+cat "$raw"
+
+if [ "$kind" = plain ]; then
+	if [ $rc -eq 0 ]; then
+		printf '1..1\nok 1 - %s\n' "$name" > "$out"
+	else
+		printf '1..1\nnot ok 1 - %s (exit status %d)\n' "$name" "$rc" > "$out"
+	fi
+	exit 0
+fi
+
+grep -E '^(not )?ok\b|^1\.\.[0-9]+' "$raw" > "$out"
+ran=$(grep -cE '^(not )?ok\b' "$out")
+failed=$(grep -c '^not ok' "$out")
+plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$out" | head -n 1)
+if [ -z "$plan" ] || [ "$plan" -ne "$ran" ]; then
+	echo "not ok - $name: planned ${plan:-no plan}, ran $ran" >> "$out"
+elif [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
+	echo "not ok - $name exited with status $rc" >> "$out"
+fi
+exit 0

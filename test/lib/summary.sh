@@ -1,0 +1,28 @@
+#!/bin/sh
+# summary.sh DIR: adds up the TAP results under DIR (run-suite.sh wrote
+# them) and prints the one line "N passed, N failed, N skipped".  Exits 1
+# if anything failed, or if nothing ran; with CI=true, a skip fails too.
+set -u
+dir=$1
+files=$(find "$dir" -name '*.tap' 2>/dev/null | sort)
+pass=0 fail=0 skip=0
+for f in $files; do
+	p=$(grep -E '^ok\b' "$f" | grep -viEc '# skip')
+	s=$(grep -E '^ok\b' "$f" | grep -iEc '# skip')
+	n=$(grep -c '^not ok' "$f")
+	pass=$((pass + p)) skip=$((skip + s)) fail=$((fail + n))
+	[ "$n" -gt 0 ] && echo "FAILED in $(basename "$f" .tap):" &&
+		grep '^not ok' "$f" | sed 's/^/    /'
+	[ "$s" -gt 0 ] && echo "skipped in $(basename "$f" .tap):" &&
+		grep -E '^ok\b' "$f" | grep -iE '# skip' | sed 's/^/    /'
+done
+echo "$pass passed, $fail failed, $skip skipped"
+if [ $((pass + fail + skip)) -eq 0 ]; then
+	echo "no test results under $dir" >&2
+	exit 1
+fi
+if [ "${CI:-}" = true ] && [ "$skip" -gt 0 ]; then
+	echo "CI=true: skipped tests count as failures" >&2
+	exit 1
+fi
+[ "$fail" -eq 0 ]
