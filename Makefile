@@ -24,12 +24,28 @@ LIBDAT_OBJS := $(addprefix $(B)/,dat/api.o dat/ia.o dat/strerror.o \
 	registry/conf.o registry/debug.o registry/dynamic_registry.o \
 	registry/registry.o registry/static_registry.o)
 
+# The verbs provider: the shared object layer (udapl/) and the verbs and
+# rdma_cm glue (providers/cma/), installed as the compat-dapl name.
+PROVIDER_SONAME := libdaplcma.so.1
+PROVIDER := $(B)/lib/$(PROVIDER_SONAME)
+UDAPL_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard udapl/*.c)))
+CMA_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard providers/cma/*.c)))
+LDLIBS_VERBS := -libverbs -lrdmacm -lpthread
+
 TEST_PROVIDER := $(B)/test/libdattest.so.1
 TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
 	$(B)/test/unit/test_abi_layout $(B)/test/fuzz/replay_conf
 
+# Fragments of the areas that add their own programs and tests: C unit
+# tests that speak TAP go to HOST_TAP_TESTS, Bats suites that need RDMA
+# devices to VERBS_SUITES.
+.DEFAULT_GOAL := all
+HOST_TAP_TESTS :=
+VERBS_SUITES := test/vm/selftest.bats
+-include $(wildcard udapl/udapl.mk providers/cma/cma.mk test/verbs/verbs.mk)
+
 .PHONY: all check check-host check-verbs demo bench fuzz install clean \
-	test-programs
+	test-programs provider run-host-suites
 all: $(LIBDAT) $(B)/lib/libdat.so
 
 $(B)/%.o: %.c
@@ -48,8 +64,17 @@ $(LIBDAT): $(LIBDAT_OBJS) dat/libdat.map
 $(B)/lib/libdat.so: $(LIBDAT)
 	ln -sf $(LIBDAT_SONAME) $@
 
+# A provider links libdat.so.1 itself, so that it loads even when the
+# application opened libdat with RTLD_LOCAL, and exports only
+# dat_provider_init and dat_provider_fini.
+provider: $(PROVIDER)
+$(PROVIDER): $(UDAPL_OBJS) $(CMA_OBJS) providers/provider.map $(B)/lib/libdat.so
+	$(CC) -shared -Wl,-soname,$(PROVIDER_SONAME) \
+		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
+		-o $@ $(UDAPL_OBJS) $(CMA_OBJS) -L$(B)/lib -ldat $(LDLIBS_VERBS)
+
 # ---- test programs -------------------------------------------------------
-test-programs: all $(TEST_PROVIDER) $(TEST_BINS)
+test-programs: all $(TEST_PROVIDER) $(TEST_BINS) $(HOST_TAP_TESTS)
 
 $(TEST_PROVIDER): $(B)/test/provider/dattest_provider.o \
 		test/provider/provider.map $(B)/lib/libdat.so
@@ -85,6 +110,7 @@ check-host: test-programs
 
 run-host-suites:
 	$(RUN_SUITE) $(RESULTS)/host abi-layout plain $(B)/test/unit/test_abi_layout
+	$(foreach t,$(HOST_TAP_TESTS),$(RUN_SUITE) $(RESULTS)/host $(notdir $(t)) tap $(t) &&) :
 	$(RUN_SUITE) $(RESULTS)/host conf-parser tap $(B)/test/unit/test_conf
 	$(RUN_SUITE) $(RESULTS)/host fuzz-corpus plain \
 		$(B)/test/fuzz/replay_conf test/fuzz/corpus
@@ -97,7 +123,6 @@ run-host-suites:
 
 # Verbs suites: run here when the machine has RDMA devices (as inside the
 # soft-RoCE guest), else in one boot of the guest (test/vm/).
-VERBS_SUITES := test/vm/selftest.bats
 TESTS ?=
 check-verbs: test-programs
 	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES)
@@ -110,9 +135,10 @@ check: test-programs
 	test/lib/summary.sh $(RESULTS)
 
 # ---- demo, fuzzing -------------------------------------------------------
+# Until the conformance runner lands: the test registry as libdat sees it.
 demo: test-programs
-	DAT_OVERRIDE=$(CURDIR)/dat.conf LD_LIBRARY_PATH=$(CURDIR)/$(B)/lib \
-		$(B)/test/dattest list
+	DAT_OVERRIDE=$(CURDIR)/test/vm/dat.conf \
+		LD_LIBRARY_PATH=$(CURDIR)/$(B)/lib $(B)/test/dattest list
 
 FUZZ_SECONDS ?= 60
 fuzz:

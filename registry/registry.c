@@ -111,14 +111,21 @@ static void dat_fork_prepare(void)
 	dat_ia_lock();
 }
 
-static void dat_fork_done(void)
+static void dat_fork_parent(void)
 {
 	dat_ia_unlock();
 	dat_dr_unlock();
 	dat_sr_unlock();
 }
 
+static void dat_fork_child(void)
+{
+	dat_ia_unlock();
+	dat_dr_unlock();
+	dat_sr_lock_reset();
+}
+
 __attribute__((constructor)) static void dat_registry_init(void)
 {
-	pthread_atfork(dat_fork_prepare, dat_fork_done, dat_fork_done);
+	pthread_atfork(dat_fork_prepare, dat_fork_parent, dat_fork_child);
 }

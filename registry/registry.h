@@ -93,6 +93,7 @@ int dat_ia_count_for(const DAT_PROVIDER *provider);
 /* Fork safety: the three locks, taken and dropped around fork(). */
 void dat_sr_lock(void);
 void dat_sr_unlock(void);
+void dat_sr_lock_reset(void);
 void dat_dr_lock(void);
 void dat_dr_unlock(void);
 void dat_ia_lock(void);

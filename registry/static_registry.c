@@ -38,7 +38,9 @@ struct dat_sr_entry {
 	DAT_PROVIDER_FINI_FUNC fini;
 };
 
-static pthread_mutex_t sr_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: a provider's init or fini runs under this lock and may call
+ * back into the registry (list, add, remove) without deadlocking. */
+static pthread_mutex_t sr_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct dat_sr_entry *sr_head, **sr_tail = &sr_head;
 static int sr_loaded;
 static int sr_broken;		/* DAT_OVERRIDE names an unreadable file */
@@ -52,6 +54,22 @@ void dat_sr_lock(void)
 void dat_sr_unlock(void)
 {
 	pthread_mutex_unlock(&sr_mutex);
+}
+
+/*
+ * In a forked child: a recursive mutex remembers its owner's thread id,
+ * which the child's thread does not have, so it cannot be unlocked
+ * there; make it new instead (the child has no other thread that could
+ * hold it).
+ */
+void dat_sr_lock_reset(void)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&sr_mutex, &attr);
+	pthread_mutexattr_destroy(&attr);
 }
 
 static struct dat_sr_entry *sr_find(const DAT_PROVIDER_INFO *key)

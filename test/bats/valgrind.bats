@@ -5,7 +5,7 @@
 load helpers
 
 vg() {
-	valgrind -q --error-exitcode=99 --leak-check=full \
+	timeout 300 valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible "$@"
 }

@@ -1,0 +1,617 @@
+/*
+ * udapl: the transport-independent DAT 1.2 object layer that every
+ * provider shares.
+ *
+ * It implements all 70 slots of DAT_PROVIDER once (handles, parameter and
+ * state checks, LMR triplet checks, cookies, event queues) and calls down
+ * into a provider through struct dapl_ops, the seam where verbs (or any
+ * other transport) plugs in.  No verbs or rdma_cm call appears in udapl/;
+ * providers/<name>/ holds only the ops and the threads that turn transport
+ * events into the upcalls declared at the end of this file.
+ *
+ * Files: one per DAT object (ia.c, pz.c, evd.c, cno.c, ep.c, cm.c for
+ * PSP/RSP/CR, lmr.c, rmr.c, srq.c) plus handle.c (allocation, magic
+ * checks, consumer context) and provider.c (the DAT_PROVIDER table and
+ * dat_provider_init/fini glue).
+ *
+ * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
+ * has its own lock for its software queue and waiters; each EP its own
+ * lock for its state and connection data.  Never take an IA lock while
+ * holding an EVD or EP lock.  The hot path (post, poll, dequeue) takes no
+ * lock beyond the EVD's own, allocates nothing and makes no system call
+ * of its own.
+ */
+#ifndef DAT_UDAPL_H
+#define DAT_UDAPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <dat/udat.h>
+#include <dat/dat_registry.h>
+
+#define DAPL_ERR(type, subtype) \
+	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_RETURN)(type) | (DAT_RETURN)(subtype)))
+
+#define DAPL_UNUSED __attribute__((unused))
+#define DAPL_HIDDEN __attribute__((visibility("hidden")))
+#define dapl_likely(x) __builtin_expect(!!(x), 1)
+#define dapl_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- intrusive list ----------------------------------------------------- */
+
+struct dapl_list {
+	struct dapl_list *next, *prev;
+};
+
+static inline void dapl_list_init(struct dapl_list *l)
+{
+	l->next = l->prev = l;
+}
+
+static inline int dapl_list_empty(const struct dapl_list *l)
+{
+	return l->next == l;
+}
+
+static inline void dapl_list_add_tail(struct dapl_list *l, struct dapl_list *n)
+{
+	n->prev = l->prev;
+	n->next = l;
+	l->prev->next = n;
+	l->prev = n;
+}
+
+static inline void dapl_list_del(struct dapl_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n->prev = n;
+}
+
+#define dapl_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+#define dapl_list_for_each_safe(pos, tmp, head)                                \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);       \
+	     (pos) = (tmp), (tmp) = (pos)->next)
+
+/* ---- the common object header ------------------------------------------ */
+
+/*
+ * The magic of a live object of each type.  On free the magic is cleared
+ * and the provider word kept, and the memory goes to a per-type free list
+ * (never back to malloc while the provider is loaded), so a stale handle
+ * meets a cleared magic and gets DAT_INVALID_HANDLE, never a crash.
+ */
+#define DAPL_MAGIC_BASE 0xDA710000u
+#define DAPL_MAGIC(type) (DAPL_MAGIC_BASE | (uint32_t)(type))
+
+struct dapl_ia;
+
+struct dapl_obj {
+	DAT_PROVIDER *provider;		/* first word: the ABI's dispatch rule */
+	uint32_t magic;			/* DAPL_MAGIC(type) while alive, else 0 */
+	DAT_HANDLE_TYPE type;
+	struct dapl_ia *ia;		/* the owning IA (the IA itself for an IA) */
+	DAT_CONTEXT context;		/* dat_set/get_consumer_context */
+	struct dapl_list ia_link;	/* in ia->objects[type] */
+	struct dapl_list free_link;	/* in the per-type free list once freed */
+};
+
+/*
+ * handle.c.  dapl_obj_alloc returns a zeroed object of the given size
+ * (the struct embedding struct dapl_obj first), magic set, linked into
+ * ia->objects[type] (ia may be NULL for the IA itself, which links to
+ * itself).  dapl_obj_free clears the magic, unlinks it and keeps the
+ * memory on the type's free list.  dapl_obj_release_all gives every free
+ * list back to malloc (provider fini, after the last IA closed).
+ * Both take ia->lock themselves for the link: call them without it.
+ */
+void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size);
+void dapl_obj_free(void *obj);
+void dapl_obj_release_all(void);
+
+/* True if h is a live object of this type.  No lock: a magic compare. */
+static inline int dapl_obj_ok(const void *h, DAT_HANDLE_TYPE type)
+{
+	const struct dapl_obj *o = h;
+
+	return h && !((uintptr_t)h & 7) && o->magic == DAPL_MAGIC(type);
+}
+
+/* ---- the provider seam --------------------------------------------------- */
+
+/* One scatter/gather element: the layout of struct ibv_sge on purpose
+ * (providers/cma asserts it), so a post passes the array through as is. */
+struct dapl_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+enum dapl_op {
+	DAPL_OP_SEND,
+	DAPL_OP_RECV,
+	DAPL_OP_RDMA_WRITE,
+	DAPL_OP_RDMA_READ,
+	DAPL_OP_BIND_MW,		/* the RMR issue */
+	DAPL_OP_ATOMIC_FETCH_ADD,	/* the atomics issue */
+	DAPL_OP_ATOMIC_CMP_SWAP,
+};
+
+/*
+ * A posted work request's context, in a per-EP ring (one for requests,
+ * one for receives), so that a completion finds its EP, its operation
+ * and the consumer's cookie without a lookup.  The wr_id of the transport
+ * is the address of the cookie.
+ */
+struct dapl_ep;
+
+struct dapl_cookie {
+	/* NULL once the EP was freed or reset while this was outstanding
+	 * (the ring memory stays valid): the poller drops the completion. */
+	struct dapl_ep *ep;
+	DAT_DTO_COOKIE user_cookie;	/* or the DAT_RMR_COOKIE of a bind */
+	void *rmr;			/* struct dapl_rmr * of a bind, else NULL */
+	uint64_t length;		/* bytes posted (sends/writes/reads) */
+	uint32_t seq;			/* position in its ring */
+	uint8_t op;			/* enum dapl_op */
+	uint8_t signaled;		/* the consumer wants its completion */
+};
+
+/*
+ * Cookies are handed out in posting order and come back in completion
+ * order, which on one queue of an RC QP is the same order: a completion
+ * also retires every earlier slot (unsignaled ones included).  head is
+ * written by posters (under ep->lock), tail by whoever polls the CQ.
+ */
+struct dapl_cookie_ring {
+	struct dapl_cookie *slot;	/* size entries */
+	uint32_t size;			/* a power of two */
+	uint32_t head;			/* next to hand out */
+	uint32_t tail;			/* oldest not yet completed */
+};
+
+/* The next free slot, or NULL if size posts are outstanding. */
+static inline struct dapl_cookie *dapl_cookie_get(struct dapl_cookie_ring *r)
+{
+	uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	struct dapl_cookie *c;
+
+	if (r->head - tail >= r->size)
+		return NULL;
+	c = &r->slot[r->head & (r->size - 1)];
+	c->seq = r->head++;
+	return c;
+}
+
+/* Gives back the slot just taken, when the post itself failed. */
+static inline void dapl_cookie_unget(struct dapl_cookie_ring *r)
+{
+	r->head--;
+}
+
+/* c completed: it and every slot before it are free again. */
+static inline void dapl_cookie_put(struct dapl_cookie_ring *r,
+				   const struct dapl_cookie *c)
+{
+	__atomic_store_n(&r->tail, c->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Posted and not yet completed. */
+static inline uint32_t dapl_cookie_outstanding(const struct dapl_cookie_ring *r)
+{
+	return r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+}
+
+/* post flags for dapl_ops.post_send */
+enum {
+	DAPL_POST_SIGNALED = 1 << 0,	/* ask for a completion */
+	DAPL_POST_FENCE = 1 << 1,	/* DAT_COMPLETION_BARRIER_FENCE_FLAG */
+	DAPL_POST_SOLICITED = 1 << 2,	/* DAT_COMPLETION_SOLICITED_WAIT_FLAG */
+	DAPL_POST_INLINE = 1 << 3,	/* small enough for the inline limit */
+};
+
+struct dapl_post {
+	enum dapl_op op;
+	struct dapl_cookie *cookie;	/* becomes the wr_id */
+	struct dapl_sge *sge;
+	int num_sge;
+	unsigned flags;
+	uint64_t remote_addr;		/* RDMA and atomics */
+	uint32_t rkey;
+	uint64_t compare_add;		/* atomics */
+	uint64_t swap;
+};
+
+/* A completion as the provider reports it. */
+struct dapl_cqe {
+	uint64_t wr_id;			/* the struct dapl_cookie * */
+	DAT_DTO_COMPLETION_STATUS status;	/* already mapped from the transport */
+	uint32_t byte_len;		/* receives: bytes received */
+};
+
+/* Connection-manager events a provider reports for an active or accepted
+ * EP (upcall dapl_cm_ep_event). */
+enum dapl_cm_event {
+	DAPL_CM_ESTABLISHED,
+	DAPL_CM_PEER_REJECTED,		/* the peer's consumer said no */
+	DAPL_CM_NON_PEER_REJECTED,	/* nobody listens there */
+	DAPL_CM_UNREACHABLE,		/* address or route resolution failed */
+	DAPL_CM_TIMED_OUT,
+	DAPL_CM_DISCONNECTED,		/* orderly, either side */
+	DAPL_CM_BROKEN,			/* the link or the peer died */
+	DAPL_CM_ACCEPT_ERROR,		/* passive side: accept did not complete */
+};
+
+struct dapl_pz;
+struct dapl_evd;
+struct dapl_cno;
+struct dapl_sp;
+struct dapl_cr;
+struct dapl_lmr;
+struct dapl_rmr;
+struct dapl_srq;
+
+/*
+ * What a provider implements.  Every function returns a DAT_RETURN that
+ * udapl hands to the consumer unchanged (the provider maps transport
+ * errors to the DAT type and subtype the spec names), or nothing.  The
+ * provider keeps its own state in the *prov fields of the objects.
+ */
+struct dapl_ops {
+	/* IA: parse ia_params ("<netdev|IP|hostname> <port>" or "<device>
+	 * <port>"), open the device, start the CM and async threads; fill
+	 * ia->addr.  ia_query fills the device limits into *attr (udapl
+	 * fills the fields that are not about the device). */
+	DAT_RETURN (*ia_open)(struct dapl_ia *ia, const char *ia_params);
+	void (*ia_close)(struct dapl_ia *ia);
+	void (*ia_query)(struct dapl_ia *ia, DAT_IA_ATTR *attr);
+
+	DAT_RETURN (*pz_create)(struct dapl_pz *pz);
+	DAT_RETURN (*pz_free)(struct dapl_pz *pz);
+
+	/* Registers [addr, addr + len) with DAT privileges priv; sets
+	 * lmr->lmr_context, lmr->rmr_context, lmr->reg_addr, lmr->reg_len. */
+	DAT_RETURN (*mr_register)(struct dapl_lmr *lmr, void *addr,
+				  DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv);
+	/* The same registration, shared (DAT_MEM_TYPE_LMR). */
+	DAT_RETURN (*mr_share)(struct dapl_lmr *lmr, struct dapl_lmr *orig);
+	DAT_RETURN (*mr_deregister)(struct dapl_lmr *lmr);
+
+	/* A completion queue for a DTO/RMR_BIND EVD: at least *qlen entries
+	 * (updated to the real size).  *fd is a file descriptor that becomes
+	 * readable when an armed queue gets a completion. */
+	DAT_RETURN (*cq_create)(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd);
+	DAT_RETURN (*cq_resize)(struct dapl_evd *evd, DAT_COUNT *qlen);
+	void (*cq_destroy)(struct dapl_evd *evd);
+	/* Non-blocking: up to max completions, their number, or < 0. */
+	int (*cq_poll)(struct dapl_evd *evd, struct dapl_cqe *cqe, int max);
+	/* Arms the next notification (solicited only, or any). */
+	DAT_RETURN (*cq_arm)(struct dapl_evd *evd, int solicited_only);
+	/* After fd was readable: consume the notification. */
+	void (*cq_ack)(struct dapl_evd *evd);
+
+	/* EP: the queue pair, from ep->attr, ep->pz and the EVDs. */
+	DAT_RETURN (*qp_create)(struct dapl_ep *ep);
+	void (*qp_destroy)(struct dapl_ep *ep);
+	/* Back to a fresh QP for reuse after a disconnect (dat_ep_reset). */
+	DAT_RETURN (*qp_reset)(struct dapl_ep *ep);
+	DAT_RETURN (*qp_modify)(struct dapl_ep *ep, const DAT_EP_ATTR *attr);
+	DAT_RETURN (*post_send)(struct dapl_ep *ep, const struct dapl_post *p);
+	DAT_RETURN (*post_recv)(struct dapl_ep *ep, const struct dapl_post *p);
+
+	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
+	 * returns it.  A qualifier in use gives DAT_CONN_QUAL_IN_USE. */
+	DAT_RETURN (*listen)(struct dapl_sp *sp, DAT_CONN_QUAL *qual);
+	void (*listen_stop)(struct dapl_sp *sp);
+	DAT_RETURN (*connect)(struct dapl_ep *ep, const struct sockaddr *remote,
+			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			      const void *pdata, DAT_COUNT plen);
+	DAT_RETURN (*accept)(struct dapl_cr *cr, struct dapl_ep *ep,
+			     const void *pdata, DAT_COUNT plen);
+	DAT_RETURN (*reject)(struct dapl_cr *cr);
+	/* Drops the provider's part of a CR that was never accepted. */
+	void (*cr_destroy)(struct dapl_cr *cr);
+	DAT_RETURN (*disconnect)(struct dapl_ep *ep, int abrupt);
+
+	/* Limits of the CM, for DAT_PROVIDER_ATTR. */
+	DAT_COUNT max_private_data;
+};
+
+/*
+ * What ep.c, dto.c and cm.c implement, for DAT_PROVIDER_ATTR and
+ * DAT_IA_ATTR (ia.c): QoS classes, who creates EPs for a PSP (PSPs with
+ * DAT_PSP_PROVIDER_FLAG and RSPs without an EP get
+ * DAT_MODEL_NOT_SUPPORTED), and the most segments a post takes (its
+ * struct dapl_sge array lives on the stack).
+ */
+#define DAPL_QOS_SUPPORTED DAT_QOS_BEST_EFFORT
+#define DAPL_EP_CREATOR DAT_PSP_CREATES_EP_NEVER
+#define DAPL_MAX_SGE 64
+
+/* ---- objects -------------------------------------------------------------- */
+
+enum { DAPL_OBJ_TYPES = DAT_HANDLE_TYPE_SRQ + 1 };
+
+/* One registered dat.conf entry (IA name) of a provider. */
+struct dapl_provider {
+	DAT_PROVIDER table;		/* what libdat dispatches through */
+	DAT_PROVIDER_INFO info;
+	char *ia_params;
+	const struct dapl_ops *ops;
+	const char *name;		/* provider_name of DAT_PROVIDER_ATTR */
+	struct dapl_provider *next;
+};
+
+struct dapl_ia {
+	struct dapl_obj obj;
+	struct dapl_provider *prov_entry;
+	const struct dapl_ops *ops;
+	pthread_mutex_t lock;
+	struct dapl_list objects[DAPL_OBJ_TYPES];	/* what the IA owns */
+	struct dapl_evd *async_evd;
+	int async_evd_owned;		/* created by ia_open, freed by close */
+	struct sockaddr_storage addr;	/* the IA address */
+	DAT_IA_ATTR attr;		/* filled at open by ops->ia_query */
+	void *prov;			/* the provider's device state */
+	/* udapl-internal (ia.c, lmr.c): */
+	struct dapl_list open_link;	/* in the list of open IAs */
+	void *lmr_table;		/* lmr_context -> LMR, lock-free reads */
+	int async_evd_shared;		/* DAT_EVD_ASYNC_EXISTS: an earlier IA's */
+	DAT_NAMED_ATTR prov_attr[3];	/* provider-specific attributes */
+};
+
+struct dapl_pz {
+	struct dapl_obj obj;
+	int use_count;			/* EPs, LMRs, RMRs, SRQs using it */
+	void *prov;
+};
+
+/* A ring of DAT_EVENTs: the EVD's software queue. */
+struct dapl_event_ring {
+	DAT_EVENT *ev;
+	DAT_COUNT size;			/* capacity */
+	DAT_COUNT head, count;
+};
+
+struct dapl_evd {
+	struct dapl_obj obj;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	DAT_EVD_FLAGS flags;
+	DAT_COUNT qlen;
+	DAT_EVD_STATE state;		/* ENABLED/DISABLED | WAITABLE/UNWAITABLE */
+	struct dapl_event_ring ring;	/* software events and polled completions */
+	struct dapl_cno *cno;
+	int cq_fd;			/* -1 without a CQ */
+	int wake_fd;			/* eventfd: software events, unwaitable */
+	int waiters;			/* threads in dat_evd_wait */
+	int threshold;			/* of the current waiter */
+	int use_count;			/* EPs, PSPs, RSPs using it */
+	int dead;			/* the async EVD overflowed */
+	void *prov;			/* the provider's CQ */
+	struct dapl_list cno_link;	/* in cno->evds (guarded by ia->lock) */
+	int closing;			/* torn down: waiters get DAT_ABORT */
+};
+
+struct dapl_cno {
+	struct dapl_obj obj;
+	pthread_mutex_t lock;
+	DAT_OS_WAIT_PROXY_AGENT agent;
+	struct dapl_list evds;		/* attached EVDs (cno_link) */
+	int wake_fd;			/* eventfd */
+	int use_count;
+	pthread_cond_t cond;		/* with ia->lock: teardown waits */
+	int waiters;			/* in dat_cno_wait (ia->lock) */
+	int closing;
+};
+
+struct dapl_ep {
+	struct dapl_obj obj;
+	pthread_mutex_t lock;
+	DAT_EP_STATE state;
+	DAT_EP_ATTR attr;
+	struct dapl_pz *pz;
+	struct dapl_evd *recv_evd, *request_evd, *connect_evd;
+	struct dapl_srq *srq;
+	struct dapl_cookie_ring send_ring, recv_ring;
+	struct sockaddr_storage remote_addr;
+	DAT_CONN_QUAL remote_qual, local_qual;
+	struct dapl_sp *sp;		/* the RSP or PSP that created it */
+	struct dapl_cr *cr;		/* pending CR bound to this EP */
+	unsigned char pdata[256];	/* private data of the last CM event */
+	DAT_COUNT pdata_len;
+	uint32_t max_inline;		/* set by qp_create */
+	int cm_done;			/* the connection's last event is out */
+	void *prov;			/* the provider's QP and CM id */
+};
+
+/* PSP and RSP: both service points. */
+struct dapl_sp {
+	struct dapl_obj obj;
+	DAT_CONN_QUAL qual;
+	struct dapl_evd *evd;		/* CR EVD */
+	DAT_PSP_FLAGS psp_flags;
+	struct dapl_ep *ep;		/* RSP: its EP */
+	int listening;
+	int cr_count;			/* CRs not yet accepted or rejected */
+	void *prov;			/* the listening CM id */
+};
+
+struct dapl_cr {
+	struct dapl_obj obj;
+	struct dapl_sp *sp;
+	struct dapl_ep *ep;		/* RSP, or the provider-created EP */
+	struct sockaddr_storage remote_addr;
+	DAT_CONN_QUAL remote_qual;
+	unsigned char pdata[256];
+	DAT_COUNT pdata_len;
+	void *prov;			/* the request's CM id */
+};
+
+struct dapl_lmr {
+	struct dapl_obj obj;
+	DAT_MEM_TYPE mem_type;
+	DAT_REGION_DESCRIPTION region;
+	DAT_VLEN length;
+	struct dapl_pz *pz;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_LMR_CONTEXT lmr_context;
+	DAT_RMR_CONTEXT rmr_context;
+	DAT_VADDR reg_addr;
+	DAT_VLEN reg_len;
+	int use_count;			/* RMR binds, shared LMRs */
+	struct dapl_lmr *shared_from;
+	void *prov;
+};
+
+struct dapl_rmr {
+	struct dapl_obj obj;
+	struct dapl_pz *pz;
+	DAT_LMR_TRIPLET bound;
+	DAT_MEM_PRIV_FLAGS priv;
+	DAT_RMR_CONTEXT rmr_context;
+	struct dapl_lmr *lmr;
+	void *prov;
+};
+
+struct dapl_srq {
+	struct dapl_obj obj;
+	struct dapl_pz *pz;
+	DAT_SRQ_ATTR attr;
+	int use_count;
+	void *prov;
+};
+
+/* ---- LMR lookup for triplet checks (lmr.c) ------------------------------- */
+
+/*
+ * Finds the live LMR of this IA with this lmr_context (an open-addressing
+ * table filled at LMR create), or NULL.  Lock-free for readers.
+ */
+struct dapl_lmr *dapl_lmr_lookup(struct dapl_ia *ia, DAT_LMR_CONTEXT ctx);
+
+/*
+ * Checks num triplets against their LMRs and fills sge[]: a triplet
+ * outside its LMR gives DAT_LENGTH_ERROR, an unknown lmr_context or an
+ * LMR of another PZ DAT_PROTECTION_VIOLATION.  *total gets the sum.
+ */
+DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
+				    const DAT_LMR_TRIPLET *iov,
+				    struct dapl_sge *sge, uint64_t *total);
+
+/* ---- events (evd.c) ---------------------------------------------------- */
+
+/*
+ * Queues a software-made event (connection, CR, async, software) on an
+ * EVD and wakes its waiter or CNO.  A full EVD drops the event and posts
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW to the IA's async EVD (an async EVD that
+ * overflows itself becomes dead).  Safe from any thread.
+ */
+void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event);
+void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
+			 DAT_HANDLE handle, DAT_COUNT reason);
+/* Turns a completion into its DAT_EVENT (DTO or RMR bind). */
+void dapl_cqe_to_event(const struct dapl_cqe *cqe, DAT_EVENT *event);
+
+/* ---- upcalls from the provider's threads (ep.c, cm.c) -------------------- */
+
+/* A connection event for an EP (active side, or an accepted EP). */
+void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
+		      const void *pdata, DAT_COUNT plen);
+/* A connection request arrived at a listening service point: udapl makes
+ * the CR (cr->prov = prov_cr) and posts DAT_CONNECTION_REQUEST_EVENT.
+ * Returns nonzero if the request could not be queued (the provider then
+ * rejects it). */
+int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
+		    const struct sockaddr *remote, DAT_CONN_QUAL remote_qual,
+		    const void *pdata, DAT_COUNT plen);
+/* A transport async error on a QP/CQ/device. */
+void dapl_async_ep_error(struct dapl_ep *ep, DAT_EVENT_NUMBER number);
+void dapl_async_evd_error(struct dapl_evd *evd);
+void dapl_async_ia_error(struct dapl_ia *ia);
+
+/* ---- teardown, for IA close ABRUPT (each in its object's file) ---------- */
+
+/*
+ * Each releases one object and everything the transport holds for it,
+ * whatever its state, without the checks of the dat_*_free call; ia.c
+ * calls them in dependency order: CRs, EPs, RSPs and PSPs, RMRs, LMRs,
+ * SRQs, PZs, EVDs (the async EVD last), CNOs.
+ */
+void dapl_cr_teardown(struct dapl_cr *cr);
+void dapl_ep_teardown(struct dapl_ep *ep);
+void dapl_sp_teardown(struct dapl_sp *sp);
+void dapl_rmr_teardown(struct dapl_rmr *rmr);
+void dapl_lmr_teardown(struct dapl_lmr *lmr);
+void dapl_srq_teardown(struct dapl_srq *srq);
+void dapl_pz_teardown(struct dapl_pz *pz);
+void dapl_evd_teardown(struct dapl_evd *evd);
+void dapl_cno_teardown(struct dapl_cno *cno);
+/* DAT_INVALID_STATE with the DAT_INVALID_STATE_EP_* subtype of state. */
+DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state);
+/* Frees the cookie rings that ep.c kept for stale completions (EPs freed
+ * with DTOs outstanding); handle.c calls it from dapl_obj_release_all. */
+void dapl_ep_release_retired(void);
+/* Used by ep.c and cm.c: an EVD is referenced by one more object. */
+void dapl_evd_get(struct dapl_evd *evd);
+void dapl_evd_put(struct dapl_evd *evd);
+
+/* ---- provider glue (provider.c) -------------------------------------------- */
+
+/*
+ * A provider's dat_provider_init calls this with its ops: it makes the
+ * DAT_PROVIDER table for the entry and registers it with libdat.
+ * dapl_provider_fini undoes it; the last one also empties the free lists.
+ */
+void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
+			const struct dapl_ops *ops, const char *provider_name);
+void dapl_provider_fini(const DAT_PROVIDER_INFO *info);
+/* True in a child forked after dapl_provider_init: its fini must not
+ * touch the parent's threads or devices. */
+int dapl_provider_forked(void);
+
+/* ---- internal to the object layer (not for providers) --------------------- */
+
+struct dapl_provider *dapl_provider_find(const char *ia_name);
+/* An EVD made by udapl itself (the IA's async EVD); flags already checked. */
+DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
+			  struct dapl_cno *cno, DAT_EVD_FLAGS flags,
+			  struct dapl_evd **evd);
+/* Wakes the EVD's waiters with DAT_ABORT and destroys its CQ; used for
+ * the async EVD, which must outlive the provider's threads. */
+void dapl_evd_quiesce(struct dapl_evd *evd);
+extern const DAT_BOOLEAN dapl_evd_merging[6][6];
+/* Called with the EVD's lock held: wakes cno_wait, returns the agent to
+ * call once that lock is dropped. */
+DAT_OS_WAIT_PROXY_AGENT dapl_cno_notify(struct dapl_cno *cno);
+/* For dat_cno_wait, under evd->lock: true if the EVD holds an event,
+ * else its CQ is left armed. */
+int dapl_evd_ready(struct dapl_evd *evd);
+void dapl_lmr_table_fini(struct dapl_ia *ia);
+/* A timeout in microseconds (DAT_TIMEOUT_INFINITE: none) as a deadline;
+ * dapl_deadline_ms gives what is left for poll(2): -1 forever, 0 expired. */
+struct dapl_deadline {
+	int infinite;
+	struct timespec at;
+};
+void dapl_deadline_set(struct dapl_deadline *d, DAT_TIMEOUT timeout);
+int dapl_deadline_ms(const struct dapl_deadline *d);
+
+/* Debug output of the provider: DAPL_DBG_TYPE bit mask, stderr. */
+enum {
+	DAPL_DBG_ERR = 0x1,
+	DAPL_DBG_WARN = 0x2,
+	DAPL_DBG_CM = 0x4,
+	DAPL_DBG_EVD = 0x8,
+	DAPL_DBG_EP = 0x10,
+};
+void dapl_dbg(unsigned type, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
