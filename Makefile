@@ -46,7 +46,7 @@ VERBS_SUITES := test/vm/selftest.bats
 
 .PHONY: all check check-host check-verbs demo bench fuzz install clean \
 	test-programs provider run-host-suites
-all: $(LIBDAT) $(B)/lib/libdat.so
+all: $(LIBDAT) $(B)/lib/libdat.so $(PROVIDER)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -149,6 +149,7 @@ install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/dat \
 		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(SYSCONFDIR)
 	install -m 755 $(LIBDAT) $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME)
+	install -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME)
 	ln -sf $(LIBDAT_SONAME) $(DESTDIR)$(LIBDIR)/libdat.so
 	install -m 644 include/dat/*.h $(DESTDIR)$(INCLUDEDIR)/dat/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \

@@ -1,0 +1,387 @@
+/*
+ * Connection management ops over rdma_cm: listen, connect, accept,
+ * reject, disconnect.
+ *
+ * DAT connection qualifiers are rdma_cm port numbers (RDMA_PS_TCP), so a
+ * qualifier must fit in 16 bits; 0 asks for any free port (PSP_any).
+ *
+ * An EP's QP is created at ep_create (so receives can be posted before
+ * the connection exists) on the IA's device context, and moved to INIT
+ * by qp.c.  A connection borrows it by setting cm_id->qp: librdmacm then
+ * moves it to RTR/RTS when the connection is accepted or answered, and
+ * to ERR on rdma_disconnect.  The QP is given back (cm_id->qp = NULL)
+ * before the id is destroyed; rdma_destroy_id never frees it.
+ *
+ * The active side only starts address resolution here; the CM thread
+ * (cm_event.c) resolves the route and sends the request, and enforces the
+ * DAT timeout with a deadline.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cma.h"
+
+/* Bounds of one resolution step (address, route), in ms. */
+#define CMA_RESOLVE_MIN_MS 500
+#define CMA_RESOLVE_MAX_MS 5000
+/* How long a graceful disconnect waits for the peer's answer. */
+#define CMA_DISC_TIMEOUT_NS (5ull * 1000000000ull)
+
+static void cma_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+/* The local ACK timeout for the QP rdma_cm moves to RTS (long on TCG). */
+static void cma_set_ack_timeout(struct cma_ia *cia, struct rdma_cm_id *id)
+{
+	uint8_t t = cia->ack_timeout;
+
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t,
+			    sizeof(t)))
+		dapl_dbg(DAPL_DBG_WARN, "cma: ACK timeout option: %s",
+			 strerror(errno));
+}
+
+static uint8_t cma_min_u8(long a, long b)
+{
+	long m = a < b ? a : b;
+
+	return m < 0 ? 0 : m > 254 ? 254 : (uint8_t)m;
+}
+
+DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	struct cma_ia *cia = cma_ia_of(sp);
+	struct sockaddr_storage ss;
+	struct cma_sp *csp;
+	DAT_RETURN ret;
+	int err;
+
+	if (*qual > 0xffff)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	csp = calloc(1, sizeof(*csp));
+	if (!csp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	csp->kind = CMA_KIND_SP;
+	csp->sp = sp;
+	if (rdma_create_id(cia->ch, &csp->id, csp, RDMA_PS_TCP)) {
+		free(csp);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	memcpy(&ss, &cia->ia->addr, sizeof(ss));
+	cma_set_port(&ss, (uint16_t)*qual);
+	if (rdma_bind_addr(csp->id, (struct sockaddr *)&ss) ||
+	    rdma_listen(csp->id, 128)) {
+		err = errno;
+		ret = err == EADDRINUSE
+			  ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
+			  : cma_errno_to_dat(err, DAT_RESOURCE_MEMORY);
+		rdma_destroy_id(csp->id);
+		free(csp);
+		return ret;
+	}
+	if (!*qual)
+		*qual = ntohs(rdma_get_src_port(csp->id));
+	dapl_dbg(DAPL_DBG_CM, "cma: listening on %llu",
+		 (unsigned long long)*qual);
+	sp->prov = csp;
+	return DAT_SUCCESS;
+}
+
+/* Synchronous, so the qualifier is free again on return.  The CM thread
+ * acknowledges the listener's requests without waiting for udapl, so
+ * rdma_destroy_id cannot block on a caller's lock. */
+void cma_listen_stop(struct dapl_sp *sp)
+{
+	struct cma_sp *csp = sp->prov;
+
+	if (!csp)
+		return;
+	sp->prov = NULL;
+	rdma_destroy_id(csp->id);
+	free(csp);
+}
+
+/* locked: takes conn's id away from it (the caller destroys it). */
+static struct rdma_cm_id *cma_conn_unhook(struct cma_conn *conn)
+{
+	struct rdma_cm_id *id = conn->id;
+
+	conn->id = NULL;
+	conn->state = CMA_CONN_CLOSED;
+	cma_timer_set(conn, 0);
+	if (id)
+		id->qp = NULL;
+	return id;
+}
+
+void cma_conn_drop(struct cma_ia *cia, struct cma_ep *cep)
+{
+	struct rdma_cm_id *id = NULL;
+	struct cma_conn *conn;
+
+	pthread_mutex_lock(&cia->lock);
+	conn = cep->conn;
+	cep->conn = NULL;
+	if (conn) {
+		/* upcalls queued for the old connection must not meet a
+		 * new one */
+		if (conn->ep)
+			cma_note_forget(cia, conn->ep);
+		conn->ep = NULL;
+		id = cma_conn_unhook(conn);
+	}
+	pthread_mutex_unlock(&cia->lock);
+	/* Destroying a connected id also sends the peer a DREQ. */
+	if (id)
+		rdma_destroy_id(id);
+	free(conn);
+}
+
+/* Half the DAT timeout, so a resolution failure is reported as
+ * UNREACHABLE before the whole attempt is TIMED_OUT. */
+static int cma_resolve_ms(DAT_TIMEOUT timeout)
+{
+	long ms = timeout == DAT_TIMEOUT_INFINITE ? CMA_RESOLVE_MAX_MS
+						  : (long)(timeout / 2000);
+
+	if (ms < CMA_RESOLVE_MIN_MS)
+		ms = CMA_RESOLVE_MIN_MS;
+	return ms > CMA_RESOLVE_MAX_MS ? CMA_RESOLVE_MAX_MS : (int)ms;
+}
+
+static struct cma_conn *cma_conn_new_active(struct cma_ia *cia,
+					    struct dapl_ep *ep,
+					    const void *pdata, DAT_COUNT plen,
+					    DAT_TIMEOUT timeout)
+{
+	struct cma_conn *conn = calloc(1, sizeof(*conn));
+
+	if (!conn)
+		return NULL;
+	conn->kind = CMA_KIND_CONN;
+	conn->cia = cia;
+	conn->ep = ep;
+	conn->state = CMA_CONN_ADDR;
+	conn->resolve_ms = cma_resolve_ms(timeout);
+	conn->resp_res =
+	    cma_min_u8(ep->attr.max_rdma_read_in, cia->dattr.max_qp_rd_atom);
+	conn->init_depth = cma_min_u8(ep->attr.max_rdma_read_out,
+				      cia->dattr.max_qp_init_rd_atom);
+	conn->plen = plen;
+	if (plen)
+		memcpy(conn->pdata, pdata, plen);
+	dapl_list_init(&conn->timer_link);
+	if (rdma_create_id(cia->ch, &conn->id, conn, RDMA_PS_TCP)) {
+		free(conn);
+		return NULL;
+	}
+	cma_set_ack_timeout(cia, conn->id);
+	return conn;
+}
+
+DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
+		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+		       const void *pdata, DAT_COUNT plen)
+{
+	struct cma_ia *cia = cma_ia_of(ep);
+	struct cma_ep *cep = ep->prov;
+	struct sockaddr_storage src, dst;
+	struct cma_conn *conn;
+	int err;
+
+	if (qual > 0xffff)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (plen < 0 || plen > CMA_MAX_PDATA_REQ || (plen && !pdata))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	if (!remote || !cma_addr_len(remote))
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (!cep || !cep->qp)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	memset(&dst, 0, sizeof(dst));
+	memcpy(&dst, remote, cma_addr_len(remote));
+	cma_set_port(&dst, (uint16_t)qual);
+	memcpy(&src, &cia->ia->addr, sizeof(src));
+	cma_set_port(&src, 0);
+
+	/* A connection left over from an earlier attempt goes first. */
+	cma_conn_drop(cia, cep);
+	conn = cma_conn_new_active(cia, ep, pdata, plen, timeout);
+	if (!conn)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+
+	pthread_mutex_lock(&cia->lock);
+	if (rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, conn->resolve_ms)) {
+		err = errno;
+		pthread_mutex_unlock(&cia->lock);
+		dapl_dbg(DAPL_DBG_CM, "cma: rdma_resolve_addr: %s",
+			 strerror(err));
+		rdma_destroy_id(conn->id);
+		free(conn);
+		return err == EINVAL || err == EAFNOSUPPORT
+			   ? DAPL_ERR(DAT_INVALID_ADDRESS,
+				      DAT_INVALID_ADDRESS_UNSUPPORTED)
+			   : DAPL_ERR(DAT_INVALID_ADDRESS,
+				      DAT_INVALID_ADDRESS_UNREACHABLE);
+	}
+	cep->conn = conn;
+	if (timeout != DAT_TIMEOUT_INFINITE)
+		cma_timer_set(conn, cma_now_ns() + (uint64_t)timeout * 1000);
+	pthread_mutex_unlock(&cia->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
+		      DAT_COUNT plen)
+{
+	struct cma_ia *cia = cma_ia_of(ep);
+	struct cma_conn *conn = cr->prov;
+	struct cma_ep *cep = ep->prov;
+	struct rdma_conn_param param = {
+	    .private_data = plen ? pdata : NULL,
+	    .private_data_len = (uint8_t)plen,
+	    .flow_control = 1,
+	    .retry_count = 7,
+	    .rnr_retry_count = 7,
+	};
+	DAT_RETURN ret = DAT_SUCCESS;
+
+	if (plen < 0 || plen > CMA_MAX_PDATA_REQ || (plen && !pdata))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!conn)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (!cep || !cep->qp)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	/* Reads in: no more than the peer will issue; out: no more than the
+	 * peer accepts. */
+	param.responder_resources = cma_min_u8(
+	    cma_min_u8(ep->attr.max_rdma_read_in, cia->dattr.max_qp_rd_atom),
+	    conn->peer_init_depth);
+	param.initiator_depth =
+	    cma_min_u8(cma_min_u8(ep->attr.max_rdma_read_out,
+				  cia->dattr.max_qp_init_rd_atom),
+		       conn->peer_resp_res);
+
+	cma_conn_drop(cia, cep);
+	pthread_mutex_lock(&cia->lock);
+	if (conn->state != CMA_CONN_REQUEST || !conn->id) {
+		/* the peer gave up meanwhile */
+		ret = DAPL_ERR(DAT_INVALID_STATE, 0);
+	} else if (conn->id->verbs != cep->qp->context) {
+		ret = DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	} else {
+		cma_set_ack_timeout(cia, conn->id);
+		conn->id->qp = cep->qp;
+		if (rdma_accept(conn->id, &param)) {
+			dapl_dbg(DAPL_DBG_ERR, "cma: rdma_accept: %s",
+				 strerror(errno));
+			conn->id->qp = NULL;
+			ret = cma_errno_to_dat(errno, DAT_RESOURCE_TEP);
+		} else {
+			conn->state = CMA_CONN_ACCEPTING;
+			conn->ep = ep;
+			cep->conn = conn;
+			cr->prov = NULL; /* the EP owns it now */
+		}
+	}
+	pthread_mutex_unlock(&cia->lock);
+	return ret;
+}
+
+/* Refuses a request (a consumer reject, status 28 at the peer) and
+ * forgets it. */
+static void cma_cr_refuse(struct dapl_cr *cr)
+{
+	struct cma_ia *cia = cma_ia_of(cr);
+	struct cma_conn *conn = cr->prov;
+	struct rdma_cm_id *id;
+
+	if (!conn)
+		return;
+	cr->prov = NULL;
+	pthread_mutex_lock(&cia->lock);
+	if (conn->id && conn->state == CMA_CONN_REQUEST)
+		rdma_reject(conn->id, NULL, 0);
+	id = cma_conn_unhook(conn);
+	pthread_mutex_unlock(&cia->lock);
+	if (id)
+		rdma_destroy_id(id);
+	free(conn);
+}
+
+DAT_RETURN cma_reject(struct dapl_cr *cr)
+{
+	if (!cr->prov)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	cma_cr_refuse(cr);
+	return DAT_SUCCESS;
+}
+
+void cma_cr_destroy(struct dapl_cr *cr)
+{
+	cma_cr_refuse(cr);
+}
+
+/*
+ * Graceful: rdma_disconnect (librdmacm moves the QP to ERR, so
+ * outstanding WRs flush) and DISCONNECTED comes when the peer answers, or
+ * after CMA_DISC_TIMEOUT_NS.  Abrupt: the same, but udapl reports
+ * DISCONNECTED itself at once and ignores what the CM says later; a
+ * connection still being set up is abandoned (udapl always aborts those
+ * abruptly).
+ */
+DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
+{
+	struct cma_ia *cia = cma_ia_of(ep);
+	struct cma_ep *cep = ep->prov;
+	struct rdma_cm_id *id = NULL;
+	struct cma_conn *conn;
+	int report = 0;
+
+	if (!cep)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	pthread_mutex_lock(&cia->lock);
+	conn = cep->conn;
+	if (!conn || conn->state == CMA_CONN_CLOSED) {
+		/* nothing to tear down */
+	} else if (conn->state == CMA_CONN_ESTABLISHED) {
+		conn->local_disc = 1;
+		conn->state = CMA_CONN_DISCONNECTING;
+		if (rdma_disconnect(conn->id))
+			report = !abrupt; /* no answer will come */
+		else if (!abrupt)
+			cma_timer_set(conn, cma_now_ns() + CMA_DISC_TIMEOUT_NS);
+	} else if (conn->state != CMA_CONN_DISCONNECTING) {
+		id = cma_conn_unhook(conn);
+		report = !abrupt;
+	}
+	if (abrupt && conn && conn->state != CMA_CONN_CLOSED) {
+		conn->state = CMA_CONN_CLOSED;
+		cma_timer_set(conn, 0);
+	}
+	if (abrupt || id)
+		cma_qp_to_error(cep->qp);
+	if (report) {
+		if (conn->state != CMA_CONN_CLOSED) {
+			conn->state = CMA_CONN_CLOSED;
+			cma_timer_set(conn, 0);
+		}
+		if (cma_note_post(cia, ep, DAPL_CM_DISCONNECTED))
+			dapl_dbg(DAPL_DBG_ERR, "cma: disconnect event lost");
+	}
+	pthread_mutex_unlock(&cia->lock);
+	if (id)
+		rdma_destroy_id(id);
+	return DAT_SUCCESS;
+}

@@ -1,0 +1,181 @@
+/*
+ * Completion queues of DTO and RMR_BIND EVDs.
+ *
+ * Each EVD gets its own CQ and its own completion channel, whose fd (set
+ * non-blocking) udapl polls when it must block: arm, re-poll, then wait
+ * for the fd.  cq_context is the struct dapl_evd, so async CQ errors find
+ * their EVD.  Polling is a plain ibv_poll_cq into a small array on the
+ * stack (no system call on rxe or any device with a user-space CQ).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "cma.h"
+
+enum { CMA_POLL_BATCH = 16 };
+
+DAT_DTO_COMPLETION_STATUS cma_wc_status(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_SUCCESS:
+		return DAT_DTO_SUCCESS;
+	case IBV_WC_WR_FLUSH_ERR:
+		return DAT_DTO_ERR_FLUSHED;
+	case IBV_WC_LOC_LEN_ERR:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case IBV_WC_LOC_QP_OP_ERR:
+	case IBV_WC_LOC_EEC_OP_ERR:
+		return DAT_DTO_ERR_LOCAL_EP;
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_LOC_ACCESS_ERR:
+		return DAT_DTO_ERR_LOCAL_PROTECTION;
+	case IBV_WC_BAD_RESP_ERR:
+		return DAT_DTO_ERR_BAD_RESPONSE;
+	case IBV_WC_REM_ACCESS_ERR:
+		return DAT_DTO_ERR_REMOTE_ACCESS;
+	case IBV_WC_REM_OP_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_ABORT_ERR:
+	case IBV_WC_REM_INV_RD_REQ_ERR:
+		return DAT_DTO_ERR_REMOTE_RESPONDER;
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return DAT_DTO_ERR_RECEIVER_NOT_READY;
+	case IBV_WC_MW_BIND_ERR:
+		return DAT_RMR_OPERATION_FAILED;
+	case IBV_WC_RETRY_EXC_ERR:
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+
+static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct cma_cq *c,
+			     DAT_COUNT *qlen)
+{
+	struct cma_ia *cia = cma_ia_of(evd);
+	int fl;
+
+	c->ch = ibv_create_comp_channel(cia->ctx);
+	if (!c->ch)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEVD);
+	fl = fcntl(c->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(c->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		ibv_destroy_comp_channel(c->ch);
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	}
+	c->cq = ibv_create_cq(cia->ctx, *qlen > 0 ? *qlen : 1, evd, c->ch, 0);
+	if (!c->cq) {
+		int err = errno;
+
+		ibv_destroy_comp_channel(c->ch);
+		return err == EINVAL
+			   ? DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)
+			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				      DAT_RESOURCE_TEVD);
+	}
+	*qlen = c->cq->cqe;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
+{
+	struct cma_cq *c = calloc(1, sizeof(*c));
+	DAT_RETURN ret;
+
+	if (!c)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	ret = cma_cq_new(evd, c, qlen);
+	if (ret != DAT_SUCCESS) {
+		free(c);
+		return ret;
+	}
+	evd->prov = c;
+	*fd = c->ch->fd;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
+{
+	struct cma_cq *c = evd->prov;
+	int rc;
+
+	if (!c)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	rc = ibv_resize_cq(c->cq, *qlen > 0 ? *qlen : 1);
+	if (rc)
+		return rc == EINVAL
+			   ? DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2)
+			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				      DAT_RESOURCE_TEVD);
+	*qlen = c->cq->cqe;
+	return DAT_SUCCESS;
+}
+
+void cma_cq_destroy(struct dapl_evd *evd)
+{
+	struct cma_cq *c = evd->prov;
+
+	if (!c)
+		return;
+	evd->prov = NULL;
+	/* cq_ack acknowledges every event it takes, so this cannot wait. */
+	if (ibv_destroy_cq(c->cq))
+		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_cq failed (in use?)");
+	else if (ibv_destroy_comp_channel(c->ch))
+		dapl_dbg(DAPL_DBG_ERR, "cma: comp channel destroy failed");
+	free(c);
+}
+
+int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+{
+	struct cma_cq *c = evd->prov;
+	struct ibv_wc wc[CMA_POLL_BATCH];
+	int total = 0, want, n, i;
+
+	if (dapl_unlikely(!c))
+		return -1;
+	while (total < max) {
+		want =
+		    max - total < CMA_POLL_BATCH ? max - total : CMA_POLL_BATCH;
+		n = ibv_poll_cq(c->cq, want, wc);
+		if (dapl_unlikely(n < 0))
+			return total ? total : -1;
+		for (i = 0; i < n; i++) {
+			struct dapl_cqe *e = &cqe[total + i];
+
+			e->wr_id = wc[i].wr_id;
+			e->status = cma_wc_status(wc[i].status);
+			e->byte_len =
+			    wc[i].status == IBV_WC_SUCCESS ? wc[i].byte_len : 0;
+		}
+		total += n;
+		if (n < want)
+			break;
+	}
+	return total;
+}
+
+DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
+{
+	struct cma_cq *c = evd->prov;
+
+	if (!c || ibv_req_notify_cq(c->cq, !!solicited_only))
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	return DAT_SUCCESS;
+}
+
+/* Takes every pending notification off the channel and acknowledges it
+ * (acknowledging at once keeps ibv_destroy_cq from ever waiting). */
+void cma_cq_ack(struct dapl_evd *evd)
+{
+	struct cma_cq *c = evd->prov;
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!c)
+		return;
+	while (!ibv_get_cq_event(c->ch, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+}

@@ -1,0 +1,107 @@
+/*
+ * The post path: one work request built on the stack and one
+ * ibv_post_send / ibv_post_recv, nothing else (no allocation, no system
+ * call of ours, no lock: udapl holds the EP's).  struct dapl_sge has the
+ * layout of struct ibv_sge, so the caller's array goes to the device
+ * as is; wr_id is the address of the udapl cookie.
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "cma.h"
+
+_Static_assert(sizeof(struct dapl_sge) == sizeof(struct ibv_sge),
+	       "dapl_sge must be an ibv_sge");
+_Static_assert(
+    offsetof(struct dapl_sge, addr) == offsetof(struct ibv_sge, addr) &&
+	offsetof(struct dapl_sge, length) == offsetof(struct ibv_sge, length) &&
+	offsetof(struct dapl_sge, lkey) == offsetof(struct ibv_sge, lkey),
+    "dapl_sge must be an ibv_sge");
+
+static inline unsigned cma_send_flags(unsigned f)
+{
+	unsigned v = 0;
+
+	if (f & DAPL_POST_SIGNALED)
+		v |= IBV_SEND_SIGNALED;
+	if (f & DAPL_POST_FENCE)
+		v |= IBV_SEND_FENCE;
+	if (f & DAPL_POST_SOLICITED)
+		v |= IBV_SEND_SOLICITED;
+	if (f & DAPL_POST_INLINE)
+		v |= IBV_SEND_INLINE;
+	return v;
+}
+
+static DAT_RETURN cma_post_error(int err)
+{
+	switch (err) {
+	case ENOMEM:
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	case EINVAL:
+		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
+	default:
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	}
+}
+
+DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	struct cma_ep *cep = ep->prov;
+	struct ibv_send_wr *bad, wr = {
+				     .wr_id = (uintptr_t)p->cookie,
+				     .sg_list = (struct ibv_sge *)p->sge,
+				     .num_sge = p->num_sge,
+				     .send_flags = cma_send_flags(p->flags),
+				 };
+	int rc;
+
+	switch (p->op) {
+	case DAPL_OP_SEND:
+		wr.opcode = IBV_WR_SEND;
+		break;
+	case DAPL_OP_RDMA_WRITE:
+		wr.opcode = IBV_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = p->remote_addr;
+		wr.wr.rdma.rkey = p->rkey;
+		break;
+	case DAPL_OP_RDMA_READ:
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = p->remote_addr;
+		wr.wr.rdma.rkey = p->rkey;
+		break;
+	case DAPL_OP_ATOMIC_FETCH_ADD:
+	case DAPL_OP_ATOMIC_CMP_SWAP:
+		wr.opcode = p->op == DAPL_OP_ATOMIC_FETCH_ADD
+				? IBV_WR_ATOMIC_FETCH_AND_ADD
+				: IBV_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.remote_addr = p->remote_addr;
+		wr.wr.atomic.rkey = p->rkey;
+		wr.wr.atomic.compare_add = p->compare_add;
+		wr.wr.atomic.swap = p->swap;
+		break;
+	default:
+		/* DAPL_OP_BIND_MW comes with the RMR issue. */
+		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+	}
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	rc = ibv_post_send(cep->qp, &wr, &bad);
+	return dapl_likely(!rc) ? DAT_SUCCESS : cma_post_error(rc);
+}
+
+DAT_RETURN cma_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	struct cma_ep *cep = ep->prov;
+	struct ibv_recv_wr *bad, wr = {
+				     .wr_id = (uintptr_t)p->cookie,
+				     .sg_list = (struct ibv_sge *)p->sge,
+				     .num_sge = p->num_sge,
+				 };
+	int rc;
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	rc = ibv_post_recv(cep->qp, &wr, &bad);
+	return dapl_likely(!rc) ? DAT_SUCCESS : cma_post_error(rc);
+}

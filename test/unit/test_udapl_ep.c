@@ -1,0 +1,680 @@
+/*
+ * The EP state machine, posts and connection management of udapl/ (ep.c,
+ * dto.c, cm.c) over a fake struct dapl_ops: no transport, only the calls
+ * udapl makes into the provider and the upcalls the provider would make.
+ * The real provider is tested on rxe (test/verbs).  TAP on stdout.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "../../udapl/udapl.h"
+#include "../../udapl/slots.h"
+#include "tap.h"
+
+/* ---- the fake provider ---- */
+
+static struct {
+	int qp_create, qp_destroy, qp_reset, qp_modify;
+	int connect, accept, reject, cr_destroy, listen, listen_stop;
+	int disconnect, last_abrupt;
+	int post_send, post_recv;
+	struct dapl_post last;
+	int fail_qp_create;
+	uint32_t lkey;
+	struct dapl_sge sge[DAPL_MAX_SGE]; /* of the last post */
+} f;
+
+static void keep(const struct dapl_post *p)
+{
+	f.last = *p;
+	memcpy(f.sge, p->sge, p->num_sge * sizeof(*p->sge));
+	f.last.sge = f.sge;
+}
+
+static DAT_RETURN ok_ia(struct dapl_ia *ia, const char *p)
+{
+	(void)ia;
+	(void)p;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN ok_pz(struct dapl_pz *pz)
+{
+	(void)pz;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
+			      DAT_MEM_PRIV_FLAGS priv)
+{
+	(void)priv;
+	lmr->lmr_context = ++f.lkey;
+	lmr->rmr_context = f.lkey + 1000;
+	lmr->reg_addr = (DAT_VADDR)(uintptr_t)addr;
+	lmr->reg_len = len;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN mr_dereg(struct dapl_lmr *lmr)
+{
+	(void)lmr;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
+{
+	(void)evd;
+	(void)qlen;
+	*fd = eventfd(0, EFD_NONBLOCK);
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
+{
+	(void)evd;
+	(void)qlen;
+	return DAT_SUCCESS;
+}
+
+static void cq_destroy(struct dapl_evd *evd)
+{
+	close(evd->cq_fd);
+}
+
+static int cq_poll(struct dapl_evd *evd, struct dapl_cqe *c, int max)
+{
+	(void)evd;
+	(void)c;
+	(void)max;
+	return 0;
+}
+
+static DAT_RETURN cq_arm(struct dapl_evd *evd, int s)
+{
+	(void)evd;
+	(void)s;
+	return DAT_SUCCESS;
+}
+
+static void cq_ack(struct dapl_evd *evd)
+{
+	(void)evd;
+}
+
+static DAT_RETURN qp_create(struct dapl_ep *ep)
+{
+	f.qp_create++;
+	if (f.fail_qp_create) {
+		f.fail_qp_create--;
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	ep->max_inline = 64;
+	return DAT_SUCCESS;
+}
+
+static void qp_destroy(struct dapl_ep *ep)
+{
+	(void)ep;
+	f.qp_destroy++;
+}
+
+static DAT_RETURN qp_reset(struct dapl_ep *ep)
+{
+	(void)ep;
+	f.qp_reset++;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *a)
+{
+	(void)ep;
+	(void)a;
+	f.qp_modify++;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN post_send(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	(void)ep;
+	f.post_send++;
+	keep(p);
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN post_recv(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	(void)ep;
+	f.post_recv++;
+	keep(p);
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN listen_(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	(void)sp;
+	if (*qual == 7777)
+		return DAPL_ERR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE);
+	if (!*qual)
+		*qual = 40000 + f.listen;
+	f.listen++;
+	return DAT_SUCCESS;
+}
+
+static void listen_stop(struct dapl_sp *sp)
+{
+	(void)sp;
+	f.listen_stop++;
+}
+
+static DAT_RETURN connect_(struct dapl_ep *ep, const struct sockaddr *r,
+			   DAT_CONN_QUAL q, DAT_TIMEOUT t, const void *pd,
+			   DAT_COUNT pl)
+{
+	(void)ep, (void)r, (void)q, (void)t, (void)pd, (void)pl;
+	f.connect++;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN accept_(struct dapl_cr *cr, struct dapl_ep *ep,
+			  const void *pd, DAT_COUNT pl)
+{
+	(void)cr, (void)ep, (void)pd, (void)pl;
+	f.accept++;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN reject_(struct dapl_cr *cr)
+{
+	(void)cr;
+	f.reject++;
+	return DAT_SUCCESS;
+}
+
+static void cr_destroy(struct dapl_cr *cr)
+{
+	(void)cr;
+	f.cr_destroy++;
+}
+
+static DAT_RETURN disconnect_(struct dapl_ep *ep, int abrupt)
+{
+	(void)ep;
+	f.disconnect++;
+	f.last_abrupt = abrupt;
+	return DAT_SUCCESS;
+}
+
+static const struct dapl_ops fake_ops = {
+    .ia_open = ok_ia,
+    .pz_create = ok_pz,
+    .pz_free = ok_pz,
+    .mr_register = mr_register,
+    .mr_deregister = mr_dereg,
+    .cq_create = cq_create,
+    .cq_resize = cq_resize,
+    .cq_destroy = cq_destroy,
+    .cq_poll = cq_poll,
+    .cq_arm = cq_arm,
+    .cq_ack = cq_ack,
+    .qp_create = qp_create,
+    .qp_destroy = qp_destroy,
+    .qp_reset = qp_reset,
+    .qp_modify = qp_modify,
+    .post_send = post_send,
+    .post_recv = post_recv,
+    .listen = listen_,
+    .listen_stop = listen_stop,
+    .connect = connect_,
+    .accept = accept_,
+    .reject = reject_,
+    .cr_destroy = cr_destroy,
+    .disconnect = disconnect_,
+    .max_private_data = 56,
+};
+
+static DAT_PROVIDER fake_table;
+static DAT_LMR_HANDLE lmr;
+
+/* ---- helpers ---- */
+
+#define ERR(t, s) DAPL_ERR(t, s)
+static int is(DAT_RETURN got, DAT_RETURN want, const char *what)
+{
+	if (got != want)
+		printf("# %s: got %#x, want %#x\n", what, got, want);
+	return tap_ok(got == want, what);
+}
+
+#define IS(rc, want, what) is((rc), (want), (what))
+
+static struct dapl_ia *ia;
+static DAT_PZ_HANDLE pz;
+static DAT_EVD_HANDLE dto_evd, conn_evd, cr_evd, cr_evd2;
+static char buf[4096];
+static DAT_LMR_CONTEXT lctx;
+
+static void setup(void)
+{
+	DAT_REGION_DESCRIPTION r;
+
+	ia = dapl_obj_alloc(NULL, DAT_HANDLE_TYPE_IA, sizeof(*ia));
+	ia->obj.provider = &fake_table;
+	ia->ops = &fake_ops;
+	ia->attr.max_dto_per_ep = 1024;
+	ia->attr.max_evd_qlen = 4096;
+	ia->attr.max_iov_segments_per_dto = 8;
+	ia->attr.max_rdma_read_per_ep_in = 16;
+	ia->attr.max_rdma_read_per_ep_out = 16;
+	ia->attr.max_message_size = 1 << 30;
+	ia->attr.max_rdma_size = 1 << 30;
+	dapl_pz_create(ia, &pz);
+	dapl_evd_create(ia, 256, NULL, DAT_EVD_DTO_FLAG, &dto_evd);
+	dapl_evd_create(ia, 16, NULL, DAT_EVD_CONNECTION_FLAG, &conn_evd);
+	dapl_evd_create(ia, 16, NULL, DAT_EVD_CR_FLAG, &cr_evd);
+	dapl_evd_create(ia, 16, NULL, DAT_EVD_CR_FLAG, &cr_evd2);
+	r.for_va = buf;
+	dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, sizeof(buf), pz,
+			DAT_MEM_PRIV_ALL_FLAG, &lmr, &lctx, NULL, NULL, NULL);
+}
+
+static struct dapl_ep *new_ep(void)
+{
+	DAT_EP_HANDLE ep = NULL;
+
+	dapl_ep_create(ia, pz, dto_evd, dto_evd, conn_evd, NULL, &ep);
+	return ep;
+}
+
+static DAT_EP_STATE state(struct dapl_ep *ep)
+{
+	DAT_EP_STATE s = -1;
+
+	dapl_ep_get_status(ep, &s, NULL, NULL);
+	return s;
+}
+
+static DAT_RETURN send1(struct dapl_ep *ep, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_LMR_TRIPLET t = {lctx, 0, (DAT_VADDR)(uintptr_t)buf, 16};
+	DAT_DTO_COOKIE c = {.as_64 = 1};
+
+	return dapl_ep_post_send(ep, 1, &t, c, fl);
+}
+
+static DAT_RETURN recv1(struct dapl_ep *ep)
+{
+	DAT_LMR_TRIPLET t = {lctx, 0, (DAT_VADDR)(uintptr_t)buf, 128};
+	DAT_DTO_COOKIE c = {.as_64 = 2};
+
+	return dapl_ep_post_recv(ep, 1, &t, c, 0);
+}
+
+static int next_event(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
+{
+	return dapl_evd_dequeue(evd, ev) == DAT_SUCCESS;
+}
+
+static void connect_ep(struct dapl_ep *ep)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	DAT_EVENT ev;
+
+	dapl_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, 5000, 1000000, 0, NULL,
+			DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG);
+	dapl_cm_ep_event(ep, DAPL_CM_ESTABLISHED, NULL, 0);
+	next_event(conn_evd, &ev);
+}
+
+/* ---- tests ---- */
+
+static void test_create(void)
+{
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
+	DAT_EP_PARAM p;
+
+	IS(dapl_ep_create(NULL, pz, NULL, NULL, NULL, NULL, &ep),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA), "create: NULL IA");
+	IS(dapl_ep_create(ia, NULL, NULL, NULL, NULL, NULL, &ep),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ), "create: NULL PZ");
+	IS(dapl_ep_create(ia, pz, conn_evd, NULL, NULL, NULL, &ep),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_RECV),
+	   "create: recv EVD without DTO flag");
+	IS(dapl_ep_create(ia, pz, NULL, cr_evd, NULL, NULL, &ep),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_REQUEST),
+	   "create: request EVD without DTO flag");
+	IS(dapl_ep_create(ia, pz, NULL, NULL, dto_evd, NULL, &ep),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CONN),
+	   "create: connect EVD without CONNECTION flag");
+	IS(dapl_ep_create(ia, pz, NULL, NULL, NULL, NULL, NULL),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7), "create: NULL out");
+
+	ep = new_ep();
+	tap_ok(ep != NULL, "create: defaults");
+	dapl_ep_query(ep, DAT_EP_FIELD_ALL, &p);
+	tap_ok(p.ep_state == DAT_EP_STATE_UNCONNECTED &&
+		   p.ep_attr.max_recv_dtos == 64 &&
+		   p.ep_attr.max_request_iov == 4 &&
+		   p.ep_attr.service_type == DAT_SERVICE_TYPE_RC &&
+		   p.pz_handle == pz && p.connect_evd_handle == conn_evd,
+	       "query: defaults and handles");
+	a = p.ep_attr;
+	a.max_recv_dtos = 5000;
+	IS(dapl_ep_create(ia, pz, NULL, NULL, NULL, &a, &ep),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+	   "create: too many DTOs");
+	a = p.ep_attr;
+	a.max_request_iov = 9;
+	IS(dapl_ep_create(ia, pz, NULL, NULL, NULL, &a, &ep),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+	   "create: too many segments");
+	a = p.ep_attr;
+	a.qos = DAT_QOS_PREMIUM;
+	IS(dapl_ep_create(ia, pz, NULL, NULL, NULL, &a, &ep),
+	   ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE),
+	   "create: unsupported QoS");
+	IS(dapl_ep_query(p.ia_handle, DAT_EP_FIELD_ALL, &p),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP), "query: IA handle");
+	dapl_ep_free(ep);
+}
+
+static void test_posts(void)
+{
+	struct dapl_ep *ep = new_ep();
+	DAT_LMR_TRIPLET t = {lctx, 0, (DAT_VADDR)(uintptr_t)buf, 8192};
+	DAT_RMR_TRIPLET rt = {77, 0, 0x1000, 16};
+	DAT_DTO_COOKIE c = {.as_64 = 9};
+	DAT_BOOLEAN ri, qi;
+	DAT_COUNT n, span;
+	DAT_EVENT ev;
+	int i;
+
+	IS(send1(ep, 0),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED),
+	   "send before connect: INVALID_STATE_EP_UNCONNECTED");
+	IS(recv1(ep), DAT_SUCCESS, "recv before connect");
+	dapl_ep_get_status(ep, NULL, &ri, &qi);
+	dapl_ep_recv_query(ep, &n, &span);
+	tap_ok(!ri && qi && n == 1 && span == 1, "status: one recv out");
+	IS(dapl_ep_post_recv(ep, 1, &t, c, 0),
+	   ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE), "recv beyond the LMR");
+	IS(dapl_ep_post_recv(ep, 5, &t, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2), "recv: 5 segments");
+	IS(dapl_ep_post_recv(ep, 0, NULL, c, DAT_COMPLETION_SUPPRESS_FLAG),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5), "recv: SUPPRESS");
+
+	connect_ep(ep);
+	tap_ok(state(ep) == DAT_EP_STATE_CONNECTED, "connected");
+	IS(send1(ep, 0), DAT_SUCCESS, "send");
+	tap_ok(f.last.op == DAPL_OP_SEND && f.last.num_sge == 1 &&
+		   f.last.sge[0].lkey == lctx &&
+		   (f.last.flags & DAPL_POST_SIGNALED) &&
+		   (f.last.flags & DAPL_POST_INLINE) &&
+		   f.last.cookie->user_cookie.as_64 == 1,
+	       "send: sge, signaled, inline, cookie");
+	IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "send: UNSIGNALLED needs the EP flag");
+	IS(send1(ep, DAT_COMPLETION_SUPPRESS_FLAG |
+			 DAT_COMPLETION_BARRIER_FENCE_FLAG |
+			 DAT_COMPLETION_SOLICITED_WAIT_FLAG),
+	   DAT_SUCCESS, "send: suppress, fence, solicited");
+	tap_ok(!f.last.cookie->signaled && (f.last.flags & DAPL_POST_FENCE) &&
+		   (f.last.flags & DAPL_POST_SOLICITED),
+	       "send: flags mapped");
+	IS(dapl_ep_post_rdma_write(ep, 1, &t, c, &rt, 0),
+	   ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+	   "rdma write longer than the remote buffer");
+	t.segment_length = 16;
+	IS(dapl_ep_post_rdma_write(ep, 1, &t, c, &rt, 0), DAT_SUCCESS,
+	   "rdma write");
+	tap_ok(f.last.op == DAPL_OP_RDMA_WRITE && f.last.rkey == 77 &&
+		   f.last.remote_addr == 0x1000,
+	       "rdma write: remote address and key");
+	rt.segment_length = 32;
+	IS(dapl_ep_post_rdma_read(ep, 1, &t, c, &rt, 0),
+	   ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE), "rdma read: local too small");
+	rt.segment_length = 8;
+	IS(dapl_ep_post_rdma_read(ep, 1, &t, c, &rt, 0), DAT_SUCCESS,
+	   "rdma read: local larger is cut");
+	tap_ok(f.last.sge[0].length == 8 && !(f.last.flags & DAPL_POST_INLINE),
+	       "rdma read: 8 bytes, not inline");
+	IS(dapl_ep_post_rdma_read(ep, 1, &t, c, NULL, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5), "rdma read: NULL rmr");
+	for (i = 0; i < 100 && send1(ep, 0) == DAT_SUCCESS; i++)
+		;
+	tap_ok(i == 64 - 4, "request ring holds 64");
+	IS(send1(ep, 0), ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY),
+	   "full ring: INSUFFICIENT_RESOURCES");
+	IS(dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS,
+	   "abrupt disconnect");
+	tap_ok(state(ep) == DAT_EP_STATE_DISCONNECTED && f.last_abrupt &&
+		   next_event(conn_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED,
+	       "abrupt: DISCONNECTED at once, event");
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	tap_ok(!next_event(conn_evd, &ev), "abrupt: the CM's event dropped");
+	IS(dapl_ep_free(ep), DAT_SUCCESS, "free with DTOs outstanding");
+	IS(send1(ep, 0), ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+	   "post on a freed EP");
+}
+
+static void test_active(void)
+{
+	struct dapl_ep *ep = new_ep(), *ep2 = new_ep();
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	char pd[4] = "abc";
+	DAT_EVENT ev;
+
+	IS(dapl_ep_connect(ep, NULL, 1, 1000, 0, NULL, 0, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2), "connect: NULL addr");
+	IS(dapl_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, 1, 1000, 57, pd, 0, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "connect: too much private data");
+	IS(dapl_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, 1, 1000, 0, NULL, 0,
+			   DAT_CONNECT_MULTIPATH_FLAG),
+	   ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE), "connect: multipath");
+	IS(dapl_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, 1, 1000, 4, pd, 0, 0),
+	   DAT_SUCCESS, "connect");
+	tap_ok(state(ep) == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING,
+	       "ACTIVE_CONNECTION_PENDING");
+	IS(dapl_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, 1, 1000, 0, NULL, 0,
+			   0),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_ACTCONNPENDING),
+	   "connect twice");
+	dapl_cm_ep_event(ep, DAPL_CM_PEER_REJECTED, "no", 3);
+	tap_ok(state(ep) == DAT_EP_STATE_DISCONNECTED &&
+		   next_event(conn_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_EVENT_PEER_REJECTED &&
+		   ev.event_data.connect_event_data.private_data_size == 3,
+	       "peer reject: DISCONNECTED, event with private data");
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	tap_ok(!next_event(conn_evd, &ev), "late CM event dropped");
+	IS(dapl_ep_reset(ep), DAT_SUCCESS, "reset");
+	tap_ok(state(ep) == DAT_EP_STATE_UNCONNECTED && f.qp_reset == 1,
+	       "reset: UNCONNECTED through qp_reset");
+
+	connect_ep(ep);
+	IS(dapl_ep_dup_connect(ep2, ep, 1000, 0, NULL, 0), DAT_SUCCESS,
+	   "dup_connect");
+	tap_ok(((struct dapl_ep *)ep2)->remote_qual == 5000,
+	       "dup_connect: same qualifier");
+	IS(dapl_ep_disconnect(ep2, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS,
+	   "disconnect of a pending connect");
+	tap_ok(state(ep2) == DAT_EP_STATE_DISCONNECTED &&
+		   next_event(conn_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED,
+	       "pending connect aborted");
+	IS(dapl_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS,
+	   "graceful disconnect");
+	tap_ok(state(ep) == DAT_EP_STATE_DISCONNECT_PENDING && !f.last_abrupt,
+	       "DISCONNECT_PENDING");
+	IS(send1(ep, 0),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_DISCPENDING),
+	   "no send while DISCONNECT_PENDING");
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	tap_ok(state(ep) == DAT_EP_STATE_DISCONNECTED &&
+		   next_event(conn_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED &&
+		   !next_event(conn_evd, &ev),
+	       "DISCONNECTED, one event");
+	IS(send1(ep, 0), DAT_SUCCESS, "send when DISCONNECTED is flushed");
+	IS(dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS,
+	   "disconnect when DISCONNECTED: no-op");
+	IS(dapl_ep_reset(ep), DAT_SUCCESS, "reset with a stale post");
+	IS(dapl_ep_free(ep), DAT_SUCCESS, "free");
+	IS(dapl_ep_free(ep2), DAT_SUCCESS, "free 2");
+}
+
+static void test_modify(void)
+{
+	struct dapl_ep *ep = new_ep();
+	DAT_EP_PARAM p;
+	int c = f.qp_create, d = f.qp_destroy;
+
+	memset(&p, 0, sizeof(p));
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_STATE, &p),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2), "modify: state field");
+	p.ep_attr.max_rdma_read_in = 8;
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RDMA_READ_IN, &p),
+	   DAT_SUCCESS, "modify: RDMA read depth");
+	tap_ok(ep->attr.max_rdma_read_in == 8 && f.qp_create == c,
+	       "modify: same queue pair");
+	p.ep_attr.max_recv_dtos = 200;
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
+	   DAT_SUCCESS, "modify: recv DTOs");
+	tap_ok(ep->recv_ring.size == 256 && f.qp_create == c + 1 &&
+		   f.qp_destroy == d + 1,
+	       "modify: new queue pair and ring");
+	p.ep_attr.max_recv_dtos = 2000;
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3), "modify: over limit");
+	f.fail_qp_create = 2;
+	p.ep_attr.max_recv_dtos = 10;
+	tap_ok(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p) !=
+		       0 &&
+		   state(ep) == DAT_EP_STATE_UNCONFIGURED_UNCONNECTED,
+	       "modify: no queue pair at all: UNCONFIGURED");
+	IS(recv1(ep), ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONFIGURED),
+	   "recv on an UNCONFIGURED EP");
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
+	   DAT_SUCCESS, "modify configures it again");
+	tap_ok(state(ep) == DAT_EP_STATE_UNCONNECTED, "UNCONNECTED again");
+	connect_ep(ep);
+	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED),
+	   "modify while CONNECTED");
+	IS(dapl_ep_free(ep), DAT_SUCCESS, "free a connected EP");
+	tap_ok(f.last_abrupt, "free disconnects abruptly");
+}
+
+static void test_passive(void)
+{
+	struct dapl_ep *ep = new_ep(), *ep2 = new_ep();
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	DAT_PSP_HANDLE psp, psp2;
+	DAT_RSP_HANDLE rsp;
+	DAT_CONN_QUAL q = 0;
+	DAT_CR_PARAM cp;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	IS(dapl_psp_create(ia, 100, dto_evd, 0, &psp),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR),
+	   "psp: not a CR EVD");
+	IS(dapl_psp_create(ia, 100, cr_evd, DAT_PSP_PROVIDER_FLAG, &psp),
+	   ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE), "psp: provider EPs");
+	IS(dapl_psp_create(ia, 7777, cr_evd, 0, &psp),
+	   ERR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE), "psp: qualifier in use");
+	IS(dapl_psp_create(ia, 100, cr_evd, 0, &psp), DAT_SUCCESS, "psp");
+	IS(dapl_psp_create_any(ia, &q, cr_evd2, 0, &psp2), DAT_SUCCESS,
+	   "psp_any");
+	tap_ok(q >= 40000, "psp_any: qualifier returned");
+
+	tap_ok(!dapl_cm_request(psp, (void *)1, (struct sockaddr *)&sin, 9,
+				"hi", 3),
+	       "request on the PSP");
+	tap_ok(next_event(cr_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_REQUEST_EVENT &&
+		   ev.event_data.cr_arrival_event_data.conn_qual == 100,
+	       "CR event");
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
+	tap_ok(cp.private_data_size == 3 && !strcmp(cp.private_data, "hi") &&
+		   cp.remote_port_qual == 9 && !cp.local_ep_handle,
+	       "cr_query");
+	IS(dapl_cr_handoff(cr, 4242),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2), "handoff to nobody");
+	IS(dapl_cr_handoff(cr, q), DAT_SUCCESS, "handoff to the PSP_any");
+	IS(dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR), "old CR is gone");
+	tap_ok(next_event(cr_evd2, &ev) &&
+		   ev.event_data.cr_arrival_event_data.conn_qual == q,
+	       "handed-off CR event");
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
+	tap_ok(cp.private_data_size == 3 && !strcmp(cp.private_data, "hi"),
+	       "handed-off CR keeps its private data");
+	IS(dapl_cr_accept(cr, ep, 0, NULL), DAT_SUCCESS, "accept");
+	tap_ok(state(ep) == DAT_EP_STATE_COMPLETION_PENDING,
+	       "COMPLETION_PENDING");
+	dapl_cm_ep_event(ep, DAPL_CM_ESTABLISHED, NULL, 0);
+	tap_ok(state(ep) == DAT_EP_STATE_CONNECTED &&
+		   next_event(conn_evd, &ev) &&
+		   ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED,
+	       "accepted EP established");
+	IS(dapl_cr_reject(cr), ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR),
+	   "accepted CR is gone");
+
+	IS(dapl_rsp_create(ia, 200, ep, cr_evd, &rsp),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED),
+	   "rsp on a connected EP");
+	IS(dapl_rsp_create(ia, 200, ep2, cr_evd, &rsp), DAT_SUCCESS, "rsp");
+	tap_ok(state(ep2) == DAT_EP_STATE_RESERVED, "RESERVED");
+	IS(dapl_ep_free(ep2),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_RESERVED),
+	   "no free while RESERVED");
+	tap_ok(!dapl_cm_request(rsp, (void *)2, (struct sockaddr *)&sin, 9,
+				NULL, 0) &&
+		   state(ep2) == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING,
+	       "RSP request: PASSIVE_CONNECTION_PENDING (dat_rsp_create(3DAT))");
+	tap_ok(dapl_cm_request(rsp, (void *)3, (struct sockaddr *)&sin, 9, NULL,
+			       0) != 0,
+	       "RSP takes one request only");
+	next_event(cr_evd, &ev);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp);
+	tap_ok(cp.local_ep_handle == ep2, "RSP CR names its EP");
+	IS(dapl_cr_reject(cr), DAT_SUCCESS, "reject");
+	tap_ok(state(ep2) == DAT_EP_STATE_UNCONNECTED, "rejected: UNCONNECTED");
+	IS(dapl_rsp_free(rsp), DAT_SUCCESS, "rsp_free");
+	IS(dapl_psp_free(psp), DAT_SUCCESS, "psp_free");
+	IS(dapl_psp_free(psp2), DAT_SUCCESS, "psp_free 2");
+	tap_ok(f.listen_stop == 3, "listens stopped");
+	IS(dapl_psp_free(psp), ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP),
+	   "psp freed twice");
+	dapl_ep_free(ep);
+	dapl_ep_free(ep2);
+}
+
+int main(void)
+{
+	setup();
+	test_create();
+	test_posts();
+	test_active();
+	test_modify();
+	test_passive();
+	IS(dapl_lmr_free(lmr), DAT_SUCCESS, "lmr freed");
+	IS(dapl_evd_free(dto_evd), DAT_SUCCESS, "no EP holds the DTO EVD");
+	IS(dapl_evd_free(conn_evd), DAT_SUCCESS, "nor the connection EVD");
+	IS(dapl_evd_free(cr_evd), DAT_SUCCESS, "nor the CR EVD");
+	dapl_evd_free(cr_evd2);
+	IS(dapl_pz_free(pz), DAT_SUCCESS, "no EP holds the PZ");
+	dapl_obj_free(ia);
+	dapl_obj_release_all();
+	dapl_ep_release_retired();
+	return tap_done();
+}

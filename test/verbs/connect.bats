@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# test/verbs/connect.bats - the provider's IA attributes and connection
+# management, between rxe1-cma (client) and rxe0-cma (server).
+
+load verbs_helpers
+
+setup_file() { verbs_setup_file; }
+
+# dev FIELD: a value of `ibv_devinfo -v -d rxe0`, hex converted
+dev() {
+	local v
+	v=$(sed -n "s/^[[:space:]]*$1:[[:space:]]*\([0-9a-fx]*\).*/\1/p" <<< "$DEVINFO" | head -n 1)
+	[ -n "$v" ] || { echo "ibv_devinfo has no $1" >&2; return 1; }
+	printf '%u' "$v"
+}
+
+# dat FIELD: an "attr FIELD VALUE" line of dattest-verbs query
+dat() {
+	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
+}
+
+@test "dat_ia_query on rxe0-cma: every device limit as ibv_devinfo -v -d rxe0 reports it" {
+	DEVINFO=$(timeout "$(secs 30)" ibv_devinfo -v -d rxe0)
+	local_test query local -i rxe0-cma -a 10.77.0.1
+	local pairs="max_eps:max_qp max_dto_per_ep:max_qp_wr
+		max_rdma_read_per_ep_in:max_qp_rd_atom
+		max_rdma_read_per_ep_out:max_qp_init_rd_atom
+		max_evds:max_cq max_evd_qlen:max_cqe
+		max_iov_segments_per_dto:max_sge max_lmrs:max_mr
+		max_lmr_block_size:max_mr_size max_pzs:max_pd max_rmrs:max_mw
+		max_srqs:max_srq max_recv_per_srq:max_srq_wr
+		max_message_size:max_msg_sz max_rdma_size:max_msg_sz
+		max_iov_segments_per_rdma_read:max_sge_rd
+		max_iov_segments_per_rdma_write:max_sge
+		hardware_version_major:hw_ver"
+	local p d v want bad=0
+	for p in $pairs; do
+		d=${p%%:*} v=${p#*:}
+		want=$(dev "$v")
+		if [ "$(dat "$d")" != "$want" ]; then
+			echo "MISMATCH $d = '$(dat "$d")', ibv_devinfo $v = $want"
+			bad=$((bad + 1))
+		else
+			echo "ok $d = $want ($v)"
+		fi
+	done
+	for d in max_rdma_read_in max_rdma_read_out; do
+		[ "$(dat "$d")" -ge "$(dat max_rdma_read_per_ep_in)" ] ||
+			{ echo "MISMATCH $d = $(dat "$d") < per-EP value"; bad=$((bad + 1)); }
+	done
+	[ -n "$(dat adapter_name)" ] || { echo "empty adapter_name"; bad=$((bad + 1)); }
+	[ "$bad" -eq 0 ]
+}
+
+@test "dat_ia_query on rxe1-cma: its address is 10.77.0.2" {
+	local_test query local -i rxe1-cma -a 10.77.0.2
+}
+
+@test "connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
+	pair connect -q "$(random_qual)"
+}
+
+@test "reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
+	pair reject
+}
+
+@test "connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
+	run_client noport -a 10.77.0.1 -q "$(random_qual)"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+}
+
+@test "connect to an address that does not answer: TIMED_OUT or UNREACHABLE" {
+	run_client timeout -a 10.77.0.3 -q 4791
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+}
+
+@test "PSP_any: a free qualifier, psp_query, CONN_QUAL_IN_USE, a connection through it" {
+	pair psp-any
+}
+
+@test "RSP: reserved EP, CR names it, accept with DAT_HANDLE_NULL" {
+	pair rsp -q "$(random_qual)"
+}
+
+@test "dat_ep_dup_connect: a second connection to the same service point" {
+	pair dup-connect
+}
+
+@test "dat_ep_modify before and after connecting; UNSIGNALLED on an EP that allows it" {
+	pair ep-modify
+}
+
+@test "dat_ep_reset: the EP is reused for a second connection" {
+	pair reuse
+}

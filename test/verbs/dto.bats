@@ -1,0 +1,31 @@
+#!/usr/bin/env bats
+# test/verbs/dto.bats - data transfer between rxe1-cma (client) and rxe0-cma
+# (server), every byte checked.
+
+load verbs_helpers
+
+setup_file() { verbs_setup_file; }
+
+@test "send/recv of 1 B, 4 KiB, 64 KiB and 1 MiB, echoed back" {
+	pair sendrecv
+}
+
+@test "RDMA write and read, 1 and several segments, with dat_lmr_sync_rdma_write/read" {
+	pair rdma
+}
+
+@test "send/recv with as many segments as the IA advertises (at most 32)" {
+	pair multiseg
+}
+
+@test "shared LMRs (DAT_MEM_TYPE_LMR) for receives, sends and as RDMA target" {
+	pair shared-lmr
+}
+
+@test "completion flags: SUPPRESS, UNSIGNALLED refused, SOLICITED_WAIT, BARRIER_FENCE" {
+	pair flags
+}
+
+@test "disconnect with receives outstanding: DAT_DTO_ERR_FLUSHED on both sides" {
+	pair flush
+}

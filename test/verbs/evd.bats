@@ -1,0 +1,32 @@
+#!/usr/bin/env bats
+# test/verbs/evd.bats - event dispatchers and CNOs on rxe.
+
+load verbs_helpers
+
+setup_file() { verbs_setup_file; }
+
+@test "software EVD: thresholds, timeouts with nmore, woken waiters, unwaitable, full queue" {
+	local_test evd-sw local -i rxe0-cma
+}
+
+@test "DTO EVD: wait with threshold 4 and 2, DAT_TIMEOUT_EXPIRED with nmore" {
+	pair evd-dto
+}
+
+@test "CNO: times out, wakes for a receive completion and for a software event" {
+	pair cno
+}
+
+@test "CR EVD overflow: DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD" {
+	local qlen
+	start_server overflow
+	wait_listening
+	qlen=$(sed -n 's/^cr-evd-qlen \([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+	[ -n "$qlen" ]
+	[ "$qlen" -le 64 ] || { echo "CR EVD qlen $qlen: too many connections to overflow it"; return 1; }
+	run_client overflow -q "$QUAL" -n $((qlen + 1))
+	wait_server
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+	[ "$status" -eq 0 ]
+}

@@ -1,0 +1,128 @@
+# Shared setup of the verbs suites (test/verbs/*.bats), run inside the
+# soft-RoCE guest by `make check-verbs` from the top of the tree.
+#
+# Each test runs build/test/verbs/dattest-verbs twice: a server on rxe0-cma
+# (10.77.0.1) in the background and a client on rxe1-cma (10.77.0.2).  The
+# client starts once the server printed "listening <qual>" (polled, never
+# a fixed sleep).  Every wait is bounded and scaled by TEST_TIMEOUT_SCALE.
+
+SCALE=${TEST_TIMEOUT_SCALE:-1}
+TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+VT="$TOP/build/test/verbs/dattest-verbs"
+export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
+export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TEST_TIMEOUT_SCALE="$SCALE"
+
+# secs N: N seconds, scaled
+secs() { echo $(($1 * SCALE)); }
+
+verbs_setup_file() {
+	case $SCALE in
+	'' | *[!0-9]* | 0)
+		echo "TEST_TIMEOUT_SCALE must be a positive integer (is '$SCALE')" >&2
+		return 1
+		;;
+	esac
+	local d
+	for d in rxe0 rxe1; do
+		if [ ! -e "/sys/class/infiniband/$d" ]; then
+			echo "no $d: run the verbs suites in the test VM (make check-verbs)" >&2
+			return 1
+		fi
+	done
+	if [ ! -x "$VT" ]; then
+		echo "$VT is missing: make test-programs" >&2
+		return 1
+	fi
+	if [ ! -e "$TOP/build/lib/libdaplcma.so.1" ]; then
+		echo "the provider is missing: make provider" >&2
+		return 1
+	fi
+}
+
+setup() {
+	SRV_PID=
+	SRV_OUT=$BATS_TEST_TMPDIR/server.out
+	QUAL=
+}
+
+teardown() {
+	# a server left behind by a failed test must not disturb the next one
+	if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2> /dev/null; then
+		kill "$SRV_PID" 2> /dev/null || :
+		wait "$SRV_PID" 2> /dev/null || :
+	fi
+}
+
+# start_server TEST ARGS...: the server role in the background, bounded by
+# timeout; its output goes to $SRV_OUT.  fd 3 is closed, or bats waits for it.
+start_server() {
+	local t=$1
+	shift
+	timeout -k 5 "$(secs 100)" "$VT" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+}
+
+# wait_listening: until the server printed "listening <qual>"; sets QUAL.
+wait_listening() {
+	local end=$((SECONDS + $(secs 30)))
+	while :; do
+		QUAL=$(sed -n 's/^listening \([0-9][0-9]*\)$/\1/p' "$SRV_OUT" | head -n 1)
+		[ -n "$QUAL" ] && return 0
+		if ! kill -0 "$SRV_PID" 2> /dev/null; then
+			echo "server exited before listening; its output:"
+			cat "$SRV_OUT"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "server not listening after $(secs 30)s; its output:"
+			cat "$SRV_OUT"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_server: the server's exit status in SRV_RC (bounded by its timeout)
+wait_server() {
+	SRV_RC=0
+	wait "$SRV_PID" || SRV_RC=$?
+	SRV_PID=
+	echo "--- server exit status $SRV_RC; server output:"
+	cat "$SRV_OUT"
+}
+
+# run_client TEST ARGS...: the client role, output in $output
+run_client() {
+	local t=$1
+	shift
+	run timeout -k 5 "$(secs 100)" "$VT" "$t" client "$@"
+	echo "--- client exit status $status; client output:"
+	echo "$output"
+}
+
+# pair TEST [SERVER ARGS...]: server and client of TEST, both must pass
+pair() {
+	local t=$1
+	shift
+	start_server "$t" "$@"
+	wait_listening
+	run_client "$t" -q "$QUAL"
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+}
+
+# local_test TEST ARGS...: a one-process test
+local_test() {
+	run timeout -k 5 "$(secs 100)" "$VT" "$@"
+	echo "--- exit status $status; output:"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+}
+
+# a connection qualifier (port) for tests that need a fixed one
+random_qual() { echo $((20000 + RANDOM % 20000)); }

@@ -1,0 +1,958 @@
+/*
+ * Connection management: service points (PSP, RSP), connection requests
+ * (CR), the active side (connect, dup_connect), disconnect, and the
+ * upcalls of the provider's CM and async threads.
+ *
+ * EP states (DAT 1.2 EP state table):
+ *   UNCONNECTED --connect--> ACTIVE_CONNECTION_PENDING --established-->
+ *   CONNECTED; a reject, timeout or unreachable peer --> DISCONNECTED.
+ *   UNCONNECTED --rsp_create--> RESERVED --CR arrives-->
+ *   PASSIVE_CONNECTION_PENDING (dat_rsp_create(3DAT)) --reject-->
+ *   UNCONNECTED.
+ *   UNCONNECTED (PSP) or PASSIVE (RSP) --cr_accept--> COMPLETION_PENDING
+ *   --established--> CONNECTED, or --accept error--> DISCONNECTED.
+ *   CONNECTED --graceful disconnect--> DISCONNECT_PENDING --disconnected-->
+ *   DISCONNECTED; an abrupt disconnect goes to DISCONNECTED at once and so
+ *   does a peer's disconnect or a broken link.
+ *   DISCONNECTED --dat_ep_reset--> UNCONNECTED (ep.c).
+ * TENTATIVE_CONNECTION_PENDING belongs to Provider-created EPs, which this
+ * provider does not make (DAPL_EP_CREATOR is DAT_PSP_CREATES_EP_NEVER).
+ *
+ * Locking: ep->lock guards the EP's state and connection data.  Calls
+ * into the provider's CM (connect, accept, disconnect, listen) are made
+ * without it, because the provider's CM thread may be in an upcall for
+ * the same EP.  Connection events are posted with ep->lock held (order
+ * IA -> EP -> EVD), so that an event and the state it reports can never
+ * be overtaken by another event of the same EP.  ep->cm_done marks that
+ * the connection attempt's last event was posted: later upcalls for it
+ * are dropped.
+ */
+#include <string.h>
+
+#include "udapl.h"
+#include "slots.h"
+
+/* Values of dapl_sp.listening. */
+enum {
+	SP_IDLE,      /* the provider is not listening */
+	SP_LISTENING, /* requests become CRs */
+	SP_CONSUMED,  /* an RSP that got its one request: others are
+		       * rejected until dat_rsp_free stops the listen */
+};
+
+#define QOS_ALL                                                                \
+	(DAT_QOS_BEST_EFFORT | DAT_QOS_HIGH_THROUGHPUT | DAT_QOS_LOW_LATENCY | \
+	 DAT_QOS_ECONOMY | DAT_QOS_PREMIUM)
+
+static DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
+{
+	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
+}
+
+static int sp_alive(const struct dapl_sp *sp)
+{
+	return dapl_obj_ok(sp, DAT_HANDLE_TYPE_PSP) ||
+	       dapl_obj_ok(sp, DAT_HANDLE_TYPE_RSP);
+}
+
+static int sp_is_rsp(const struct dapl_sp *sp)
+{
+	return sp->obj.type == DAT_HANDLE_TYPE_RSP;
+}
+
+/* ---- events ---- */
+
+static void post_cr_event(struct dapl_sp *sp, struct dapl_cr *cr)
+{
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = DAT_CONNECTION_REQUEST_EVENT;
+	ev.evd_handle = sp->evd;
+	if (sp_is_rsp(sp))
+		ev.event_data.cr_arrival_event_data.sp_handle.rsp_handle = sp;
+	else
+		ev.event_data.cr_arrival_event_data.sp_handle.psp_handle = sp;
+	ev.event_data.cr_arrival_event_data.local_ia_address_ptr =
+	    (DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr;
+	ev.event_data.cr_arrival_event_data.conn_qual = sp->qual;
+	ev.event_data.cr_arrival_event_data.cr_handle = cr;
+	dapl_evd_post(sp->evd, &ev);
+}
+
+/* Posts a connection event of ep with ep->pdata; called with ep->lock. */
+static void post_conn_event(struct dapl_ep *ep, DAT_EVENT_NUMBER number)
+{
+	DAT_EVENT ev;
+
+	if (!ep->connect_evd)
+		return; /* the consumer is not interested */
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = number;
+	ev.evd_handle = ep->connect_evd;
+	ev.event_data.connect_event_data.ep_handle = ep;
+	ev.event_data.connect_event_data.private_data_size = ep->pdata_len;
+	ev.event_data.connect_event_data.private_data =
+	    ep->pdata_len ? ep->pdata : NULL;
+	dapl_evd_post(ep->connect_evd, &ev);
+}
+
+static void ep_set_pdata(struct dapl_ep *ep, const void *pdata, DAT_COUNT plen)
+{
+	if (!pdata || plen <= 0) {
+		ep->pdata_len = 0;
+		return;
+	}
+	if ((size_t)plen > sizeof(ep->pdata))
+		plen = sizeof(ep->pdata);
+	memcpy(ep->pdata, pdata, plen);
+	ep->pdata_len = plen;
+}
+
+/* A failed connection attempt: which event, or 0 if none is due. */
+static DAT_EVENT_NUMBER cm_failure(DAT_EP_STATE s, DAT_EVENT_NUMBER active)
+{
+	if (s == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+		return active;
+	if (s == DAT_EP_STATE_COMPLETION_PENDING)
+		return DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR;
+	return 0;
+}
+
+/* The end of an established connection: which event, or 0. */
+static DAT_EVENT_NUMBER cm_end(DAT_EP_STATE s, DAT_EVENT_NUMBER number)
+{
+	if (s == DAT_EP_STATE_CONNECTED || s == DAT_EP_STATE_DISCONNECT_PENDING)
+		return number;
+	return cm_failure(s, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+}
+
+/* Moves the EP for a CM event; returns the DAT event to post, or 0. */
+static DAT_EVENT_NUMBER cm_transition(struct dapl_ep *ep, enum dapl_cm_event e)
+{
+	DAT_EP_STATE s = ep->state;
+	DAT_EVENT_NUMBER n;
+
+	if (ep->cm_done)
+		return 0; /* aborted, freed, or already reported */
+	switch (e) {
+	case DAPL_CM_ESTABLISHED:
+		if (s != DAT_EP_STATE_ACTIVE_CONNECTION_PENDING &&
+		    s != DAT_EP_STATE_COMPLETION_PENDING)
+			return 0;
+		ep->state = DAT_EP_STATE_CONNECTED;
+		return DAT_CONNECTION_EVENT_ESTABLISHED;
+	case DAPL_CM_PEER_REJECTED:
+		n = cm_failure(s, DAT_CONNECTION_EVENT_PEER_REJECTED);
+		break;
+	case DAPL_CM_NON_PEER_REJECTED:
+		n = cm_failure(s, DAT_CONNECTION_EVENT_NON_PEER_REJECTED);
+		break;
+	case DAPL_CM_UNREACHABLE:
+		n = cm_failure(s, DAT_CONNECTION_EVENT_UNREACHABLE);
+		break;
+	case DAPL_CM_TIMED_OUT:
+		n = cm_failure(s, DAT_CONNECTION_EVENT_TIMED_OUT);
+		break;
+	case DAPL_CM_ACCEPT_ERROR:
+		n = cm_failure(s, DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR);
+		break;
+	case DAPL_CM_DISCONNECTED:
+		n = cm_end(s, DAT_CONNECTION_EVENT_DISCONNECTED);
+		break;
+	case DAPL_CM_BROKEN:
+		n = cm_end(s, DAT_CONNECTION_EVENT_BROKEN);
+		break;
+	default:
+		return 0;
+	}
+	if (!n)
+		return 0;
+	ep->state = DAT_EP_STATE_DISCONNECTED;
+	ep->cm_done = 1;
+	return n;
+}
+
+void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
+		      const void *pdata, DAT_COUNT plen)
+{
+	DAT_EVENT_NUMBER n;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return;
+	pthread_mutex_lock(&ep->lock);
+	n = cm_transition(ep, event);
+	if (n) {
+		ep_set_pdata(ep, pdata, plen);
+		post_conn_event(ep, n);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	dapl_dbg(DAPL_DBG_CM, "ep %p: cm event %d -> DAT event 0x%x\n",
+		 (void *)ep, (int)event, (unsigned)n);
+}
+
+void dapl_async_ep_error(struct dapl_ep *ep, DAT_EVENT_NUMBER number)
+{
+	DAT_COUNT reason = number == DAT_ASYNC_ERROR_EP_BROKEN
+			       ? DAT_EP_TRANSFER_TO_ERROR
+			       : DAT_EP_OTHER_ERROR;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return;
+	dapl_evd_post_async(ep->obj.ia, number, ep, reason);
+}
+
+/* ---- service points ---- */
+
+static DAT_RETURN cr_evd_check(struct dapl_ia *ia, DAT_EVD_HANDLE h)
+{
+	struct dapl_evd *evd = h;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD) || evd->obj.ia != ia ||
+	    !(evd->flags & DAT_EVD_CR_FLAG))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR);
+	return DAT_SUCCESS;
+}
+
+/* Makes a service point and starts listening on *qual (0: any). */
+static DAT_RETURN sp_create(struct dapl_ia *ia, DAT_HANDLE_TYPE type,
+			    DAT_CONN_QUAL *qual, struct dapl_evd *evd,
+			    DAT_PSP_FLAGS flags, struct dapl_ep *ep,
+			    struct dapl_sp **out)
+{
+	struct dapl_sp *sp;
+	DAT_RETURN rc;
+
+	sp = dapl_obj_alloc(ia, type, sizeof(*sp));
+	if (!sp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	sp->qual = *qual;
+	sp->evd = evd;
+	sp->psp_flags = flags;
+	sp->ep = ep;
+	/* Set before listen: a request may arrive before it returns. */
+	__atomic_store_n(&sp->listening, SP_LISTENING, __ATOMIC_RELEASE);
+	rc = ia->ops->listen(sp, qual);
+	if (rc) {
+		dapl_obj_free(sp);
+		return rc;
+	}
+	sp->qual = *qual;
+	dapl_evd_get(evd);
+	*out = sp;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN psp_args(struct dapl_ia *ia, DAT_EVD_HANDLE evd_handle,
+			   DAT_PSP_FLAGS psp_flags, DAT_PSP_HANDLE *psp_handle)
+{
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	rc = cr_evd_check(ia, evd_handle);
+	if (rc)
+		return rc;
+	if (psp_flags != DAT_PSP_CONSUMER_FLAG &&
+	    psp_flags != DAT_PSP_PROVIDER_FLAG)
+		return bad_arg(DAT_INVALID_ARG4);
+	if (!psp_handle)
+		return bad_arg(DAT_INVALID_ARG5);
+	/* Provider-created EPs are not offered (ep_creator NEVER). */
+	if (psp_flags == DAT_PSP_PROVIDER_FLAG)
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_psp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			   DAT_EVD_HANDLE evd_handle, DAT_PSP_FLAGS psp_flags,
+			   DAT_PSP_HANDLE *psp_handle)
+{
+	DAT_RETURN rc = psp_args(ia_handle, evd_handle, psp_flags, psp_handle);
+
+	if (rc)
+		return rc;
+	/* 0 is how the provider is asked for "any" (dat_psp_create_any). */
+	if (!conn_qual)
+		return bad_arg(DAT_INVALID_ARG2);
+	return sp_create(ia_handle, DAT_HANDLE_TYPE_PSP, &conn_qual, evd_handle,
+			 psp_flags, NULL, (struct dapl_sp **)psp_handle);
+}
+
+DAT_RETURN dapl_psp_create_any(DAT_IA_HANDLE ia_handle,
+			       DAT_CONN_QUAL *conn_qual,
+			       DAT_EVD_HANDLE evd_handle,
+			       DAT_PSP_FLAGS psp_flags,
+			       DAT_PSP_HANDLE *psp_handle)
+{
+	DAT_RETURN rc = psp_args(ia_handle, evd_handle, psp_flags, psp_handle);
+	DAT_CONN_QUAL qual = 0;
+
+	if (rc)
+		return rc;
+	if (!conn_qual)
+		return bad_arg(DAT_INVALID_ARG2);
+	rc = sp_create(ia_handle, DAT_HANDLE_TYPE_PSP, &qual, evd_handle,
+		       psp_flags, NULL, (struct dapl_sp **)psp_handle);
+	if (!rc)
+		*conn_qual = qual;
+	return rc;
+}
+
+DAT_RETURN dapl_psp_query(DAT_PSP_HANDLE psp_handle,
+			  DAT_PSP_PARAM_MASK psp_param_mask,
+			  DAT_PSP_PARAM *psp_param)
+{
+	struct dapl_sp *sp = psp_handle;
+
+	if (!dapl_obj_ok(sp, DAT_HANDLE_TYPE_PSP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	if (psp_param_mask & ~DAT_PSP_FIELD_ALL)
+		return bad_arg(DAT_INVALID_ARG2);
+	if (!psp_param)
+		return bad_arg(DAT_INVALID_ARG3);
+	if (psp_param_mask & DAT_PSP_FIELD_IA_HANDLE)
+		psp_param->ia_handle = sp->obj.ia;
+	if (psp_param_mask & DAT_PSP_FIELD_CONN_QUAL)
+		psp_param->conn_qual = sp->qual;
+	if (psp_param_mask & DAT_PSP_FIELD_EVD_HANDLE)
+		psp_param->evd_handle = sp->evd;
+	if (psp_param_mask & DAT_PSP_FIELD_PSP_FLAGS)
+		psp_param->psp_flags = sp->psp_flags;
+	return DAT_SUCCESS;
+}
+
+/* An RSP's EP leaves RESERVED (the RSP goes away or never listened). */
+static void rsp_release_ep(struct dapl_sp *sp)
+{
+	struct dapl_ep *ep = sp->ep;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state == DAT_EP_STATE_RESERVED)
+		ep->state = DAT_EP_STATE_UNCONNECTED;
+	else if (ep->state == DAT_EP_STATE_UNCONFIGURED_RESERVED)
+		ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
+	if (ep->sp == sp)
+		ep->sp = NULL;
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/*
+ * Stops listening and frees a service point.  CRs it already produced
+ * stay valid (dat_psp_free(3DAT)): they keep what they need themselves.
+ */
+static void sp_destroy(struct dapl_sp *sp)
+{
+	int was =
+	    __atomic_exchange_n(&sp->listening, SP_IDLE, __ATOMIC_ACQ_REL);
+
+	if (was != SP_IDLE)
+		sp->obj.ia->ops->listen_stop(sp);
+	if (sp_is_rsp(sp))
+		rsp_release_ep(sp);
+	dapl_evd_put(sp->evd);
+	dapl_obj_free(sp);
+}
+
+DAT_RETURN dapl_psp_free(DAT_PSP_HANDLE psp_handle)
+{
+	if (!dapl_obj_ok(psp_handle, DAT_HANDLE_TYPE_PSP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PSP);
+	sp_destroy(psp_handle);
+	return DAT_SUCCESS;
+}
+
+void dapl_sp_teardown(struct dapl_sp *sp)
+{
+	sp_destroy(sp);
+}
+
+DAT_RETURN dapl_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
+			   DAT_EP_HANDLE ep_handle, DAT_EVD_HANDLE evd_handle,
+			   DAT_RSP_HANDLE *rsp_handle)
+{
+	struct dapl_ia *ia = ia_handle;
+	struct dapl_ep *ep = ep_handle;
+	struct dapl_sp *sp;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	/* A NULL EP asks for a Provider-created one: not offered. */
+	if (!ep)
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP) || ep->obj.ia != ia)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	rc = cr_evd_check(ia, evd_handle);
+	if (rc)
+		return rc;
+	if (!conn_qual)
+		return bad_arg(DAT_INVALID_ARG2);
+	if (!rsp_handle)
+		return bad_arg(DAT_INVALID_ARG5);
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
+		rc = dapl_ep_state_error(ep->state);
+		pthread_mutex_unlock(&ep->lock);
+		return rc;
+	}
+	ep->state = DAT_EP_STATE_RESERVED;
+	pthread_mutex_unlock(&ep->lock);
+
+	rc = sp_create(ia, DAT_HANDLE_TYPE_RSP, &conn_qual, evd_handle,
+		       DAT_PSP_CONSUMER_FLAG, ep, &sp);
+	pthread_mutex_lock(&ep->lock);
+	if (rc && ep->state == DAT_EP_STATE_RESERVED)
+		ep->state = DAT_EP_STATE_UNCONNECTED;
+	else if (!rc)
+		ep->sp = sp;
+	pthread_mutex_unlock(&ep->lock);
+	if (!rc)
+		*rsp_handle = sp;
+	return rc;
+}
+
+DAT_RETURN dapl_rsp_query(DAT_RSP_HANDLE rsp_handle,
+			  DAT_RSP_PARAM_MASK rsp_param_mask,
+			  DAT_RSP_PARAM *rsp_param)
+{
+	struct dapl_sp *sp = rsp_handle;
+
+	if (!dapl_obj_ok(sp, DAT_HANDLE_TYPE_RSP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	if (rsp_param_mask & ~DAT_RSP_FIELD_ALL)
+		return bad_arg(DAT_INVALID_ARG2);
+	if (!rsp_param)
+		return bad_arg(DAT_INVALID_ARG3);
+	if (rsp_param_mask & DAT_RSP_FIELD_IA_HANDLE)
+		rsp_param->ia_handle = sp->obj.ia;
+	if (rsp_param_mask & DAT_RSP_FIELD_CONN_QUAL)
+		rsp_param->conn_qual = sp->qual;
+	if (rsp_param_mask & DAT_RSP_FIELD_EVD_HANDLE)
+		rsp_param->evd_handle = sp->evd;
+	if (rsp_param_mask & DAT_RSP_FIELD_EP_HANDLE)
+		rsp_param->ep_handle = sp->ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_rsp_free(DAT_RSP_HANDLE rsp_handle)
+{
+	if (!dapl_obj_ok(rsp_handle, DAT_HANDLE_TYPE_RSP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RSP);
+	sp_destroy(rsp_handle);
+	return DAT_SUCCESS;
+}
+
+/* ---- connection requests ---- */
+
+static struct dapl_cr *cr_alloc(struct dapl_ia *ia)
+{
+	return dapl_obj_alloc(ia, DAT_HANDLE_TYPE_CR, sizeof(struct dapl_cr));
+}
+
+/*
+ * Binds a new CR to its service point.  An RSP takes one request only,
+ * and only while its EP is RESERVED; it then goes PASSIVE_CONNECTION_PENDING.
+ * Returns
+ * nonzero if the SP does not take it.
+ */
+static int cr_bind(struct dapl_sp *sp, struct dapl_cr *cr)
+{
+	struct dapl_ep *ep = sp->ep;
+	int listening = SP_LISTENING;
+
+	if (!sp_is_rsp(sp))
+		return __atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) !=
+		       SP_LISTENING;
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return -1;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_RESERVED ||
+	    !__atomic_compare_exchange_n(&sp->listening, &listening,
+					 SP_CONSUMED, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&ep->lock);
+		return -1;
+	}
+	ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
+	ep->cr = cr;
+	cr->ep = ep;
+	pthread_mutex_unlock(&ep->lock);
+	return 0;
+}
+
+int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
+		    const struct sockaddr *remote, DAT_CONN_QUAL remote_qual,
+		    const void *pdata, DAT_COUNT plen)
+{
+	struct dapl_cr *cr;
+
+	if (!sp_alive(sp) ||
+	    __atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) != SP_LISTENING)
+		return -1;
+	/* The CR EVD's queue is the backlog (dat_psp_create(3DAT)): one more
+	 * request would overflow it, which the consumer learns from its
+	 * async EVD; the request itself is rejected. */
+	if (__atomic_load_n(&sp->cr_count, __ATOMIC_RELAXED) >= sp->evd->qlen) {
+		dapl_evd_post_async(sp->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+				    sp->evd, DAT_EVD_OVERFLOW_ERROR);
+		return -1;
+	}
+	cr = cr_alloc(sp->obj.ia); /* before any EP lock: takes the IA's */
+	if (!cr)
+		return -1;
+	cr->sp = sp;
+	cr->prov = prov_cr;
+	cr->remote_qual = remote_qual;
+	if (remote)
+		memcpy(&cr->remote_addr, remote,
+		       remote->sa_family == AF_INET6
+			   ? sizeof(struct sockaddr_in6)
+			   : sizeof(struct sockaddr_in));
+	if (pdata && plen > 0) {
+		if ((size_t)plen > sizeof(cr->pdata))
+			plen = sizeof(cr->pdata);
+		memcpy(cr->pdata, pdata, plen);
+		cr->pdata_len = plen;
+	}
+	if (cr_bind(sp, cr)) {
+		dapl_obj_free(cr);
+		return -1;
+	}
+	__atomic_add_fetch(&sp->cr_count, 1, __ATOMIC_RELAXED);
+	post_cr_event(sp, cr);
+	dapl_dbg(DAPL_DBG_CM, "sp %p: connection request, cr %p\n", (void *)sp,
+		 (void *)cr);
+	return 0;
+}
+
+/* The CR is done (accepted, rejected, handed off, torn down). */
+static void cr_free(struct dapl_cr *cr)
+{
+	__atomic_sub_fetch(&cr->sp->cr_count, 1, __ATOMIC_RELAXED);
+	dapl_obj_free(cr);
+}
+
+/* An RSP's EP whose CR went away is the consumer's again. */
+static void cr_release_ep(struct dapl_cr *cr)
+{
+	struct dapl_ep *ep = cr->ep;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->cr == cr) {
+		ep->cr = NULL;
+		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
+			ep->state = DAT_EP_STATE_UNCONNECTED;
+		else if (ep->state == DAT_EP_STATE_UNCONFIGURED_PASSIVE)
+			ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
+DAT_RETURN dapl_cr_query(DAT_CR_HANDLE cr_handle,
+			 DAT_CR_PARAM_MASK cr_param_mask,
+			 DAT_CR_PARAM *cr_param)
+{
+	struct dapl_cr *cr = cr_handle;
+	DAT_CR_PARAM *p = cr_param;
+
+	if (!dapl_obj_ok(cr, DAT_HANDLE_TYPE_CR))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	if (cr_param_mask & ~DAT_CR_FIELD_ALL)
+		return bad_arg(DAT_INVALID_ARG2);
+	if (!p)
+		return bad_arg(DAT_INVALID_ARG3);
+	if (cr_param_mask & DAT_CR_FIELD_REMOTE_IA_ADDRESS_PTR)
+		p->remote_ia_address_ptr = (DAT_IA_ADDRESS_PTR)&cr->remote_addr;
+	if (cr_param_mask & DAT_CR_FIELD_REMOTE_PORT_QUAL)
+		p->remote_port_qual = cr->remote_qual;
+	if (cr_param_mask & DAT_CR_FIELD_PRIVATE_DATA_SIZE)
+		p->private_data_size = cr->pdata_len;
+	/* Points into the CR: valid until it is accepted or rejected. */
+	if (cr_param_mask & DAT_CR_FIELD_PRIVATE_DATA)
+		p->private_data = cr->pdata_len ? cr->pdata : NULL;
+	if (cr_param_mask & DAT_CR_FIELD_LOCAL_EP_HANDLE)
+		p->local_ep_handle = cr->ep;
+	return DAT_SUCCESS;
+}
+
+/* The EP that accepts cr, or NULL with *rc set. */
+static struct dapl_ep *accept_ep(struct dapl_cr *cr, DAT_EP_HANDLE ep_handle,
+				 DAT_RETURN *rc)
+{
+	struct dapl_ep *ep = ep_handle;
+
+	if (cr->ep) {
+		/* An RSP's CR names its EP: DAT_HANDLE_NULL (or that EP). */
+		if (ep && ep != cr->ep) {
+			*rc = dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)
+				  ? bad_arg(DAT_INVALID_ARG2)
+				  : DAPL_ERR(DAT_INVALID_HANDLE,
+					     DAT_INVALID_HANDLE_EP);
+			return NULL;
+		}
+		return cr->ep;
+	}
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP) || ep->obj.ia != cr->obj.ia) {
+		*rc = DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+		return NULL;
+	}
+	return ep;
+}
+
+DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
+			  DAT_COUNT private_data_size,
+			  const DAT_PVOID private_data)
+{
+	struct dapl_cr *cr = cr_handle;
+	const struct dapl_ops *ops;
+	DAT_EP_STATE want;
+	struct dapl_ep *ep;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(cr, DAT_HANDLE_TYPE_CR))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	ops = cr->obj.ia->ops;
+	ep = accept_ep(cr, ep_handle, &rc);
+	if (!ep)
+		return rc;
+	if (private_data_size < 0 || private_data_size > ops->max_private_data)
+		return bad_arg(DAT_INVALID_ARG3);
+	if (private_data_size && !private_data)
+		return bad_arg(DAT_INVALID_ARG4);
+
+	want = cr->ep ? DAT_EP_STATE_PASSIVE_CONNECTION_PENDING
+		      : DAT_EP_STATE_UNCONNECTED;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != want) {
+		rc = dapl_ep_state_error(ep->state);
+		pthread_mutex_unlock(&ep->lock);
+		return rc;
+	}
+	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
+	ep->cm_done = 0;
+	ep->pdata_len = 0;
+	ep->remote_addr = cr->remote_addr;
+	ep->remote_qual = cr->remote_qual;
+	if (sp_alive(cr->sp))
+		ep->local_qual = cr->sp->qual;
+	pthread_mutex_unlock(&ep->lock);
+
+	rc = ops->accept(cr, ep, private_data, private_data_size);
+
+	pthread_mutex_lock(&ep->lock);
+	if (rc) {
+		/* No effect on the EP or the CR (dat_cr_accept(3DAT)). */
+		if (ep->state == DAT_EP_STATE_COMPLETION_PENDING &&
+		    !ep->cm_done)
+			ep->state = want;
+	} else if (ep->cr == cr) {
+		ep->cr = NULL;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (!rc)
+		cr_free(cr); /* the provider's part now belongs to the EP */
+	return rc;
+}
+
+DAT_RETURN dapl_cr_reject(DAT_CR_HANDLE cr_handle)
+{
+	struct dapl_cr *cr = cr_handle;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(cr, DAT_HANDLE_TYPE_CR))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	/* The peer sees DAT_CONNECTION_EVENT_PEER_REJECTED. */
+	rc = cr->obj.ia->ops->reject(cr);
+	if (rc)
+		return rc;
+	cr_release_ep(cr);
+	cr_free(cr);
+	return DAT_SUCCESS;
+}
+
+void dapl_cr_teardown(struct dapl_cr *cr)
+{
+	cr->obj.ia->ops->cr_destroy(cr);
+	cr_release_ep(cr);
+	cr_free(cr);
+}
+
+/* The listening service point of this IA with qualifier qual, or NULL. */
+static struct dapl_sp *sp_find(struct dapl_ia *ia, DAT_CONN_QUAL qual)
+{
+	static const DAT_HANDLE_TYPE types[] = {DAT_HANDLE_TYPE_PSP,
+						DAT_HANDLE_TYPE_RSP};
+	struct dapl_list *pos, *tmp;
+	struct dapl_sp *found = NULL;
+	unsigned i;
+
+	pthread_mutex_lock(&ia->lock);
+	for (i = 0; i < 2 && !found; i++) {
+		dapl_list_for_each_safe(pos, tmp, &ia->objects[types[i]])
+		{
+			struct dapl_sp *sp =
+			    (struct dapl_sp *)dapl_container_of(
+				pos, struct dapl_obj, ia_link);
+
+			if (sp->qual == qual &&
+			    __atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) ==
+				SP_LISTENING) {
+				found = sp;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return found;
+}
+
+/*
+ * Hands the request to another service point of this IA: a new CR there
+ * (the old handle is destroyed, as the spec says) with the same provider
+ * part, announced by a new CONNECTION_REQUEST event on that SP's EVD.
+ */
+DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
+{
+	struct dapl_cr *cr = cr_handle, *n;
+	struct dapl_sp *sp;
+
+	if (!dapl_obj_ok(cr, DAT_HANDLE_TYPE_CR))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
+	sp = sp_find(cr->obj.ia, handoff);
+	if (!sp)
+		return bad_arg(DAT_INVALID_ARG2);
+	n = cr_alloc(cr->obj.ia);
+	if (!n)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	n->sp = sp;
+	n->prov = cr->prov;
+	n->remote_addr = cr->remote_addr;
+	n->remote_qual = cr->remote_qual;
+	memcpy(n->pdata, cr->pdata, sizeof(n->pdata));
+	n->pdata_len = cr->pdata_len;
+	if (cr_bind(sp, n)) {
+		/* An RSP that is not RESERVED any more: no taker. */
+		dapl_obj_free(n);
+		return bad_arg(DAT_INVALID_ARG2);
+	}
+	cr_release_ep(cr);
+	cr_free(cr);
+	__atomic_add_fetch(&sp->cr_count, 1, __ATOMIC_RELAXED);
+	post_cr_event(sp, n);
+	return DAT_SUCCESS;
+}
+
+/* ---- active side ---- */
+
+static socklen_t addr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
+/* The checks shared by connect and dup_connect; args are the subtypes
+ * of timeout, private_data_size, private_data and qos. */
+static DAT_RETURN connect_args(struct dapl_ep *ep, DAT_TIMEOUT timeout,
+			       DAT_COUNT plen, const void *pdata, DAT_QOS qos,
+			       const DAT_RETURN_SUBTYPE arg[4])
+{
+	if (!timeout) /* "Values must be positive" */
+		return bad_arg(arg[0]);
+	if (plen < 0 || plen > ep->obj.ia->ops->max_private_data)
+		return bad_arg(arg[1]);
+	if (plen && !pdata)
+		return bad_arg(arg[2]);
+	if (qos & ~QOS_ALL)
+		return bad_arg(arg[3]);
+	if (qos & ~DAPL_QOS_SUPPORTED)
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return DAT_SUCCESS;
+}
+
+/* UNCONNECTED -> ACTIVE_CONNECTION_PENDING, then the provider's connect. */
+static DAT_RETURN ep_start_connect(struct dapl_ep *ep,
+				   const struct sockaddr *remote,
+				   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+				   const void *pdata, DAT_COUNT plen)
+{
+	struct sockaddr_storage addr;
+	DAT_RETURN rc;
+
+	/* A copy: dup_connect's source may change under us. */
+	memset(&addr, 0, sizeof(addr));
+	memcpy(&addr, remote, addr_len(remote));
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
+		rc = dapl_ep_state_error(ep->state);
+		pthread_mutex_unlock(&ep->lock);
+		return rc;
+	}
+	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
+	ep->cm_done = 0;
+	ep->pdata_len = 0;
+	ep->remote_addr = addr;
+	ep->remote_qual = qual;
+	pthread_mutex_unlock(&ep->lock);
+
+	rc = ep->obj.ia->ops->connect(ep, (struct sockaddr *)&addr, qual,
+				      timeout, pdata, plen);
+	if (rc) {
+		/* A provider that fails connect reports no event for it. */
+		pthread_mutex_lock(&ep->lock);
+		if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
+			ep->state = DAT_EP_STATE_UNCONNECTED;
+		memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
+		ep->remote_qual = 0;
+		pthread_mutex_unlock(&ep->lock);
+	}
+	return rc;
+}
+
+DAT_RETURN
+dapl_ep_connect(DAT_EP_HANDLE ep_handle, DAT_IA_ADDRESS_PTR remote_ia_address,
+		DAT_CONN_QUAL remote_conn_qual, DAT_TIMEOUT timeout,
+		DAT_COUNT private_data_size, const DAT_PVOID private_data,
+		DAT_QOS quality_of_service, DAT_CONNECT_FLAGS connect_flags)
+{
+	static const DAT_RETURN_SUBTYPE arg[4] = {
+	    DAT_INVALID_ARG4, DAT_INVALID_ARG5, DAT_INVALID_ARG6,
+	    DAT_INVALID_ARG7};
+	struct dapl_ep *ep = ep_handle;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!remote_ia_address)
+		return bad_arg(DAT_INVALID_ARG2);
+	if (!addr_len(remote_ia_address))
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+	rc = connect_args(ep, timeout, private_data_size, private_data,
+			  quality_of_service, arg);
+	if (rc)
+		return rc;
+	if (connect_flags & ~DAT_CONNECT_MULTIPATH_FLAG)
+		return bad_arg(DAT_INVALID_ARG8);
+	if (connect_flags & DAT_CONNECT_MULTIPATH_FLAG) /* not supported */
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	return ep_start_connect(ep, remote_ia_address, remote_conn_qual,
+				timeout, private_data, private_data_size);
+}
+
+DAT_RETURN dapl_ep_dup_connect(DAT_EP_HANDLE ep_handle,
+			       DAT_EP_HANDLE ep_dup_handle, DAT_TIMEOUT timeout,
+			       DAT_COUNT private_data_size,
+			       const DAT_PVOID private_data,
+			       DAT_QOS quality_of_service)
+{
+	static const DAT_RETURN_SUBTYPE arg[4] = {
+	    DAT_INVALID_ARG3, DAT_INVALID_ARG4, DAT_INVALID_ARG5,
+	    DAT_INVALID_ARG6};
+	struct dapl_ep *ep = ep_handle, *dup = ep_dup_handle;
+	struct sockaddr_storage addr;
+	DAT_CONN_QUAL qual;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (!dapl_obj_ok(dup, DAT_HANDLE_TYPE_EP) || dup->obj.ia != ep->obj.ia)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	rc = connect_args(ep, timeout, private_data_size, private_data,
+			  quality_of_service, arg);
+	if (rc)
+		return rc;
+	/* The remote end of a connected EP: its peer's address and the
+	 * qualifier it connected to. */
+	pthread_mutex_lock(&dup->lock);
+	if (dup->state != DAT_EP_STATE_CONNECTED) {
+		rc = dapl_ep_state_error(dup->state);
+		pthread_mutex_unlock(&dup->lock);
+		return rc;
+	}
+	addr = dup->remote_addr;
+	qual = dup->remote_qual;
+	pthread_mutex_unlock(&dup->lock);
+	return ep_start_connect(ep, (struct sockaddr *)&addr, qual, timeout,
+				private_data, private_data_size);
+}
+
+/* ---- disconnect ---- */
+
+DAT_RETURN dapl_ep_disconnect(DAT_EP_HANDLE ep_handle,
+			      DAT_CLOSE_FLAGS close_flags)
+{
+	struct dapl_ep *ep = ep_handle;
+	DAT_EP_STATE s;
+	int abrupt;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (close_flags != DAT_CLOSE_ABRUPT_FLAG &&
+	    close_flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return bad_arg(DAT_INVALID_ARG2);
+
+	pthread_mutex_lock(&ep->lock);
+	s = ep->state;
+	switch (s) {
+	case DAT_EP_STATE_DISCONNECTED:
+		pthread_mutex_unlock(&ep->lock);
+		return DAT_SUCCESS; /* a no-op */
+	case DAT_EP_STATE_CONNECTED:
+		abrupt = close_flags == DAT_CLOSE_ABRUPT_FLAG;
+		break;
+	case DAT_EP_STATE_DISCONNECT_PENDING:
+		if (close_flags == DAT_CLOSE_GRACEFUL_FLAG) {
+			pthread_mutex_unlock(&ep->lock);
+			return DAT_SUCCESS; /* "has no effect" */
+		}
+		abrupt = 1;
+		break;
+	case DAT_EP_STATE_ACTIVE_CONNECTION_PENDING:
+	case DAT_EP_STATE_COMPLETION_PENDING:
+		abrupt = 1; /* either flag aborts the establishment */
+		break;
+	default:
+		rc = dapl_ep_state_error(s);
+		pthread_mutex_unlock(&ep->lock);
+		return rc;
+	}
+	if (abrupt) {
+		/* Done now: the event goes out here and whatever the CM
+		 * reports later about this connection is dropped.  The
+		 * provider flushes the outstanding DTOs. */
+		ep->state = DAT_EP_STATE_DISCONNECTED;
+		ep->cm_done = 1;
+		ep->pdata_len = 0;
+		post_conn_event(ep, DAT_CONNECTION_EVENT_DISCONNECTED);
+	} else {
+		ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
+	}
+	pthread_mutex_unlock(&ep->lock);
+
+	rc = ep->obj.ia->ops->disconnect(ep, abrupt);
+	if (rc && !abrupt) {
+		pthread_mutex_lock(&ep->lock);
+		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING)
+			ep->state = DAT_EP_STATE_CONNECTED;
+		pthread_mutex_unlock(&ep->lock);
+		return rc;
+	}
+	/* An abrupt disconnect has happened for the consumer whatever the
+	 * transport said. */
+	return DAT_SUCCESS;
+}

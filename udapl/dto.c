@@ -1,0 +1,302 @@
+/*
+ * Data transfer posts: the hot path.
+ *
+ * A post checks the EP (magic, state), the segment count and the
+ * completion flags, turns the LMR triplets into a struct dapl_sge array
+ * on the stack (lmr.c checks each one against its LMR), takes a cookie
+ * from the EP's ring and hands one work request to the provider.  No
+ * allocation, no system call of our own, one uncontended mutex (ep->lock,
+ * which orders the ring's head and the state against CM upcalls).
+ */
+#include "udapl.h"
+#include "slots.h"
+
+/* The flags a request post may carry; UNSIGNALLED only if the EP's
+ * request_completion_flags allow it. */
+#define REQUEST_POST_FLAGS                                                     \
+	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |   \
+	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG | \
+	 DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+/* Receives take neither SUPPRESS nor BARRIER_FENCE; SOLICITED_WAIT and
+ * EVD_THRESHOLD are accepted and have no effect on a receive. */
+#define RECV_POST_FLAGS                                                        \
+	(DAT_COMPLETION_SOLICITED_WAIT_FLAG |                                  \
+	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+
+/* States that take a request: CONNECTED, and DISCONNECTED where the post
+ * is flushed at once (the queue pair is in the error state). */
+static inline int request_state_ok(DAT_EP_STATE s)
+{
+	return s == DAT_EP_STATE_CONNECTED || s == DAT_EP_STATE_DISCONNECTED;
+}
+
+/* Receives may be posted in every state that has a queue pair. */
+static inline int recv_state_ok(DAT_EP_STATE s)
+{
+	return !((1u << s) & ((1u << DAT_EP_STATE_UNCONFIGURED_UNCONNECTED) |
+			      (1u << DAT_EP_STATE_UNCONFIGURED_RESERVED) |
+			      (1u << DAT_EP_STATE_UNCONFIGURED_PASSIVE) |
+			      (1u << DAT_EP_STATE_UNCONFIGURED_TENTATIVE)));
+}
+
+static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
+{
+	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
+}
+
+/* Checks completion flags; arg is the subtype of their argument. */
+static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
+				     DAT_COMPLETION_FLAGS allowed,
+				     DAT_COMPLETION_FLAGS ep_flags,
+				     DAT_RETURN_SUBTYPE arg)
+{
+	if (dapl_unlikely(flags & ~allowed))
+		return bad_arg(arg);
+	if (dapl_unlikely((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
+			  !(ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG)))
+		return bad_arg(arg);
+	return DAT_SUCCESS;
+}
+
+/*
+ * Whether the work request asks the transport for a completion.  The
+ * consumer's unsignalled posts still get one every half ring, or the
+ * ring (and the send queue) would never see its slots retired; the
+ * cookie says the consumer does not want it, so the poller drops it.
+ */
+static inline int wire_signaled(const struct dapl_cookie_ring *r,
+				const struct dapl_cookie *c)
+{
+	uint32_t half = r->size >> 1;
+
+	return c->signaled || !half || (c->seq & (half - 1)) == half - 1;
+}
+
+/* A request as it goes from the checks to the ring and the provider. */
+struct dto_req {
+	enum dapl_op op;
+	DAT_DTO_COOKIE user_cookie;
+	DAT_COMPLETION_FLAGS flags;
+	struct dapl_sge *sge;
+	int num_sge;
+	uint64_t total;
+	uint64_t remote_addr;
+	uint32_t rkey;
+};
+
+/* Takes a cookie and posts under ep->lock, after the state check. */
+static inline DAT_RETURN dto_submit(struct dapl_ep *ep, const struct dto_req *q)
+{
+	const struct dapl_ops *ops = ep->obj.ia->ops;
+	int recv = q->op == DAPL_OP_RECV;
+	struct dapl_cookie_ring *r = recv ? &ep->recv_ring : &ep->send_ring;
+	struct dapl_post p;
+	struct dapl_cookie *c;
+	DAT_RETURN rc;
+
+	pthread_mutex_lock(&ep->lock);
+	if (dapl_unlikely(recv ? !recv_state_ok(ep->state)
+			       : !request_state_ok(ep->state))) {
+		rc = dapl_ep_state_error(ep->state);
+		goto out;
+	}
+	c = dapl_cookie_get(r);
+	if (dapl_unlikely(!c)) {
+		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+	c->ep = ep;
+	c->user_cookie = q->user_cookie;
+	c->rmr = NULL;
+	c->length = q->total;
+	c->op = (uint8_t)q->op;
+	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
+	 * "non-notification completion": the event is still queued, it
+	 * only need not wake anybody, which verbs cannot tell apart. */
+	c->signaled = !(q->flags & DAT_COMPLETION_SUPPRESS_FLAG);
+
+	p.op = q->op;
+	p.cookie = c;
+	p.sge = q->sge;
+	p.num_sge = q->num_sge;
+	p.flags = wire_signaled(r, c) ? DAPL_POST_SIGNALED : 0;
+	if (q->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+		p.flags |= DAPL_POST_FENCE;
+	if ((q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
+	    q->op == DAPL_OP_SEND)
+		p.flags |= DAPL_POST_SOLICITED;
+	if ((q->op == DAPL_OP_SEND || q->op == DAPL_OP_RDMA_WRITE) &&
+	    q->total <= ep->max_inline)
+		p.flags |= DAPL_POST_INLINE;
+	p.remote_addr = q->remote_addr;
+	p.rkey = q->rkey;
+	p.compare_add = p.swap = 0;
+
+	rc = recv ? ops->post_recv(ep, &p) : ops->post_send(ep, &p);
+	if (dapl_unlikely(rc))
+		dapl_cookie_unget(r);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	return rc;
+}
+
+/* The local side of a post: segment count and triplets into sge[]. */
+static inline DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
+				   const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+				   struct dto_req *q)
+{
+	if (dapl_unlikely(num < 0 || num > max || num > DAPL_MAX_SGE))
+		return bad_arg(DAT_INVALID_ARG2);
+	if (dapl_unlikely(num && !iov))
+		return bad_arg(DAT_INVALID_ARG3);
+	q->num_sge = num;
+	q->total = 0;
+	if (!num)
+		return DAT_SUCCESS;
+	return dapl_lmr_triplets_to_sge(ep, num, iov, q->sge, &q->total);
+}
+
+static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
+					DAT_COUNT num_segments,
+					const DAT_LMR_TRIPLET *local_iov,
+					DAT_DTO_COOKIE user_cookie,
+					DAT_COMPLETION_FLAGS flags, int recv)
+{
+	struct dapl_ep *ep = ep_handle;
+	struct dapl_sge sge[DAPL_MAX_SGE];
+	struct dto_req q;
+	DAT_RETURN rc;
+
+	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (recv)
+		rc = flags_check(flags, RECV_POST_FLAGS,
+				 ep->attr.recv_completion_flags,
+				 DAT_INVALID_ARG5);
+	else
+		rc = flags_check(flags, REQUEST_POST_FLAGS,
+				 ep->attr.request_completion_flags,
+				 DAT_INVALID_ARG5);
+	if (dapl_unlikely(rc))
+		return rc;
+	q.sge = sge;
+	rc = dto_local(ep, num_segments, local_iov,
+		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
+		       &q);
+	if (dapl_unlikely(rc))
+		return rc;
+	q.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	q.user_cookie = user_cookie;
+	q.flags = flags;
+	q.remote_addr = 0;
+	q.rkey = 0;
+	return dto_submit(ep, &q);
+}
+
+DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			     DAT_LMR_TRIPLET *local_iov,
+			     DAT_DTO_COOKIE user_cookie,
+			     DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_two_sided(ep_handle, num_segments, local_iov, user_cookie,
+			      completion_flags, 0);
+}
+
+DAT_RETURN dapl_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
+			     DAT_LMR_TRIPLET *local_iov,
+			     DAT_DTO_COOKIE user_cookie,
+			     DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_two_sided(ep_handle, num_segments, local_iov, user_cookie,
+			      completion_flags, 1);
+}
+
+/*
+ * An RDMA read fills the local segments in order with the remote buffer:
+ * a local buffer smaller than the remote one is DAT_LENGTH_ERROR, a larger
+ * one is cut to the remote length (the transport reads what the SGEs
+ * say).  A write may not carry more than the remote buffer holds.
+ */
+static inline DAT_RETURN rdma_fit(struct dto_req *q, uint64_t remote_len,
+				  int read)
+{
+	uint64_t left = remote_len;
+	int i;
+
+	if (!read)
+		return q->total <= remote_len
+			   ? DAT_SUCCESS
+			   : DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	if (q->total == remote_len)
+		return DAT_SUCCESS;
+	if (q->total < remote_len)
+		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	for (i = 0; i < q->num_sge && left; i++) {
+		if (q->sge[i].length > left)
+			q->sge[i].length = (uint32_t)left;
+		left -= q->sge[i].length;
+	}
+	q->num_sge = i;
+	q->total = remote_len;
+	return DAT_SUCCESS;
+}
+
+static inline DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
+				   DAT_COUNT num_segments,
+				   const DAT_LMR_TRIPLET *local_iov,
+				   DAT_DTO_COOKIE user_cookie,
+				   const DAT_RMR_TRIPLET *remote_iov,
+				   DAT_COMPLETION_FLAGS flags, int read)
+{
+	struct dapl_ep *ep = ep_handle;
+	struct dapl_sge sge[DAPL_MAX_SGE];
+	struct dto_req q;
+	DAT_RETURN rc;
+
+	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+	if (dapl_unlikely(rc))
+		return rc;
+	if (dapl_unlikely(!remote_iov))
+		return bad_arg(DAT_INVALID_ARG5);
+	q.sge = sge;
+	rc = dto_local(ep, num_segments, local_iov,
+		       read ? ep->attr.max_rdma_read_iov
+			    : ep->attr.max_rdma_write_iov,
+		       &q);
+	if (dapl_unlikely(rc))
+		return rc;
+	rc = rdma_fit(&q, remote_iov->segment_length, read);
+	if (dapl_unlikely(rc))
+		return rc;
+	q.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
+	q.user_cookie = user_cookie;
+	q.flags = flags;
+	q.remote_addr = remote_iov->target_address;
+	q.rkey = remote_iov->rmr_context;
+	return dto_submit(ep, &q);
+}
+
+DAT_RETURN dapl_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
+				  DAT_COUNT num_segments,
+				  DAT_LMR_TRIPLET *local_iov,
+				  DAT_DTO_COOKIE user_cookie,
+				  const DAT_RMR_TRIPLET *remote_iov,
+				  DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_rdma(ep_handle, num_segments, local_iov, user_cookie,
+			 remote_iov, completion_flags, 1);
+}
+
+DAT_RETURN dapl_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
+				   DAT_COUNT num_segments,
+				   DAT_LMR_TRIPLET *local_iov,
+				   DAT_DTO_COOKIE user_cookie,
+				   const DAT_RMR_TRIPLET *remote_iov,
+				   DAT_COMPLETION_FLAGS completion_flags)
+{
+	return post_rdma(ep_handle, num_segments, local_iov, user_cookie,
+			 remote_iov, completion_flags, 0);
+}

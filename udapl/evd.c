@@ -1,0 +1,806 @@
+/*
+ * Event dispatchers.
+ *
+ * Every EVD has a software ring of qlen DAT_EVENTs.  A DTO or RMR_BIND
+ * EVD also has a completion queue of its own (ops->cq_create), whose
+ * completions stay in the CQ until somebody dequeues or waits: dequeue
+ * takes the ring first, then polls one completion straight into the
+ * caller's event; wait moves completions into the ring (only as many as
+ * fit, so none is lost or counted twice) until the threshold is met.
+ * Software-made events (connection, CR, async, software) are pushed into
+ * the ring by dapl_evd_post from any thread.
+ *
+ * Blocking (dat_evd_wait) is poll(2) on the CQ's fd and the EVD's eventfd
+ * (wake_fd), which software posts, set_unwaitable and teardown write.
+ * Lock order: ia->lock, then the EVD's lock, then a CNO's lock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slots.h"
+
+#define EVD_STREAMS                                                            \
+	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG |          \
+	 DAT_EVD_CONNECTION_FLAG | DAT_EVD_RMR_BIND_FLAG | DAT_EVD_ASYNC_FLAG)
+#define EVD_CQ_STREAMS (DAT_EVD_DTO_FLAG | DAT_EVD_RMR_BIND_FLAG)
+
+/*
+ * Any streams may share an EVD: the ring takes the software-made ones and
+ * the CQ the completions, whatever the combination (so DAT_EVD_DEFAULT_FLAG
+ * works too).  Order: software, CR, DTO, connection, RMR bind, async.
+ */
+const DAT_BOOLEAN dapl_evd_merging[6][6] = {
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+    {DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE, DAT_TRUE},
+};
+
+static const DAT_EVD_FLAGS stream_bit[6] = {
+    DAT_EVD_SOFTWARE_FLAG,   DAT_EVD_CR_FLAG,	    DAT_EVD_DTO_FLAG,
+    DAT_EVD_CONNECTION_FLAG, DAT_EVD_RMR_BIND_FLAG, DAT_EVD_ASYNC_FLAG,
+};
+
+static int flags_ok(DAT_EVD_FLAGS flags)
+{
+	int i, j;
+
+	if (!flags || (flags & ~EVD_STREAMS))
+		return 0;
+	for (i = 0; i < 6; i++)
+		for (j = 0; j < 6; j++)
+			if ((flags & stream_bit[i]) &&
+			    (flags & stream_bit[j]) && !dapl_evd_merging[i][j])
+				return 0;
+	return 1;
+}
+
+#define BAD_EVD DAPL_ERR(DAT_INVALID_HANDLE, DAT_NO_SUBTYPE)
+
+/* ---- the ring ---- */
+
+static int ring_full(const struct dapl_event_ring *r)
+{
+	return r->count >= r->size;
+}
+
+static void ring_push(struct dapl_event_ring *r, const DAT_EVENT *ev)
+{
+	r->ev[(r->head + r->count) % r->size] = *ev;
+	r->count++;
+}
+
+static void ring_pop(struct dapl_event_ring *r, DAT_EVENT *ev)
+{
+	*ev = r->ev[r->head];
+	r->head = (r->head + 1) % r->size;
+	r->count--;
+}
+
+/* Moves the events into a new array of size entries (>= count). */
+static int ring_resize(struct dapl_event_ring *r, DAT_COUNT size)
+{
+	DAT_EVENT *ev = calloc((size_t)size, sizeof(*ev));
+	DAT_COUNT i, n = r->count;
+
+	if (!ev)
+		return -1;
+	for (i = 0; i < n; i++)
+		ring_pop(r, &ev[i]);
+	free(r->ev);
+	r->ev = ev;
+	r->size = size;
+	r->head = 0;
+	r->count = n;
+	return 0;
+}
+
+static void wake(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		dapl_dbg(DAPL_DBG_ERR, "eventfd write: %d", errno);
+}
+
+static void drain(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		dapl_dbg(DAPL_DBG_ERR, "eventfd read: %d", errno);
+}
+
+/* ---- completions ---- */
+
+void dapl_cqe_to_event(const struct dapl_cqe *cqe, DAT_EVENT *event)
+{
+	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
+	struct dapl_ep *ep = c->ep;
+	DAT_CONTEXT user_cookie = c->user_cookie;
+	uint64_t length = c->length;
+	void *rmr = c->rmr;
+	uint8_t op = c->op;
+
+	/* The fields are copied first: once put, a poster may reuse it. */
+	dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring : &ep->send_ring,
+			c);
+	if (op == DAPL_OP_BIND_MW) {
+		DAT_RMR_BIND_COMPLETION_EVENT_DATA *d =
+		    &event->event_data.rmr_completion_event_data;
+
+		event->event_number = DAT_RMR_BIND_COMPLETION_EVENT;
+		d->rmr_handle = rmr;
+		d->user_cookie = user_cookie;
+		d->status = cqe->status;
+	} else {
+		DAT_DTO_COMPLETION_EVENT_DATA *d =
+		    &event->event_data.dto_completion_event_data;
+
+		event->event_number = DAT_DTO_COMPLETION_EVENT;
+		d->ep_handle = ep;
+		d->user_cookie = user_cookie;
+		d->status = cqe->status;
+		if (cqe->status != DAT_DTO_SUCCESS)
+			d->transfered_length = 0;
+		else if (op == DAPL_OP_RECV)
+			d->transfered_length = cqe->byte_len;
+		else
+			d->transfered_length = length;
+	}
+}
+
+/*
+ * The event of a completion, unless the consumer suppressed it: a
+ * successful receive posted with DAT_COMPLETION_SUPPRESS_FLAG still
+ * makes a verbs completion, which only retires its cookie.
+ */
+static int cqe_deliver(struct dapl_evd *evd, const struct dapl_cqe *cqe,
+		       DAT_EVENT *ev)
+{
+	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
+
+	/* The EP was freed or reset with this post outstanding: its ring is
+	 * retired and nobody is left to tell. */
+	if (!c->ep)
+		return 0;
+	if (!c->signaled && cqe->status == DAT_DTO_SUCCESS) {
+		dapl_cookie_put(c->op == DAPL_OP_RECV ? &c->ep->recv_ring
+						      : &c->ep->send_ring,
+				c);
+		return 0;
+	}
+	dapl_cqe_to_event(cqe, ev);
+	ev->evd_handle = evd;
+	return 1;
+}
+
+static int evd_has_cq(const struct dapl_evd *evd)
+{
+	return evd->cq_fd >= 0;
+}
+
+/* Moves completions into the free part of the ring; under evd->lock. */
+static void evd_fill(struct dapl_evd *evd)
+{
+	struct dapl_cqe cqe[16];
+	int n, i, room;
+	DAT_EVENT ev;
+
+	if (!evd_has_cq(evd))
+		return;
+	while ((room = evd->ring.size - evd->ring.count) > 0) {
+		if (room > 16)
+			room = 16;
+		n = evd->obj.ia->ops->cq_poll(evd, cqe, room);
+		for (i = 0; i < n; i++)
+			if (cqe_deliver(evd, &cqe[i], &ev))
+				ring_push(&evd->ring, &ev);
+		if (n < room)
+			break;
+	}
+}
+
+int dapl_evd_ready(struct dapl_evd *evd)
+{
+	if (evd->ring.count)
+		return 1;
+	if (!evd_has_cq(evd))
+		return 0;
+	/* Arm, then look: a completion in between still fires the fd. */
+	evd->obj.ia->ops->cq_arm(evd, 0);
+	evd_fill(evd);
+	return evd->ring.count > 0;
+}
+
+/* ---- create, query, free ---- */
+
+static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
+{
+	struct dapl_ia *ia = evd->obj.ia;
+	DAT_RETURN rc;
+
+	evd->cq_fd = -1;
+	evd->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (evd->wake_fd < 0)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	if (evd->flags & EVD_CQ_STREAMS) {
+		int fd = -1;
+
+		rc = ia->ops->cq_create(evd, &qlen, &fd);
+		if (rc != DAT_SUCCESS)
+			goto out_fd;
+		evd->cq_fd = fd;
+	}
+	evd->qlen = qlen;
+	evd->ring.size = qlen;
+	evd->ring.ev = calloc((size_t)qlen, sizeof(DAT_EVENT));
+	if (!evd->ring.ev) {
+		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out_cq;
+	}
+	pthread_mutex_init(&evd->lock, NULL);
+	pthread_cond_init(&evd->cond, NULL);
+	return DAT_SUCCESS;
+
+out_cq:
+	if (evd_has_cq(evd))
+		ia->ops->cq_destroy(evd);
+out_fd:
+	close(evd->wake_fd);
+	return rc;
+}
+
+DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
+			  struct dapl_cno *cno, DAT_EVD_FLAGS flags,
+			  struct dapl_evd **out)
+{
+	struct dapl_evd *evd;
+	DAT_RETURN rc;
+
+	evd = dapl_obj_alloc(ia, DAT_HANDLE_TYPE_EVD, sizeof(*evd));
+	if (!evd)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	evd->flags = flags;
+	evd->state = DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE;
+	evd->cno = cno; /* the provider may pick a channel by it */
+	dapl_list_init(&evd->cno_link);
+	rc = evd_init(evd, qlen);
+	if (rc != DAT_SUCCESS) {
+		dapl_obj_free(evd);
+		return rc;
+	}
+	if (cno) {
+		pthread_mutex_lock(&ia->lock);
+		dapl_list_add_tail(&cno->evds, &evd->cno_link);
+		cno->use_count++;
+		pthread_mutex_unlock(&ia->lock);
+	}
+	*out = evd;
+	return DAT_SUCCESS;
+}
+
+static int cno_ok(struct dapl_ia *ia, DAT_CNO_HANDLE h)
+{
+	const struct dapl_cno *cno = h;
+
+	return dapl_obj_ok(cno, DAT_HANDLE_TYPE_CNO) && cno->obj.ia == ia &&
+	       !cno->closing;
+}
+
+DAT_RETURN dapl_evd_create(DAT_IA_HANDLE ia_handle, DAT_COUNT evd_min_qlen,
+			   DAT_CNO_HANDLE cno_handle, DAT_EVD_FLAGS evd_flags,
+			   DAT_EVD_HANDLE *evd_handle)
+{
+	struct dapl_ia *ia = ia_handle;
+	struct dapl_evd *evd;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (evd_min_qlen < 1 || evd_min_qlen > ia->attr.max_evd_qlen)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (cno_handle && !cno_ok(ia, cno_handle))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	if (!flags_ok(evd_flags))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (!evd_handle)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	rc = dapl_evd_alloc(ia, evd_min_qlen, cno_handle, evd_flags, &evd);
+	if (rc == DAT_SUCCESS)
+		*evd_handle = evd;
+	return rc;
+}
+
+DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
+			  DAT_EVD_PARAM_MASK evd_param_mask,
+			  DAT_EVD_PARAM *evd_param)
+{
+	struct dapl_evd *evd = evd_handle;
+	DAT_EVD_PARAM *p = evd_param;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	if (!p)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	pthread_mutex_lock(&evd->lock);
+	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE)
+		p->ia_handle = evd->obj.ia;
+	if (evd_param_mask & DAT_EVD_FIELD_EVD_QLEN)
+		p->evd_qlen = evd->qlen;
+	if (evd_param_mask & DAT_EVD_FIELD_EVD_STATE)
+		p->evd_state = evd->state;
+	if (evd_param_mask & DAT_EVD_FIELD_CNO)
+		p->cno_handle = evd->cno;
+	if (evd_param_mask & DAT_EVD_FIELD_EVD_FLAGS)
+		p->evd_flags = evd->flags;
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+/* Under ia->lock and evd->lock. */
+static void evd_cno_detach(struct dapl_evd *evd)
+{
+	struct dapl_cno *cno = evd->cno;
+
+	if (!cno)
+		return;
+	dapl_list_del(&evd->cno_link);
+	cno->use_count--;
+	evd->cno = NULL;
+	/* A cno_wait polling this EVD's fd must rescan. */
+	wake(cno->wake_fd);
+}
+
+DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
+			       DAT_CNO_HANDLE cno_handle)
+{
+	struct dapl_evd *evd = evd_handle;
+	struct dapl_cno *cno = cno_handle;
+	struct dapl_ia *ia;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	ia = evd->obj.ia;
+	if (cno && !cno_ok(ia, cno))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&evd->lock);
+	if (evd->cno != cno) {
+		evd_cno_detach(evd);
+		if (cno) {
+			dapl_list_add_tail(&cno->evds, &evd->cno_link);
+			cno->use_count++;
+			evd->cno = cno;
+			/* It may already hold events. */
+			wake(cno->wake_fd);
+		}
+	}
+	pthread_mutex_unlock(&evd->lock);
+	pthread_mutex_unlock(&ia->lock);
+	return DAT_SUCCESS;
+}
+
+/* Sets the bits of one state pair (enabled/disabled, waitable/...). */
+static DAT_RETURN evd_state_set(DAT_EVD_HANDLE h, int clear, int set)
+{
+	struct dapl_evd *evd = h;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	pthread_mutex_lock(&evd->lock);
+	evd->state = (DAT_EVD_STATE)((evd->state & ~clear) | set);
+	/* A waiter must notice unwaitable or disabled at once. */
+	if (evd->waiters)
+		wake(evd->wake_fd);
+	pthread_mutex_unlock(&evd->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_evd_enable(DAT_EVD_HANDLE evd_handle)
+{
+	return evd_state_set(evd_handle, DAT_EVD_STATE_DISABLED,
+			     DAT_EVD_STATE_ENABLED);
+}
+
+DAT_RETURN dapl_evd_disable(DAT_EVD_HANDLE evd_handle)
+{
+	return evd_state_set(evd_handle, DAT_EVD_STATE_ENABLED,
+			     DAT_EVD_STATE_DISABLED);
+}
+
+DAT_RETURN dapl_evd_set_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+	return evd_state_set(evd_handle, DAT_EVD_STATE_WAITABLE,
+			     DAT_EVD_STATE_UNWAITABLE);
+}
+
+DAT_RETURN dapl_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
+{
+	return evd_state_set(evd_handle, DAT_EVD_STATE_UNWAITABLE,
+			     DAT_EVD_STATE_WAITABLE);
+}
+
+DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
+{
+	struct dapl_evd *evd = evd_handle;
+	DAT_COUNT qlen = evd_min_qlen;
+	DAT_RETURN rc = DAT_SUCCESS;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	if (qlen < 1 || qlen > evd->obj.ia->attr.max_evd_qlen)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	pthread_mutex_lock(&evd->lock);
+	if (qlen < evd->ring.count || (evd->waiters && qlen < evd->threshold)) {
+		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+		goto out;
+	}
+	if (evd_has_cq(evd)) {
+		rc = evd->obj.ia->ops->cq_resize(evd, &qlen);
+		if (rc != DAT_SUCCESS)
+			goto out;
+	}
+	if (ring_resize(&evd->ring, qlen)) {
+		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+		goto out;
+	}
+	evd->qlen = qlen;
+out:
+	pthread_mutex_unlock(&evd->lock);
+	return rc;
+}
+
+void dapl_evd_get(struct dapl_evd *evd)
+{
+	__atomic_add_fetch(&evd->use_count, 1, __ATOMIC_ACQ_REL);
+}
+
+void dapl_evd_put(struct dapl_evd *evd)
+{
+	__atomic_sub_fetch(&evd->use_count, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Marks the EVD closing and waits until its waiter has left. */
+static void evd_abort_waiters(struct dapl_evd *evd)
+{
+	pthread_mutex_lock(&evd->lock);
+	evd->closing = 1;
+	if (evd->waiters)
+		wake(evd->wake_fd);
+	while (evd->waiters)
+		pthread_cond_wait(&evd->cond, &evd->lock);
+	pthread_mutex_unlock(&evd->lock);
+}
+
+void dapl_evd_quiesce(struct dapl_evd *evd)
+{
+	evd_abort_waiters(evd);
+	if (evd_has_cq(evd)) {
+		evd->obj.ia->ops->cq_destroy(evd);
+		evd->cq_fd = -1;
+	}
+}
+
+void dapl_evd_teardown(struct dapl_evd *evd)
+{
+	struct dapl_ia *ia = evd->obj.ia;
+
+	dapl_evd_quiesce(evd);
+	pthread_mutex_lock(&ia->lock);
+	pthread_mutex_lock(&evd->lock);
+	evd_cno_detach(evd);
+	pthread_mutex_unlock(&evd->lock);
+	pthread_mutex_unlock(&ia->lock);
+	close(evd->wake_fd);
+	evd->wake_fd = -1;
+	free(evd->ring.ev);
+	evd->ring.ev = NULL;
+	pthread_cond_destroy(&evd->cond);
+	pthread_mutex_destroy(&evd->lock);
+	dapl_obj_free(evd);
+}
+
+DAT_RETURN dapl_evd_free(DAT_EVD_HANDLE evd_handle)
+{
+	struct dapl_evd *evd = evd_handle;
+	int busy;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	pthread_mutex_lock(&evd->lock);
+	busy = __atomic_load_n(&evd->use_count, __ATOMIC_ACQUIRE) > 0 ||
+	       evd->waiters > 0 || evd->closing;
+	pthread_mutex_unlock(&evd->lock);
+	if (busy)
+		return DAPL_ERR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_IN_USE);
+	dapl_evd_teardown(evd);
+	return DAT_SUCCESS;
+}
+
+/* ---- software events ---- */
+
+/*
+ * Queues ev, under evd->lock.  Wakes the waiter, or else notifies the CNO
+ * (its agent is returned, to be called once the lock is dropped).
+ * Returns -1 if the ring is full.
+ */
+static int evd_enqueue(struct dapl_evd *evd, const DAT_EVENT *ev,
+		       DAT_OS_WAIT_PROXY_AGENT *agent)
+{
+	if (ring_full(&evd->ring))
+		return -1;
+	ring_push(&evd->ring, ev);
+	if (evd->waiters)
+		wake(evd->wake_fd);
+	else if (evd->cno && (evd->state & DAT_EVD_STATE_ENABLED))
+		*agent = dapl_cno_notify(evd->cno);
+	return 0;
+}
+
+static void agent_call(const DAT_OS_WAIT_PROXY_AGENT *agent,
+		       struct dapl_evd *evd)
+{
+	if (agent->proxy_agent_func)
+		agent->proxy_agent_func(agent->instance_data, evd);
+}
+
+void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = {NULL, NULL};
+	int overflow = 0;
+	DAT_EVENT ev = *event;
+
+	ev.evd_handle = evd;
+	pthread_mutex_lock(&evd->lock);
+	if (evd->closing || evd->dead) {
+		pthread_mutex_unlock(&evd->lock);
+		return;
+	}
+	if (evd_enqueue(evd, &ev, &agent)) {
+		overflow = 1;
+		/* Nowhere to report the async EVD's own overflow. */
+		if (evd->flags & DAT_EVD_ASYNC_FLAG) {
+			evd->dead = 1;
+			overflow = 0;
+			if (evd->waiters)
+				wake(evd->wake_fd);
+		}
+	}
+	pthread_mutex_unlock(&evd->lock);
+	agent_call(&agent, evd);
+	if (overflow) {
+		dapl_dbg(DAPL_DBG_EVD, "evd %p overflow, event %#x dropped",
+			 (void *)evd, event->event_number);
+		dapl_evd_post_async(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+				    evd, DAT_EVD_OVERFLOW_ERROR);
+	}
+}
+
+void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
+			 DAT_HANDLE handle, DAT_COUNT reason)
+{
+	struct dapl_evd *evd =
+	    __atomic_load_n(&ia->async_evd, __ATOMIC_ACQUIRE);
+	DAT_EVENT ev;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = number;
+	ev.evd_handle = evd;
+	ev.event_data.asynch_error_event_data.dat_handle = handle;
+	ev.event_data.asynch_error_event_data.reason = reason;
+	dapl_evd_post(evd, &ev);
+}
+
+void dapl_async_evd_error(struct dapl_evd *evd)
+{
+	dapl_evd_post_async(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW, evd,
+			    DAT_EVD_OVERFLOW_ERROR);
+}
+
+void dapl_async_ia_error(struct dapl_ia *ia)
+{
+	dapl_evd_post_async(ia, DAT_ASYNC_ERROR_IA_CATASTROPHIC, ia,
+			    DAT_IA_CATASTROPHIC_ERROR);
+}
+
+DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
+{
+	DAT_OS_WAIT_PROXY_AGENT agent = {NULL, NULL};
+	struct dapl_evd *evd = evd_handle;
+	DAT_EVENT ev;
+	int full;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	if (!(evd->flags & DAT_EVD_SOFTWARE_FLAG))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!event || event->event_number != DAT_SOFTWARE_EVENT)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+
+	ev = *event;
+	ev.evd_handle = evd;
+	pthread_mutex_lock(&evd->lock);
+	/* A full queue refuses the event; no overflow is reported. */
+	full = evd->closing || evd_enqueue(evd, &ev, &agent);
+	pthread_mutex_unlock(&evd->lock);
+	if (full)
+		return DAPL_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	agent_call(&agent, evd);
+	return DAT_SUCCESS;
+}
+
+/* ---- dequeue, wait ---- */
+
+DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
+{
+	struct dapl_evd *evd = evd_handle;
+	DAT_RETURN rc = DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	struct dapl_cqe cqe;
+
+	if (dapl_unlikely(!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD)))
+		return BAD_EVD;
+	if (dapl_unlikely(!event))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	pthread_mutex_lock(&evd->lock);
+	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
+	if (dapl_unlikely(evd->waiters)) {
+		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	} else if (evd->ring.count) {
+		ring_pop(&evd->ring, event);
+		rc = DAT_SUCCESS;
+	} else if (evd_has_cq(evd)) {
+		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1) {
+			if (cqe_deliver(evd, &cqe, event)) {
+				rc = DAT_SUCCESS;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&evd->lock);
+	return rc;
+}
+
+void dapl_deadline_set(struct dapl_deadline *d, DAT_TIMEOUT timeout)
+{
+	d->infinite = timeout == DAT_TIMEOUT_INFINITE;
+	clock_gettime(CLOCK_MONOTONIC, &d->at);
+	d->at.tv_sec += timeout / 1000000;
+	d->at.tv_nsec += (long)(timeout % 1000000) * 1000;
+	if (d->at.tv_nsec >= 1000000000) {
+		d->at.tv_sec++;
+		d->at.tv_nsec -= 1000000000;
+	}
+}
+
+int dapl_deadline_ms(const struct dapl_deadline *d)
+{
+	struct timespec now;
+	long long ns;
+
+	if (d->infinite)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(d->at.tv_sec - now.tv_sec) * 1000000000LL +
+	     (d->at.tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return 0;
+	return (int)((ns + 999999) / 1000000);
+}
+
+/* Why a waiter must leave now, or DAT_SUCCESS. */
+static DAT_RETURN evd_wait_state(const struct dapl_evd *evd)
+{
+	if (evd->closing)
+		return DAPL_ERR(DAT_ABORT, DAT_NO_SUBTYPE);
+	if (evd->state & DAT_EVD_STATE_UNWAITABLE)
+		return DAPL_ERR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_UNWAITABLE);
+	if (evd->state & DAT_EVD_STATE_DISABLED)
+		return DAPL_ERR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_EVD_DISABLED);
+	if (evd->dead)
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC);
+	return DAT_SUCCESS;
+}
+
+/* Blocks on the CQ's fd and wake_fd, evd->lock dropped meanwhile. */
+static void evd_block(struct dapl_evd *evd, int ms)
+{
+	struct pollfd pfd[2] = {
+	    {.fd = evd->wake_fd, .events = POLLIN},
+	    {.fd = evd->cq_fd, .events = POLLIN},
+	};
+	int n;
+
+	pthread_mutex_unlock(&evd->lock);
+	n = poll(pfd, 2, ms);
+	pthread_mutex_lock(&evd->lock);
+	if (n <= 0)
+		return; /* timeout, or EINTR: the loop goes on */
+	if (pfd[0].revents & POLLIN)
+		drain(evd->wake_fd);
+	if ((pfd[1].revents & POLLIN) && evd_has_cq(evd))
+		evd->obj.ia->ops->cq_ack(evd);
+}
+
+static DAT_RETURN evd_wait_locked(struct dapl_evd *evd, DAT_TIMEOUT timeout,
+				  DAT_COUNT threshold, DAT_EVENT *event)
+{
+	const struct dapl_ops *ops = evd->obj.ia->ops;
+	struct dapl_deadline dl;
+	int armed = 0, ms;
+	DAT_RETURN rc;
+
+	dapl_deadline_set(&dl, timeout);
+	for (;;) {
+		rc = evd_wait_state(evd);
+		if (rc != DAT_SUCCESS)
+			return rc;
+		evd_fill(evd);
+		if (evd->ring.count >= threshold) {
+			ring_pop(&evd->ring, event);
+			return DAT_SUCCESS;
+		}
+		/* Arm, then poll again: a completion that came in between
+		 * would not fire the notification. */
+		if (evd_has_cq(evd) && !armed) {
+			if (ops->cq_arm(evd, 0) == DAT_SUCCESS)
+				armed = 1;
+			continue;
+		}
+		ms = dapl_deadline_ms(&dl);
+		if (!ms)
+			return DAPL_ERR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
+		evd_block(evd, ms);
+		armed = 0;
+	}
+}
+
+DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
+			 DAT_COUNT threshold, DAT_EVENT *event,
+			 DAT_COUNT *n_more_events)
+{
+	struct dapl_evd *evd = evd_handle;
+	DAT_RETURN rc;
+
+	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+		return BAD_EVD;
+	if (!event)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	pthread_mutex_lock(&evd->lock);
+	if (threshold < 1 || threshold > evd->qlen) {
+		pthread_mutex_unlock(&evd->lock);
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
+	rc = evd_wait_state(evd);
+	if (rc == DAT_SUCCESS && evd->waiters)
+		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	if (rc != DAT_SUCCESS) {
+		pthread_mutex_unlock(&evd->lock);
+		return rc;
+	}
+	evd->waiters = 1;
+	evd->threshold = threshold;
+	rc = evd_wait_locked(evd, timeout, threshold, event);
+	if (n_more_events)
+		*n_more_events = evd->ring.count;
+	evd->waiters = 0;
+	if (evd->closing)
+		pthread_cond_broadcast(&evd->cond);
+	pthread_mutex_unlock(&evd->lock);
+	return rc;
+}

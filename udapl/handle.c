@@ -1,0 +1,243 @@
+/*
+ * Handles: allocation with a per-type magic, per-type free lists, the
+ * consumer context calls and debug output.
+ *
+ * Freed objects are never given back to malloc while the provider is
+ * loaded: the magic is cleared, the provider word kept, and the memory
+ * parked on its type's free list.  A stale handle therefore still points
+ * at readable memory whose first word dispatches into this provider and
+ * whose magic no longer matches, so it gets DAT_INVALID_HANDLE.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slots.h"
+
+/* Kept in front of every object: the size it was allocated with, so a
+ * free-listed block is reused only for a request it can hold. */
+struct obj_hdr {
+	size_t size;
+	size_t pad; /* keeps the object 16-byte aligned */
+};
+
+static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dapl_list free_list[DAPL_OBJ_TYPES];
+static int free_list_ready;
+
+static struct obj_hdr *obj_hdr(void *obj)
+{
+	return (struct obj_hdr *)obj - 1;
+}
+
+static void free_lists_init(void)
+{
+	int t;
+
+	if (free_list_ready)
+		return;
+	for (t = 0; t < DAPL_OBJ_TYPES; t++)
+		dapl_list_init(&free_list[t]);
+	free_list_ready = 1;
+}
+
+/* A parked block of this type big enough for size, or NULL. */
+static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
+{
+	struct dapl_list *pos, *tmp;
+	struct dapl_obj *o = NULL;
+
+	pthread_mutex_lock(&free_lock);
+	free_lists_init();
+	dapl_list_for_each_safe(pos, tmp, &free_list[type])
+	{
+		struct dapl_obj *cand =
+		    dapl_container_of(pos, struct dapl_obj, free_link);
+
+		if (obj_hdr(cand)->size >= size) {
+			dapl_list_del(pos);
+			o = cand;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&free_lock);
+	return o;
+}
+
+static void ia_objects_init(struct dapl_ia *ia)
+{
+	int t;
+
+	pthread_mutex_init(&ia->lock, NULL);
+	for (t = 0; t < DAPL_OBJ_TYPES; t++)
+		dapl_list_init(&ia->objects[t]);
+}
+
+void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size)
+{
+	struct dapl_obj *o;
+	struct obj_hdr *h;
+
+	if ((unsigned)type >= DAPL_OBJ_TYPES || size < sizeof(*o))
+		return NULL;
+	o = free_list_take(type, size);
+	if (o) {
+		/* Everything but the provider word, which a racing stale
+		 * dispatch may still be reading. */
+		memset((char *)o + sizeof(o->provider), 0,
+		       obj_hdr(o)->size - sizeof(o->provider));
+	} else {
+		h = calloc(1, sizeof(*h) + size);
+		if (!h)
+			return NULL;
+		h->size = size;
+		o = (struct dapl_obj *)(h + 1);
+	}
+	o->type = type;
+	dapl_list_init(&o->ia_link);
+	dapl_list_init(&o->free_link);
+	if (type == DAT_HANDLE_TYPE_IA) {
+		struct dapl_ia *self = (struct dapl_ia *)o;
+
+		ia_objects_init(self);
+		o->ia = self;
+		dapl_list_add_tail(&self->objects[type], &o->ia_link);
+	} else {
+		o->ia = ia;
+		o->provider = ia->obj.provider;
+		pthread_mutex_lock(&ia->lock);
+		dapl_list_add_tail(&ia->objects[type], &o->ia_link);
+		pthread_mutex_unlock(&ia->lock);
+	}
+	__atomic_store_n(&o->magic, DAPL_MAGIC(type), __ATOMIC_RELEASE);
+	return o;
+}
+
+void dapl_obj_free(void *obj)
+{
+	struct dapl_obj *o = obj;
+	struct dapl_ia *ia = o->ia;
+
+	__atomic_store_n(&o->magic, 0, __ATOMIC_RELEASE);
+	if (o->type == DAT_HANDLE_TYPE_IA || !ia) {
+		dapl_list_del(&o->ia_link);
+	} else {
+		pthread_mutex_lock(&ia->lock);
+		dapl_list_del(&o->ia_link);
+		pthread_mutex_unlock(&ia->lock);
+	}
+	pthread_mutex_lock(&free_lock);
+	free_lists_init();
+	dapl_list_add_tail(&free_list[o->type], &o->free_link);
+	pthread_mutex_unlock(&free_lock);
+}
+
+void dapl_obj_release_all(void)
+{
+	struct dapl_list *pos, *tmp;
+	int t;
+
+	pthread_mutex_lock(&free_lock);
+	free_lists_init();
+	for (t = 0; t < DAPL_OBJ_TYPES; t++) {
+		dapl_list_for_each_safe(pos, tmp, &free_list[t])
+		{
+			struct dapl_obj *o =
+			    dapl_container_of(pos, struct dapl_obj, free_link);
+
+			dapl_list_del(pos);
+			free(obj_hdr(o));
+		}
+	}
+	pthread_mutex_unlock(&free_lock);
+}
+
+/* Any live object of ours, whatever its type. */
+static struct dapl_obj *obj_live(DAT_HANDLE h)
+{
+	struct dapl_obj *o = h;
+	uint32_t magic;
+
+	if (!h || ((uintptr_t)h & 7))
+		return NULL;
+	magic = __atomic_load_n(&o->magic, __ATOMIC_ACQUIRE);
+	if ((magic & 0xFFFF0000u) != DAPL_MAGIC_BASE ||
+	    (magic & 0xFFFFu) >= DAPL_OBJ_TYPES || magic != DAPL_MAGIC(o->type))
+		return NULL;
+	return o;
+}
+
+#define BAD_HANDLE DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1)
+
+DAT_RETURN dapl_set_consumer_context(DAT_HANDLE dat_handle, DAT_CONTEXT context)
+{
+	struct dapl_obj *o = obj_live(dat_handle);
+
+	if (!o)
+		return BAD_HANDLE;
+	o->context = context;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_get_consumer_context(DAT_HANDLE dat_handle,
+				     DAT_CONTEXT *context)
+{
+	struct dapl_obj *o = obj_live(dat_handle);
+
+	if (!o)
+		return BAD_HANDLE;
+	if (!context)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*context = o->context;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_get_handle_type(DAT_HANDLE dat_handle,
+				DAT_HANDLE_TYPE *handle_type)
+{
+	struct dapl_obj *o = obj_live(dat_handle);
+
+	if (!o)
+		return BAD_HANDLE;
+	if (!handle_type)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	*handle_type = o->type;
+	return DAT_SUCCESS;
+}
+
+/* ---- debug output ---- */
+
+static unsigned dbg_mask_read(void)
+{
+	const char *s = secure_getenv("DAPL_DBG_TYPE");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return DAPL_DBG_ERR;
+	v = strtoul(s, &end, 0);
+	return *end ? DAPL_DBG_ERR : (unsigned)v;
+}
+
+void dapl_dbg(unsigned type, const char *fmt, ...)
+{
+	static int mask = -1;
+	int m = __atomic_load_n(&mask, __ATOMIC_RELAXED);
+	va_list ap;
+
+	if (m < 0) {
+		m = (int)(dbg_mask_read() & 0x7fffffff);
+		__atomic_store_n(&mask, m, __ATOMIC_RELAXED);
+	}
+	if (!(type & (unsigned)m))
+		return;
+	va_start(ap, fmt);
+	flockfile(stderr);
+	fputs("dapl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	va_end(ap);
+}

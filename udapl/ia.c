@@ -1,0 +1,378 @@
+/*
+ * The interface adapter: open (with a new, a consumer's or a shared async
+ * EVD), query and close (GRACEFUL refuses while objects remain, ABRUPT
+ * tears everything down in dependency order).
+ */
+#include <string.h>
+
+#include "slots.h"
+
+#define DAPL_PROVIDER_VERSION_MAJOR 1
+#define DAPL_PROVIDER_VERSION_MINOR 0
+
+/* Open IAs, for DAT_EVD_ASYNC_EXISTS (reuse an earlier IA's async EVD). */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dapl_list open_ias = {&open_ias, &open_ias};
+
+/* The async EVD of an open IA of the same dat.conf entry, referenced. */
+static struct dapl_evd *async_evd_shared(struct dapl_provider *entry)
+{
+	struct dapl_list *pos, *tmp;
+	struct dapl_evd *evd = NULL;
+
+	pthread_mutex_lock(&open_lock);
+	dapl_list_for_each_safe(pos, tmp, &open_ias)
+	{
+		struct dapl_ia *o =
+		    dapl_container_of(pos, struct dapl_ia, open_link);
+
+		if (o->prov_entry == entry &&
+		    dapl_obj_ok(o->async_evd, DAT_HANDLE_TYPE_EVD)) {
+			evd = o->async_evd;
+			dapl_evd_get(evd);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&open_lock);
+	return evd;
+}
+
+/* Checks what the consumer passed in *async_evd_handle before the device
+ * is opened. */
+static DAT_RETURN async_arg_check(DAT_COUNT qlen, DAT_EVD_HANDLE h)
+{
+	const struct dapl_evd *evd = h;
+
+	if (h == DAT_HANDLE_NULL)
+		return qlen > 0
+			   ? DAT_SUCCESS
+			   : DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (h == DAT_EVD_ASYNC_EXISTS)
+		return DAT_SUCCESS;
+	if (!dapl_obj_ok(h, DAT_HANDLE_TYPE_EVD) ||
+	    !(evd->flags & DAT_EVD_ASYNC_FLAG) || evd->closing)
+		return DAPL_ERR(DAT_INVALID_HANDLE,
+				DAT_INVALID_HANDLE_EVD_ASYNC);
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN async_evd_attach(struct dapl_ia *ia, DAT_COUNT qlen,
+				   DAT_EVD_HANDLE *async_evd_handle)
+{
+	struct dapl_evd *evd;
+	DAT_RETURN rc;
+
+	if (*async_evd_handle == DAT_HANDLE_NULL) {
+		rc = dapl_evd_alloc(ia, qlen, NULL, DAT_EVD_ASYNC_FLAG, &evd);
+		if (rc != DAT_SUCCESS)
+			return rc;
+		ia->async_evd_owned = 1;
+		*async_evd_handle = evd;
+	} else if (*async_evd_handle == DAT_EVD_ASYNC_EXISTS) {
+		evd = async_evd_shared(ia->prov_entry);
+		if (!evd)
+			return DAPL_ERR(DAT_INVALID_HANDLE,
+					DAT_INVALID_HANDLE_EVD_ASYNC);
+		ia->async_evd_shared = 1;
+		ia->async_evd = evd;
+		return DAT_SUCCESS;
+	} else {
+		evd = *async_evd_handle;
+	}
+	/* The IA holds a reference, so dat_evd_free of it gets IN_USE. */
+	dapl_evd_get(evd);
+	__atomic_store_n(&ia->async_evd, evd, __ATOMIC_RELEASE);
+	return DAT_SUCCESS;
+}
+
+static void prov_attr_fill(struct dapl_ia *ia)
+{
+	ia->prov_attr[0].name = "DAPL_DEVICE";
+	ia->prov_attr[0].value = ia->attr.adapter_name;
+	ia->prov_attr[1].name = "DAPL_IA_PARAMS";
+	ia->prov_attr[1].value = ia->prov_entry->ia_params;
+	ia->prov_attr[2].name = "DAPL_PROVIDER";
+	ia->prov_attr[2].value = ia->prov_entry->name;
+}
+
+DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
+			DAT_EVD_HANDLE *async_evd_handle,
+			DAT_IA_HANDLE *ia_handle)
+{
+	struct dapl_provider *entry;
+	struct dapl_ia *ia;
+	DAT_RETURN rc;
+
+	if (!name)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!async_evd_handle)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (!ia_handle)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	rc = async_arg_check(async_evd_qlen, *async_evd_handle);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	entry = dapl_provider_find(name);
+	if (!entry)
+		return DAPL_ERR(DAT_PROVIDER_NOT_FOUND,
+				DAT_NAME_NOT_REGISTERED);
+
+	ia = dapl_obj_alloc(NULL, DAT_HANDLE_TYPE_IA, sizeof(*ia));
+	if (!ia)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	ia->obj.provider = &entry->table;
+	ia->prov_entry = entry;
+	ia->ops = entry->ops;
+	dapl_list_init(&ia->open_link);
+	rc = ia->ops->ia_open(ia, entry->ia_params);
+	if (rc != DAT_SUCCESS) {
+		pthread_mutex_destroy(&ia->lock);
+		dapl_obj_free(ia);
+		return rc;
+	}
+	ia->ops->ia_query(ia, &ia->attr);
+	/* A post builds its scatter list on the stack: never more than that. */
+	if (ia->attr.max_iov_segments_per_dto > DAPL_MAX_SGE)
+		ia->attr.max_iov_segments_per_dto = DAPL_MAX_SGE;
+	if (ia->attr.max_iov_segments_per_rdma_read > DAPL_MAX_SGE)
+		ia->attr.max_iov_segments_per_rdma_read = DAPL_MAX_SGE;
+	if (ia->attr.max_iov_segments_per_rdma_write > DAPL_MAX_SGE)
+		ia->attr.max_iov_segments_per_rdma_write = DAPL_MAX_SGE;
+	ia->attr.ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
+	prov_attr_fill(ia);
+
+	rc = async_evd_attach(ia, async_evd_qlen, async_evd_handle);
+	if (rc != DAT_SUCCESS) {
+		ia->ops->ia_close(ia);
+		dapl_lmr_table_fini(ia);
+		pthread_mutex_destroy(&ia->lock);
+		dapl_obj_free(ia);
+		return rc;
+	}
+	pthread_mutex_lock(&open_lock);
+	dapl_list_add_tail(&open_ias, &ia->open_link);
+	pthread_mutex_unlock(&open_lock);
+	*ia_handle = ia;
+	return DAT_SUCCESS;
+}
+
+/* ---- query ---- */
+
+static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
+{
+	DAT_PROVIDER_ATTR a;
+
+	memset(&a, 0, sizeof(a));
+	strncpy(a.provider_name, ia->prov_entry->name,
+		sizeof(a.provider_name) - 1);
+	a.provider_version_major = DAPL_PROVIDER_VERSION_MAJOR;
+	a.provider_version_minor = DAPL_PROVIDER_VERSION_MINOR;
+	a.dapl_version_major = 1;
+	a.dapl_version_minor = 2;
+	a.lmr_mem_types_supported = DAT_MEM_TYPE_VIRTUAL | DAT_MEM_TYPE_LMR;
+	/* The triplets are turned into the transport's SGEs at post time. */
+	a.iov_ownership_on_return = DAT_IOV_CONSUMER;
+	a.dat_qos_supported = DAT_QOS_BEST_EFFORT;
+	a.completion_flags_supported = DAT_COMPLETION_SUPPRESS_FLAG |
+				       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+				       DAT_COMPLETION_UNSIGNALLED_FLAG |
+				       DAT_COMPLETION_BARRIER_FENCE_FLAG |
+				       DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	a.is_thread_safe = DAT_TRUE;
+	a.max_private_data_size = ia->ops->max_private_data;
+	a.supports_multipath = DAT_FALSE;
+	/* The consumer always brings the EP (DAT_PSP_CONSUMER_FLAG). */
+	a.ep_creator = DAT_PSP_CREATES_EP_NEVER;
+	a.pz_support = DAT_PZ_UNIQUE;
+	a.optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
+	memcpy((void *)a.evd_stream_merging_supported, dapl_evd_merging,
+	       sizeof(a.evd_stream_merging_supported));
+	/* SRQs and RMRs come with their own issues. */
+	a.srq_supported = DAT_FALSE;
+	a.srq_watermarks_supported = 0;
+	a.srq_ep_pz_difference_supported = DAT_FALSE;
+	a.srq_info_supported = 0;
+	a.ep_recv_info_supported = DAT_TRUE;	/* dat_ep_recv_query works */
+	/* Cache-coherent DMA: the sync calls only order memory. */
+	a.lmr_sync_req = DAT_FALSE;
+	a.dto_async_return_guaranteed = DAT_FALSE;
+	a.rdma_write_for_rdma_read_req = DAT_FALSE;
+	a.num_provider_specific_attr = 3;
+	a.provider_specific_attr = (DAT_NAMED_ATTR *)ia->prov_attr;
+	memcpy(pa, &a, sizeof(a));
+}
+
+DAT_RETURN dapl_ia_query(DAT_IA_HANDLE ia_handle,
+			 DAT_EVD_HANDLE *async_evd_handle,
+			 DAT_IA_ATTR_MASK ia_attr_mask, DAT_IA_ATTR *ia_attr,
+			 DAT_PROVIDER_ATTR_MASK provider_attr_mask,
+			 DAT_PROVIDER_ATTR *provider_attr)
+{
+	struct dapl_ia *ia = ia_handle;
+
+	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (ia_attr_mask && !ia_attr)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (provider_attr_mask && !provider_attr)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
+	if (async_evd_handle)
+		*async_evd_handle = ia->async_evd_shared
+					? DAT_EVD_OUT_OF_SCOPE
+					: (DAT_EVD_HANDLE)ia->async_evd;
+	/* Every field is filled whenever any is asked for: the limits are
+	 * a snapshot taken at open and the copy is cheap. */
+	if (ia_attr_mask)
+		*ia_attr = ia->attr;
+	if (provider_attr_mask)
+		provider_attr_fill(ia, provider_attr);
+	return DAT_SUCCESS;
+}
+
+/* ---- close ---- */
+
+/* True if the IA owns anything but itself and its own async EVD. */
+static int ia_in_use(struct dapl_ia *ia)
+{
+	struct dapl_list *pos, *tmp;
+	int t, busy = 0;
+
+	pthread_mutex_lock(&ia->lock);
+	for (t = 0; t < DAPL_OBJ_TYPES && !busy; t++) {
+		if (t == DAT_HANDLE_TYPE_IA)
+			continue;
+		dapl_list_for_each_safe(pos, tmp, &ia->objects[t])
+		{
+			struct dapl_obj *o =
+			    dapl_container_of(pos, struct dapl_obj, ia_link);
+
+			if (ia->async_evd_owned &&
+			    o == (struct dapl_obj *)ia->async_evd)
+				continue;
+			busy = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return busy;
+}
+
+/* The newest object of this type, skipping skip, or NULL. */
+static struct dapl_obj *ia_last(struct dapl_ia *ia, int type, void *skip)
+{
+	struct dapl_list *l;
+	struct dapl_obj *o = NULL;
+
+	pthread_mutex_lock(&ia->lock);
+	for (l = ia->objects[type].prev; l != &ia->objects[type]; l = l->prev) {
+		o = dapl_container_of(l, struct dapl_obj, ia_link);
+		if (o != skip)
+			break;
+		o = NULL;
+	}
+	pthread_mutex_unlock(&ia->lock);
+	return o;
+}
+
+static void teardown_one(int type, struct dapl_obj *o)
+{
+	switch (type) {
+	case DAT_HANDLE_TYPE_CR:
+		dapl_cr_teardown((struct dapl_cr *)o);
+		break;
+	case DAT_HANDLE_TYPE_EP:
+		dapl_ep_teardown((struct dapl_ep *)o);
+		break;
+	case DAT_HANDLE_TYPE_RSP:
+	case DAT_HANDLE_TYPE_PSP:
+		dapl_sp_teardown((struct dapl_sp *)o);
+		break;
+	case DAT_HANDLE_TYPE_RMR:
+		dapl_rmr_teardown((struct dapl_rmr *)o);
+		break;
+	case DAT_HANDLE_TYPE_LMR:
+		dapl_lmr_teardown((struct dapl_lmr *)o);
+		break;
+	case DAT_HANDLE_TYPE_SRQ:
+		dapl_srq_teardown((struct dapl_srq *)o);
+		break;
+	case DAT_HANDLE_TYPE_PZ:
+		dapl_pz_teardown((struct dapl_pz *)o);
+		break;
+	case DAT_HANDLE_TYPE_EVD:
+		dapl_evd_teardown((struct dapl_evd *)o);
+		break;
+	case DAT_HANDLE_TYPE_CNO:
+		dapl_cno_teardown((struct dapl_cno *)o);
+		break;
+	}
+}
+
+/* Newest first, so that a shared LMR goes before the LMR it shares. */
+static void teardown_type(struct dapl_ia *ia, int type, void *skip)
+{
+	struct dapl_obj *o;
+
+	while ((o = ia_last(ia, type, skip))) {
+		teardown_one(type, o);
+		if (ia_last(ia, type, skip) == o) {
+			/* A teardown that left its object behind: drop it
+			 * rather than loop forever. */
+			dapl_dbg(DAPL_DBG_ERR,
+				 "teardown of %p (type %d) failed", (void *)o,
+				 type);
+			dapl_obj_free(o);
+		}
+	}
+}
+
+static const int teardown_order[] = {
+    DAT_HANDLE_TYPE_CR,	 DAT_HANDLE_TYPE_EP,  DAT_HANDLE_TYPE_RSP,
+    DAT_HANDLE_TYPE_PSP, DAT_HANDLE_TYPE_RMR, DAT_HANDLE_TYPE_LMR,
+    DAT_HANDLE_TYPE_SRQ, DAT_HANDLE_TYPE_PZ,  DAT_HANDLE_TYPE_EVD,
+    DAT_HANDLE_TYPE_CNO,
+};
+
+DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
+{
+	struct dapl_ia *ia = ia_handle;
+	struct dapl_evd *async;
+	unsigned i;
+
+	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	if (close_flags != DAT_CLOSE_ABRUPT_FLAG &&
+	    close_flags != DAT_CLOSE_GRACEFUL_FLAG)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ia_in_use(ia))
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+
+	pthread_mutex_lock(&open_lock);
+	dapl_list_del(&ia->open_link);
+	pthread_mutex_unlock(&open_lock);
+
+	async = ia->async_evd;
+	for (i = 0; i < sizeof(teardown_order) / sizeof(teardown_order[0]); i++)
+		teardown_type(ia, teardown_order[i],
+			      ia->async_evd_owned ? async : NULL);
+
+	/*
+	 * The provider's async and CM threads may post to the async EVD
+	 * until ia_close stops them: keep its queue until then, but give
+	 * back its CQ (if it merges DTOs) while the device is open.
+	 */
+	if (ia->async_evd_owned)
+		dapl_evd_quiesce(async);
+	ia->ops->ia_close(ia);
+	__atomic_store_n(&ia->async_evd, NULL, __ATOMIC_RELEASE);
+	if (dapl_obj_ok(async, DAT_HANDLE_TYPE_EVD)) {
+		dapl_evd_put(async);
+		if (ia->async_evd_owned)
+			dapl_evd_teardown(async);
+	}
+	dapl_lmr_table_fini(ia);
+	pthread_mutex_destroy(&ia->lock);
+	dapl_obj_free(ia);
+	return DAT_SUCCESS;
+}
