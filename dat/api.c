@@ -11,6 +11,7 @@
  * the subtype the reference uses, not a jump through garbage.  It costs a
  * few loads and compares (registry/dynamic_registry.c).
  */
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "../registry/registry.h"
@@ -541,4 +542,26 @@ DAT_RETURN dat_evd_clear_unwaitable(DAT_EVD_HANDLE evd_handle)
 {
 	DAT_DISPATCH(evd_handle, DAT_INVALID_HANDLE1, evd_clear_unwaitable_func,
 		     evd_handle);
+}
+
+/*
+ * The extension call (dat_ib_extensions.h): same handle check as every
+ * wrapper, then the function the handle's provider registered with
+ * dat_registry_add_extension; none registered is DAT_MODEL_NOT_SUPPORTED.
+ */
+DAT_RETURN dat_extension_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, ...)
+{
+	DAT_EXTENSION_FUNC fn;
+	DAT_RETURN rc;
+	va_list ap;
+
+	if (dat_handle_bad(handle))
+		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
+	fn = dat_dr_extension(DAT_HANDLE_TO_PROVIDER(handle));
+	if (!fn)
+		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
+	va_start(ap, op);
+	rc = fn(handle, op, ap);
+	va_end(ap);
+	return rc;
 }

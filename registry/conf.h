@@ -11,6 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Where dat.conf is looked for when DAT_OVERRIDE is not set, in this
+ * order: libdat (static_registry.c) and datadm agree on it.  The Makefile
+ * compiles $(SYSCONFDIR)/dat.conf into both.
+ */
+#ifndef DAT_SYSCONF_PATH
+#define DAT_SYSCONF_PATH "/usr/local/etc/dat.conf"
+#endif
+#define DAT_DEFAULT_CONF "/etc/dat.conf"
+
 /* Longest dat.conf line we accept; longer lines are malformed. */
 #define DAT_CONF_LINE_MAX 4096
 #define DAT_CONF_FIELDS   8

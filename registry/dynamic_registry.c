@@ -19,6 +19,8 @@
 struct dat_dr_slot {
 	DAT_PROVIDER_INFO key;			/* valid while provider != NULL */
 	DAT_PROVIDER *_Atomic provider;
+	/* dat_registry_add_extension: the table's extension function */
+	_Atomic DAT_EXTENSION_FUNC ext;
 };
 
 static pthread_mutex_t dr_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -94,6 +96,7 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 		goto out;
 	}
 	slot->key = *info;
+	atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 	atomic_store_explicit(&slot->provider, provider, memory_order_release);
 	if (slot == &dr_slots[n])
 		atomic_store_explicit(&dr_high, n + 1, memory_order_release);
@@ -124,8 +127,10 @@ DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
 		rc = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	else if (dat_ia_count_for(provider))
 		rc = DAT_ERROR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE);
-	else
+	else {
+		atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 		atomic_store_explicit(&slot->provider, NULL, memory_order_release);
+	}
 	dat_dr_unlock();
 	dat_dbg(DAT_DBG_DR, "remove %s u%u.%u %s: %#x", info->ia_name,
 		info->dapl_version_major, info->dapl_version_minor,
@@ -180,4 +185,44 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 	}
 	dat_dr_unlock();
 	return n;
+}
+
+/*
+ * Extensions (dat_ib_extensions.h): one function per registered table,
+ * kept in the table's slot so that it goes away with the table.  libdat
+ * never looks at the table's provider-private `extension` slot.
+ */
+DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
+				      DAT_EXTENSION_FUNC func)
+{
+	DAT_RETURN rc = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	unsigned i, n;
+
+	if (!provider)
+		return rc;
+	dat_dr_lock();
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	for (i = 0; i < n; i++)
+		if (atomic_load_explicit(&dr_slots[i].provider,
+					 memory_order_relaxed) == provider) {
+			atomic_store_explicit(&dr_slots[i].ext, func,
+					      memory_order_release);
+			rc = DAT_SUCCESS;
+		}
+	dat_dr_unlock();
+	dat_dbg(DAT_DBG_DR, "add extension %p: %#x", (const void *)provider,
+		rc);
+	return rc;
+}
+
+DAT_EXTENSION_FUNC dat_dr_extension(const DAT_PROVIDER *p)
+{
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
+
+	for (i = 0; i < n; i++)
+		if (atomic_load_explicit(&dr_slots[i].provider,
+					 memory_order_acquire) == p)
+			return atomic_load_explicit(&dr_slots[i].ext,
+						    memory_order_acquire);
+	return NULL;
 }

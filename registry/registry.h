@@ -13,6 +13,7 @@
 
 #include <dat/udat.h>
 #include <dat/dat_registry.h>
+#include <dat/dat_ib_extensions.h>
 
 #define DAT_ERROR(type, subtype) \
 	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_RETURN)(type) | (DAT_RETURN)(subtype)))
@@ -86,6 +87,8 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
  * runs in front of every dispatched call.
  */
 int dat_dr_is_provider(const DAT_PROVIDER *p);
+/* The extension function registered for table p, or NULL (lock-free). */
+DAT_EXTENSION_FUNC dat_dr_extension(const DAT_PROVIDER *p);
 
 /* Open IAs (dat/ia.c): how many were opened through this table. */
 int dat_ia_count_for(const DAT_PROVIDER *provider);

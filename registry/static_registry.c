@@ -23,10 +23,7 @@
 #include "conf.h"
 #include "registry.h"
 
-#ifndef DAT_SYSCONF_PATH
-#define DAT_SYSCONF_PATH "/usr/local/etc/dat.conf"
-#endif
-#define DAT_DEFAULT_CONF "/etc/dat.conf"
+/* DAT_SYSCONF_PATH and DAT_DEFAULT_CONF: conf.h (shared with datadm). */
 
 struct dat_sr_entry {
 	struct dat_sr_entry *next;

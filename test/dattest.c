@@ -15,6 +15,9 @@
  *   dattest dynamic                    add/remove an in-process provider
  *   dattest strerror-all               a message for every value
  *   dattest args                       the entry points' argument checks
+ *   dattest ext NAME                   dat_extension_op and
+ *                                      dat_registry_add_extension on a
+ *                                      provider that registered none
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +29,7 @@
 
 #include <dat/udat.h>
 #include <dat/dat_registry.h>
+#include <dat/dat_ib_extensions.h>
 
 #define ERR(t, s) ((DAT_RETURN)(DAT_CLASS_ERROR | (t) | (s)))
 #define SLOT_MARK(k) ERR(DAT_INTERNAL_ERROR, (k))
@@ -705,6 +709,93 @@ static int cmd_args(void)
 	return failures != 0;
 }
 
+/* An extension function of this program: returns a mark made of its
+ * operation and first argument, to show what reached it. */
+static DAT_HANDLE ext_seen_handle;
+
+static DAT_RETURN ext_fn(DAT_HANDLE handle, DAT_EXTENDED_OP op, va_list ap)
+{
+	DAT_UINT64 v = va_arg(ap, DAT_UINT64);
+
+	ext_seen_handle = handle;
+	return SLOT_MARK((DAT_RETURN)(op * 16 + (int)(v & 15)));
+}
+
+/*
+ * The atomic extension on a provider that registered none (the test
+ * provider keeps a pointer of its own in the `extension` slot, which
+ * libdat must never read): DAT_MODEL_NOT_SUPPORTED, no crash.  Then an
+ * extension registered for its table by hand reaches dat_extension_op
+ * with its arguments, and a NULL registration takes it away again.
+ */
+static int cmd_ext(int argc, char **argv)
+{
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_LMR_TRIPLET lt = {.segment_length = 8};
+	DAT_RMR_TRIPLET rt = {.segment_length = 8};
+	DAT_DTO_COOKIE ck = {.as_64 = 1};
+	DAT_PROVIDER other = {0};
+	const DAT_PROVIDER *table;
+	DAT_HANDLE not_a_handle;
+
+	(void)argc;
+	expect("open", open_ia(argv[0], 1, 2, DAT_FALSE, 8, &ia), DAT_SUCCESS);
+	if (failures)
+		return 1;
+	not_a_handle = &ia;
+	table = *(DAT_PROVIDER *const *)ia;
+	expect("extension_op(ia, FETCH_AND_ADD)",
+	       dat_extension_op(ia, DAT_IB_FETCH_AND_ADD_OP, (DAT_UINT64)1, &lt,
+				ck, &rt, (DAT_COMPLETION_FLAGS)0),
+	       ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	expect("dat_ib_post_fetch_and_add(ia)",
+	       dat_ib_post_fetch_and_add(ia, 1, &lt, ck, &rt,
+					 DAT_COMPLETION_DEFAULT_FLAG),
+	       ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	expect("dat_ib_post_cmp_and_swap(ia)",
+	       dat_ib_post_cmp_and_swap(ia, 1, 2, &lt, ck, &rt,
+					DAT_COMPLETION_DEFAULT_FLAG),
+	       ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	expect("extension_op(unknown op)", dat_extension_op(ia, 12345),
+	       ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	expect("extension_op(NULL)",
+	       dat_extension_op(NULL, DAT_IB_FETCH_AND_ADD_OP),
+	       ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1));
+	expect("extension_op(misaligned)",
+	       dat_extension_op((char *)ia + 1, DAT_IB_FETCH_AND_ADD_OP),
+	       ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1));
+	expect("extension_op(&handle)",
+	       dat_extension_op(not_a_handle, DAT_IB_FETCH_AND_ADD_OP),
+	       ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1));
+	expect("add_extension(NULL)", dat_registry_add_extension(NULL, ext_fn),
+	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	expect("add_extension(unregistered table)",
+	       dat_registry_add_extension(&other, ext_fn),
+	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	expect("add_extension(table)", dat_registry_add_extension(table, ext_fn),
+	       DAT_SUCCESS);
+	expect("extension_op(ia) reaches it",
+	       dat_ib_post_cmp_and_swap(ia, 7, 2, &lt, ck, &rt, 0),
+	       SLOT_MARK(DAT_IB_CMP_AND_SWAP_OP * 16 + 7));
+	if (ext_seen_handle != ia) {
+		printf("FAIL extension got handle %p, want %p\n",
+		       ext_seen_handle, ia);
+		failures++;
+	}
+	expect("add_extension(table, NULL)",
+	       dat_registry_add_extension(table, NULL), DAT_SUCCESS);
+	expect("extension_op(ia) after NULL",
+	       dat_ib_post_fetch_and_add(ia, 1, &lt, ck, &rt, 0),
+	       ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE));
+	expect("close", dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS);
+	/* The library is unloaded now: its table is no provider any more. */
+	expect("add_extension(unloaded table)",
+	       dat_registry_add_extension(table, ext_fn),
+	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	printf("ext: %d failures\n", failures);
+	return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -730,6 +821,8 @@ int main(int argc, char **argv)
 		return cmd_fork(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "threads"))
 		return cmd_threads(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "ext"))
+		return cmd_ext(argc - 2, argv + 2);
 usage:
 	fprintf(stderr,
 		"usage: see the comment at the top of test/dattest.c\n");

@@ -77,6 +77,8 @@ DAT_RETURN dapl_cno_query(DAT_CNO_HANDLE cno_handle,
 
 	if (!dapl_obj_ok(cno, DAT_HANDLE_TYPE_CNO))
 		return BAD_CNO;
+	if (cno_param_mask & ~(DAT_CNO_PARAM_MASK)DAT_CNO_FIELD_ALL)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!cno_param)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (cno_param_mask & DAT_CNO_FIELD_IA_HANDLE)

@@ -82,6 +82,7 @@ struct dto_req {
 	uint64_t total;
 	uint64_t remote_addr;
 	uint32_t rkey;
+	uint64_t compare_add, swap;	/* atomics only (ext.c) */
 };
 
 /* Takes a cookie and posts under ep->lock, after the state check. */
@@ -122,6 +123,10 @@ static inline DAT_RETURN dto_submit(struct dapl_ep *ep, const struct dto_req *q)
 	p.flags = wire_signaled(r, c) ? DAPL_POST_SIGNALED : 0;
 	if (q->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
 		p.flags |= DAPL_POST_FENCE;
+	/* dat_rmr_bind(3DAT): nothing posted after a bind starts before
+	 * the bind completed (a per-EP flag, no software queue). */
+	if (dapl_unlikely(ep->rmr_fence) && !recv)
+		p.flags |= DAPL_POST_FENCE;
 	if ((q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
 	    q->op == DAPL_OP_SEND)
 		p.flags |= DAPL_POST_SOLICITED;
@@ -131,10 +136,18 @@ static inline DAT_RETURN dto_submit(struct dapl_ep *ep, const struct dto_req *q)
 	p.remote_addr = q->remote_addr;
 	p.rkey = q->rkey;
 	p.compare_add = p.swap = 0;
+	if (q->op == DAPL_OP_ATOMIC_FETCH_ADD ||
+	    q->op == DAPL_OP_ATOMIC_CMP_SWAP) {
+		p.compare_add = q->compare_add;
+		p.swap = q->swap;
+	}
 
+	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
 	rc = recv ? ops->post_recv(ep, &p) : ops->post_send(ep, &p);
 	if (dapl_unlikely(rc))
 		dapl_cookie_unget(r);
+	else if (dapl_unlikely(ep->rmr_fence) && !recv)
+		dapl_rmr_fenced(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return rc;
@@ -179,6 +192,9 @@ static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				 DAT_INVALID_ARG5);
 	if (dapl_unlikely(rc))
 		return rc;
+	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
+	if (dapl_unlikely(recv && ep->srq))
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	q.sge = sge;
 	rc = dto_local(ep, num_segments, local_iov,
 		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
@@ -299,4 +315,36 @@ DAT_RETURN dapl_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
 {
 	return post_rdma(ep_handle, num_segments, local_iov, user_cookie,
 			 remote_iov, completion_flags, 0);
+}
+
+/*
+ * One 8-byte atomic of the extension (ext.c, after its own argument
+ * checks): the request path of a post, with the EP's flag, state and
+ * cookie rules; the original value lands in sge.
+ */
+DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
+				struct dapl_sge *sge,
+				DAT_DTO_COOKIE user_cookie,
+				DAT_COMPLETION_FLAGS flags, uint64_t remote_addr,
+				uint32_t rkey, uint64_t compare_add,
+				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg)
+{
+	struct dto_req q;
+	DAT_RETURN rc;
+
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, flags_arg);
+	if (dapl_unlikely(rc))
+		return rc;
+	q.op = op;
+	q.user_cookie = user_cookie;
+	q.flags = flags;
+	q.sge = sge;
+	q.num_sge = 1;
+	q.total = sge->length;
+	q.remote_addr = remote_addr;
+	q.rkey = rkey;
+	q.compare_add = compare_add;
+	q.swap = swap;
+	return dto_submit(ep, &q);
 }

@@ -327,6 +327,13 @@ static void ep_destroy_mem(struct dapl_ep *ep)
 	dapl_obj_free(ep);
 }
 
+static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
+			  DAT_PZ_HANDLE pz_handle,
+			  DAT_EVD_HANDLE recv_evd_handle,
+			  DAT_EVD_HANDLE request_evd_handle,
+			  DAT_EVD_HANDLE connect_evd_handle,
+			  struct dapl_srq *srq, DAT_EP_HANDLE *ep_handle);
+
 DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			  DAT_EVD_HANDLE recv_evd_handle,
 			  DAT_EVD_HANDLE request_evd_handle,
@@ -335,7 +342,6 @@ DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 			  DAT_EP_HANDLE *ep_handle)
 {
 	struct dapl_ia *ia = ia_handle;
-	struct dapl_ep *ep;
 	DAT_EP_ATTR attr;
 	DAT_RETURN rc;
 
@@ -357,6 +363,21 @@ DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	} else {
 		ep_attr_default(ia, &attr);
 	}
+	return ep_make(ia, &attr, pz_handle, recv_evd_handle,
+		       request_evd_handle, connect_evd_handle, NULL, ep_handle);
+}
+
+/* Makes a checked EP (srq: dat_ep_create_with_srq, else NULL). */
+static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
+			  DAT_PZ_HANDLE pz_handle,
+			  DAT_EVD_HANDLE recv_evd_handle,
+			  DAT_EVD_HANDLE request_evd_handle,
+			  DAT_EVD_HANDLE connect_evd_handle,
+			  struct dapl_srq *srq, DAT_EP_HANDLE *ep_handle)
+{
+	const DAT_EP_ATTR attr = *a;
+	struct dapl_ep *ep;
+	DAT_RETURN rc;
 
 	ep = dapl_obj_alloc(ia, DAT_HANDLE_TYPE_EP, sizeof(*ep));
 	if (!ep)
@@ -369,12 +390,16 @@ DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 	ep->recv_evd = recv_evd_handle;
 	ep->request_evd = request_evd_handle;
 	ep->connect_evd = connect_evd_handle;
+	ep->srq = srq; /* for the whole life of the EP (ep_reset keeps it) */
 	if (ring_alloc(&ep->send_ring, attr.max_request_dtos) ||
 	    ring_alloc(&ep->recv_ring, attr.max_recv_dtos)) {
 		ep_destroy_mem(ep);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
+	/* the pollers' side of each ring (ep_modify keeps these fields) */
+	DAPL_ATOMIC_VAR(ep->send_ring.tail);
+	DAPL_ATOMIC_VAR(ep->recv_ring.tail);
 	rc = ia->ops->qp_create(ep);
 	if (rc) {
 		ep_destroy_mem(ep);
@@ -389,8 +414,28 @@ DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 }
 
 /*
- * Shared receive queues come with a later issue: the handles are checked
- * as for dat_ep_create, then DAT_NOT_IMPLEMENTED.
+ * The SRQ use count, under ia->lock: at most max_ep_per_srq EPs per SRQ
+ * (1 taken, 0 if full); -1 gives one back.
+ */
+static int srq_ref(struct dapl_srq *srq, int delta)
+{
+	struct dapl_ia *ia = srq->obj.ia;
+	int ok = 1;
+
+	pthread_mutex_lock(&ia->lock);
+	if (delta > 0 && srq->use_count >= ia->attr.max_ep_per_srq)
+		ok = 0;
+	else
+		srq->use_count += delta;
+	pthread_mutex_unlock(&ia->lock);
+	return ok;
+}
+
+/*
+ * An EP whose receives come from an SRQ: the handles and attributes as
+ * for dat_ep_create (ep_attributes may not be NULL here), the SRQ of this
+ * IA and on the EP's PZ (srq_ep_pz_difference_supported is FALSE).
+ * max_recv_iov is ignored, as the page says.
  */
 DAT_RETURN dapl_ep_create_with_srq(
     DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
@@ -399,10 +444,15 @@ DAT_RETURN dapl_ep_create_with_srq(
     const DAT_EP_ATTR *ep_attributes, DAT_EP_HANDLE *ep_handle)
 {
 	struct dapl_ia *ia = ia_handle;
+	struct dapl_srq *srq;
+	DAT_EP_ATTR attr;
 	DAT_RETURN rc;
 
 	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
+	/* dat_ia_query reports max_srqs 0: no SRQ can ever be passed. */
+	if (!ia->attr.max_srqs)
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	rc = ep_check_handles(ia, pz_handle, recv_evd_handle,
 			      request_evd_handle, connect_evd_handle);
 	if (rc)
@@ -410,10 +460,26 @@ DAT_RETURN dapl_ep_create_with_srq(
 	if (!dapl_obj_ok(srq_handle, DAT_HANDLE_TYPE_SRQ) ||
 	    ((struct dapl_srq *)srq_handle)->obj.ia != ia)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);
+	srq = srq_handle;
+	if (!ep_attributes)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
 	if (!ep_handle)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
-	(void)ep_attributes;
-	return DAPL_ERR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
+	attr = *ep_attributes;
+	attr.max_recv_iov = srq->attr.max_recv_iov;
+	rc = ep_attr_check(ia, &attr,
+			   DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7));
+	if (rc)
+		return rc;
+	if (srq->pz != (struct dapl_pz *)pz_handle)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	if (!srq_ref(srq, 1))
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
+	rc = ep_make(ia, &attr, pz_handle, recv_evd_handle, request_evd_handle,
+		     connect_evd_handle, srq, ep_handle);
+	if (rc)
+		srq_ref(srq, -1);
+	return rc;
 }
 
 /* ---- query, status ---- */
@@ -493,6 +559,15 @@ DAT_RETURN dapl_ep_recv_query(DAT_EP_HANDLE ep_handle,
 
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return EP_ERR_HANDLE;
+	/* With an SRQ the transport does not say which buffers an EP has
+	 * taken and not completed yet. */
+	if (ep->srq) {
+		if (nbufs_allocated)
+			*nbufs_allocated = DAT_VALUE_UNKNOWN;
+		if (bufs_alloc_span)
+			*bufs_alloc_span = DAT_VALUE_UNKNOWN;
+		return DAT_SUCCESS;
+	}
 	/* Without an SRQ a buffer is allocated to the EP when posted and
 	 * receives complete in order, so the span equals the count. */
 	n = (DAT_COUNT)dapl_cookie_outstanding(&ep->recv_ring);
@@ -882,6 +957,8 @@ static void ep_release(struct dapl_ep *ep)
 	evd_put(ep->recv_evd);
 	evd_put(ep->request_evd);
 	evd_put(ep->connect_evd);
+	if (ep->srq)
+		srq_ref(ep->srq, -1);
 	ep_destroy_mem(ep);
 }
 

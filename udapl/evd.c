@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "slots.h"
+#include <dat/dat_ib_extensions.h>
 
 #define EVD_STREAMS                                                            \
 	(DAT_EVD_SOFTWARE_FLAG | DAT_EVD_CR_FLAG | DAT_EVD_DTO_FLAG |          \
@@ -63,7 +64,9 @@ static int flags_ok(DAT_EVD_FLAGS flags)
 	return 1;
 }
 
-#define BAD_EVD DAPL_ERR(DAT_INVALID_HANDLE, DAT_NO_SUBTYPE)
+/* The subtype libdat's wrappers give a NULL EVD handle (the reference's
+ * DAT_INVALID_HANDLE1), so that both checks answer alike. */
+#define BAD_EVD DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1)
 
 /* ---- the ring ---- */
 
@@ -145,7 +148,12 @@ void dapl_cqe_to_event(const struct dapl_cqe *cqe, DAT_EVENT *event)
 		DAT_DTO_COMPLETION_EVENT_DATA *d =
 		    &event->event_data.dto_completion_event_data;
 
-		event->event_number = DAT_DTO_COMPLETION_EVENT;
+		/* The atomic extension's completions have their own number
+		 * (dat_ib_extensions.h), with the same data (length 8). */
+		event->event_number = op == DAPL_OP_ATOMIC_FETCH_ADD ||
+					      op == DAPL_OP_ATOMIC_CMP_SWAP
+					  ? DAT_IB_DTO_EVENT
+					  : DAT_DTO_COMPLETION_EVENT;
 		d->ep_handle = ep;
 		d->user_cookie = user_cookie;
 		d->status = cqe->status;
@@ -168,11 +176,23 @@ static int cqe_deliver(struct dapl_evd *evd, const struct dapl_cqe *cqe,
 {
 	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
 
+	DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
+	/* SRQ receives: the cookie belongs to the SRQ, not to an EP. */
+	if (c->op == DAPL_OP_SRQ_RECV) {
+		if (!dapl_srq_cqe_to_event(cqe, ev))
+			return 0;
+		ev->evd_handle = evd;
+		return 1;
+	}
 	/* The EP was freed or reset with this post outstanding: its ring is
 	 * retired and nobody is left to tell. */
 	if (!c->ep)
 		return 0;
-	if (!c->signaled && cqe->status == DAT_DTO_SUCCESS) {
+	/* The invalidation rmr.c posts before a rebind is no consumer's
+	 * request: only its slot is retired (a failure breaks the
+	 * connection and flushes the bind, which the consumer sees). */
+	if ((!c->signaled && cqe->status == DAT_DTO_SUCCESS) ||
+	    c->op == DAPL_OP_LOCAL_INV) {
 		dapl_cookie_put(c->op == DAPL_OP_RECV ? &c->ep->recv_ring
 						      : &c->ep->send_ring,
 				c);
@@ -331,6 +351,8 @@ DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
+	if (evd_param_mask & ~(DAT_EVD_PARAM_MASK)DAT_EVD_FIELD_ALL)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!p)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	pthread_mutex_lock(&evd->lock);

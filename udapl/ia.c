@@ -3,9 +3,11 @@
  * EVD), query and close (GRACEFUL refuses while objects remain, ABRUPT
  * tears everything down in dependency order).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "slots.h"
+#include <dat/dat_ib_extensions.h>
 
 #define DAPL_PROVIDER_VERSION_MAJOR 1
 #define DAPL_PROVIDER_VERSION_MINOR 0
@@ -93,6 +95,11 @@ static void prov_attr_fill(struct dapl_ia *ia)
 	ia->prov_attr[1].value = ia->prov_entry->ia_params;
 	ia->prov_attr[2].name = "DAPL_PROVIDER";
 	ia->prov_attr[2].value = ia->prov_entry->name;
+	/* the atomic extension (dat_ib_extensions.h, ext.c) */
+	ia->prov_attr[3].name = DAT_IB_ATTR_FETCH_AND_ADD;
+	ia->prov_attr[3].value = ia->atomics ? "TRUE" : "FALSE";
+	ia->prov_attr[4].name = DAT_IB_ATTR_CMP_AND_SWAP;
+	ia->prov_attr[4].value = ia->atomics ? "TRUE" : "FALSE";
 }
 
 DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
@@ -188,19 +195,40 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	a.optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
 	memcpy((void *)a.evd_stream_merging_supported, dapl_evd_merging,
 	       sizeof(a.evd_stream_merging_supported));
-	/* SRQs and RMRs come with their own issues. */
-	a.srq_supported = DAT_FALSE;
+	/* SRQs (srq.c) where the device has them.  No high watermarks
+	 * (dat_ep_set_watermark); of dat_srq_query's counts only the
+	 * outstanding one is known (srq_info_supported 1). */
+	a.srq_supported = ia->attr.max_srqs ? DAT_TRUE : DAT_FALSE;
 	a.srq_watermarks_supported = 0;
 	a.srq_ep_pz_difference_supported = DAT_FALSE;
-	a.srq_info_supported = 0;
+	a.srq_info_supported = ia->attr.max_srqs ? 1 : 0;
 	a.ep_recv_info_supported = DAT_TRUE;	/* dat_ep_recv_query works */
 	/* Cache-coherent DMA: the sync calls only order memory. */
 	a.lmr_sync_req = DAT_FALSE;
 	a.dto_async_return_guaranteed = DAT_FALSE;
 	a.rdma_write_for_rdma_read_req = DAT_FALSE;
-	a.num_provider_specific_attr = 3;
+	a.num_provider_specific_attr = 5;
 	a.provider_specific_attr = (DAT_NAMED_ATTR *)ia->prov_attr;
 	memcpy(pa, &a, sizeof(a));
+}
+
+/*
+ * The limits, and one vendor attribute: DAPL_RMR_FENCES, the number of
+ * automatic fences dat_rmr_bind has applied on this IA's EPs so far (a
+ * debug counter the tests read; see rmr.c).
+ */
+static void ia_attr_fill(struct dapl_ia *ia, DAT_IA_ATTR *attr)
+{
+	pthread_mutex_lock(&ia->lock);
+	snprintf(ia->rmr_fences_str, sizeof(ia->rmr_fences_str), "%llu",
+		 (unsigned long long)__atomic_load_n(&ia->rmr_fences,
+						     __ATOMIC_RELAXED));
+	ia->rmr_fences_attr.name = "DAPL_RMR_FENCES";
+	ia->rmr_fences_attr.value = ia->rmr_fences_str;
+	*attr = ia->attr;
+	attr->num_vendor_attr = 1;
+	attr->vendor_attr = &ia->rmr_fences_attr;
+	pthread_mutex_unlock(&ia->lock);
 }
 
 DAT_RETURN dapl_ia_query(DAT_IA_HANDLE ia_handle,
@@ -224,7 +252,7 @@ DAT_RETURN dapl_ia_query(DAT_IA_HANDLE ia_handle,
 	/* Every field is filled whenever any is asked for: the limits are
 	 * a snapshot taken at open and the copy is cheap. */
 	if (ia_attr_mask)
-		*ia_attr = ia->attr;
+		ia_attr_fill(ia, ia_attr);
 	if (provider_attr_mask)
 		provider_attr_fill(ia, provider_attr);
 	return DAT_SUCCESS;
@@ -334,6 +362,28 @@ static const int teardown_order[] = {
     DAT_HANDLE_TYPE_CNO,
 };
 
+/*
+ * dat_ia_close in a child forked while the IA was open: every transport
+ * object (QP, CQ, MR, CM id) is still the parent's, through device files
+ * the two processes share, so tearing them down here would break the
+ * parent's connections; and the provider's threads do not exist here.
+ * The child only invalidates its handles (no lock: it has one thread, and
+ * a parent thread may have held one at the fork); the memory is the
+ * child's own copy and goes with it.
+ */
+static void ia_forget_forked(struct dapl_ia *ia)
+{
+	struct dapl_list *pos;
+	int t;
+
+	for (t = 0; t < DAPL_OBJ_TYPES; t++)
+		for (pos = ia->objects[t].next; pos != &ia->objects[t];
+		     pos = pos->next)
+			dapl_container_of(pos, struct dapl_obj, ia_link)
+			    ->magic = 0;
+	ia->obj.magic = 0;
+}
+
 DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
 	struct dapl_ia *ia = ia_handle;
@@ -347,6 +397,10 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ia_in_use(ia))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
+	if (dapl_provider_forked()) {
+		ia_forget_forked(ia);
+		return DAT_SUCCESS;
+	}
 
 	pthread_mutex_lock(&open_lock);
 	dapl_list_del(&ia->open_link);

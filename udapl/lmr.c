@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "slots.h"
+#include <dat/dat_ib_extensions.h>
 
 #define TOMB ((struct dapl_lmr *)1)
 #define TABLE_MIN_BITS 6
@@ -189,14 +190,22 @@ DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
 		sge[i].lkey = t->lmr_context;
 		if (!t->segment_length)
 			continue;
+		/* dat_ep_post_send(3DAT) and the other posts: an invalid
+		 * LMR is a privileges violation, one of another PZ a
+		 * protection violation, a segment outside its LMR an
+		 * invalid parameter (local_iov, the third argument). */
 		lmr = dapl_lmr_lookup(ia, t->lmr_context);
-		if (dapl_unlikely(!lmr || lmr->pz != ep->pz))
+		if (dapl_unlikely(!lmr))
+			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
+					DAT_NO_SUBTYPE);
+		if (dapl_unlikely(lmr->pz != ep->pz))
 			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
 					DAT_NO_SUBTYPE);
 		if (dapl_unlikely(t->segment_length > UINT32_MAX ||
 				  !lmr_covers(lmr, t->virtual_address,
 					      t->segment_length)))
-			return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+			return DAPL_ERR(DAT_INVALID_PARAMETER,
+					DAT_INVALID_ARG3);
 		sum += t->segment_length;
 	}
 	if (total)
@@ -290,10 +299,20 @@ dapl_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 		return rc;
 	if (!dapl_obj_ok(pz, DAT_HANDLE_TYPE_PZ) || pz->obj.ia != ia)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	if (privileges & ~DAT_MEM_PRIV_ALL_FLAG)
+	/* DAT 1.2's privileges and the atomic extension's remote atomic
+	 * one (dat_ib_extensions.h) */
+	if (privileges & ~(DAT_MEM_PRIV_ALL_FLAG | DAT_IB_MEM_PRIV_REMOTE_ATOMIC))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
 	if (!lmr_handle)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
+	/* The LMR to share is checked before the allocation, which may
+	 * reuse the very block a freed handle points to. */
+	if (mem_type == DAT_MEM_TYPE_LMR &&
+	    (!dapl_obj_ok(region_description.for_lmr_handle,
+			  DAT_HANDLE_TYPE_LMR) ||
+	     ((struct dapl_lmr *)region_description.for_lmr_handle)->obj.ia !=
+		 ia))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
 
 	lmr = dapl_obj_alloc(ia, DAT_HANDLE_TYPE_LMR, sizeof(*lmr));
 	if (!lmr)
@@ -331,7 +350,8 @@ dapl_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 	/* No remote privileges, no rmr_context (dat_lmr_create(3DAT)). */
 	if (rmr_context)
 		*rmr_context = (privileges & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
-					      DAT_MEM_PRIV_REMOTE_WRITE_FLAG))
+					      DAT_MEM_PRIV_REMOTE_WRITE_FLAG |
+					      DAT_IB_MEM_PRIV_REMOTE_ATOMIC))
 				   ? lmr->rmr_context
 				   : 0;
 	if (registered_length)
@@ -353,6 +373,8 @@ DAT_RETURN dapl_lmr_query(DAT_LMR_HANDLE lmr_handle,
 
 	if (!dapl_obj_ok(lmr, DAT_HANDLE_TYPE_LMR))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	if (m & ~(DAT_LMR_PARAM_MASK)DAT_LMR_FIELD_ALL)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!p)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (m & DAT_LMR_FIELD_IA_HANDLE)

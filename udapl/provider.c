@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "slots.h"
+#include <dat/dat_ib_extensions.h>
 
 static pthread_mutex_t prov_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dapl_provider *prov_list;
@@ -112,6 +113,11 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 
 	pthread_mutex_lock(&prov_lock);
 	rc = dat_registry_add_provider(&p->table, &p->info);
+	/* The atomic extension (ext.c): libdat keeps it with the table and
+	 * forgets it at dat_registry_remove_provider. */
+	if (rc == DAT_SUCCESS &&
+	    dat_registry_add_extension(&p->table, dapl_extension_op))
+		dapl_dbg(DAPL_DBG_WARN, "cannot register the extension");
 	if (rc == DAT_SUCCESS) {
 		p->next = prov_list;
 		prov_list = p;
@@ -161,8 +167,12 @@ void dapl_provider_fini(const DAT_PROVIDER_INFO *info)
 	 * forked child (see dapl_provider_forked) cannot reach the parent's
 	 * threads or devices through this path.
 	 */
-	if (last) {
+	/* Not in a forked child: with fork-safe registrations
+	 * (RDMAV_FORK_SAFE) the child lacks the parent's registered pages,
+	 * and a free next to one of them would fault. */
+	if (last && !dapl_provider_forked()) {
 		dapl_ep_release_retired();
+		dapl_srq_release_retired();
 		dapl_obj_release_all();
 	}
 }

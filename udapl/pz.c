@@ -35,6 +35,8 @@ DAT_RETURN dapl_pz_query(DAT_PZ_HANDLE pz_handle,
 
 	if (!dapl_obj_ok(pz, DAT_HANDLE_TYPE_PZ))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	if (pz_param_mask & ~(DAT_PZ_PARAM_MASK)DAT_PZ_FIELD_ALL)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!pz_param)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (pz_param_mask & DAT_PZ_FIELD_IA_HANDLE)

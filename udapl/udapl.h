@@ -25,6 +25,7 @@
 #define DAT_UDAPL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -141,6 +142,9 @@ enum dapl_op {
 	DAPL_OP_BIND_MW,		/* the RMR issue */
 	DAPL_OP_ATOMIC_FETCH_ADD,	/* the atomics issue */
 	DAPL_OP_ATOMIC_CMP_SWAP,
+	DAPL_OP_SRQ_RECV,		/* a receive posted to an SRQ (srq.c) */
+	DAPL_OP_LOCAL_INV,		/* rmr.c: invalidates a window before a
+					 * rebind; its completion is dropped */
 };
 
 /*
@@ -176,12 +180,37 @@ struct dapl_cookie_ring {
 	uint32_t tail;			/* oldest not yet completed */
 };
 
+/*
+ * Hand-offs a race detector cannot see, told to helgrind when its header
+ * is there: a cookie filled by the poster is read by whoever polls its
+ * completion (ordered through the device), and a slot the poller retired
+ * is refilled by a poster (ordered by the ring's atomic tail).  Outside
+ * valgrind a client request is a few inert instructions, no system call.
+ */
+#if defined(__has_include)
+#if __has_include(<valgrind/helgrind.h>)
+#include <valgrind/helgrind.h>
+#define DAPL_HAPPENS_BEFORE(obj) ANNOTATE_HAPPENS_BEFORE(obj)
+#define DAPL_HAPPENS_AFTER(obj) ANNOTATE_HAPPENS_AFTER(obj)
+/* A variable only ever accessed with __atomic builtins (helgrind does
+ * not model them). */
+#define DAPL_ATOMIC_VAR(var)                                                   \
+	ANNOTATE_BENIGN_RACE_SIZED(&(var), sizeof(var), "__atomic only")
+#endif
+#endif
+#ifndef DAPL_HAPPENS_BEFORE
+#define DAPL_HAPPENS_BEFORE(obj) ((void)(obj))
+#define DAPL_HAPPENS_AFTER(obj) ((void)(obj))
+#define DAPL_ATOMIC_VAR(var) ((void)&(var))
+#endif
+
 /* The next free slot, or NULL if size posts are outstanding. */
 static inline struct dapl_cookie *dapl_cookie_get(struct dapl_cookie_ring *r)
 {
 	uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	struct dapl_cookie *c;
 
+	DAPL_HAPPENS_AFTER(r);
 	if (r->head - tail >= r->size)
 		return NULL;
 	c = &r->slot[r->head & (r->size - 1)];
@@ -199,6 +228,7 @@ static inline void dapl_cookie_unget(struct dapl_cookie_ring *r)
 static inline void dapl_cookie_put(struct dapl_cookie_ring *r,
 				   const struct dapl_cookie *c)
 {
+	DAPL_HAPPENS_BEFORE(r);
 	__atomic_store_n(&r->tail, c->seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -226,6 +256,25 @@ struct dapl_post {
 	uint32_t rkey;
 	uint64_t compare_add;		/* atomics */
 	uint64_t swap;
+	struct dapl_mw_post *mw;	/* DAPL_OP_BIND_MW, DAPL_OP_LOCAL_INV */
+};
+
+/*
+ * What a memory window post carries (rmr.c).  DAPL_OP_BIND_MW binds rmr
+ * to [addr, addr + length) of lmr with the remote privileges priv, or
+ * unbinds it (length 0, lmr NULL) where the window allows that;
+ * DAPL_OP_LOCAL_INV invalidates the window's current binding (windows
+ * with rmr->inv_first).  The provider sets context to the window's new
+ * rmr_context.  flush: the EP is DISCONNECTED, the request only comes
+ * back flushed and the window keeps its state.
+ */
+struct dapl_mw_post {
+	struct dapl_rmr *rmr;
+	struct dapl_lmr *lmr;
+	uint64_t addr, length;
+	DAT_MEM_PRIV_FLAGS priv;
+	int flush;
+	DAT_RMR_CONTEXT context;	/* out */
 };
 
 /* A completion as the provider reports it. */
@@ -233,6 +282,9 @@ struct dapl_cqe {
 	uint64_t wr_id;			/* the struct dapl_cookie * */
 	DAT_DTO_COMPLETION_STATUS status;	/* already mapped from the transport */
 	uint32_t byte_len;		/* receives: bytes received */
+	/* Receives from an SRQ: the EP the message arrived on (NULL if it
+	 * is gone); the cookie cannot know it.  Others: unused. */
+	struct dapl_ep *ep;
 };
 
 /* Connection-manager events a provider reports for an active or accepted
@@ -321,6 +373,29 @@ struct dapl_ops {
 
 	/* Limits of the CM, for DAT_PROVIDER_ATTR. */
 	DAT_COUNT max_private_data;
+
+	/* SRQ (srq.c).  srq_create makes a shared receive queue on srq->pz
+	 * for srq->attr (max_recv_dtos and max_recv_iov may grow to what
+	 * the device gives); qp_create puts an EP with ep->srq on it, and
+	 * the provider's cq_poll fills dapl_cqe.ep for its receives.
+	 * srq_modify: max_wr > 0 grows the queue, limit >= 0 arms the low
+	 * watermark (0 disarms); DAT_INVALID_STATE if fewer than limit
+	 * receives are queued now (the caller reports the event itself).
+	 * The provider calls dapl_srq_lw_event when the watermark fires. */
+	DAT_RETURN (*srq_create)(struct dapl_srq *srq);
+	DAT_RETURN (*srq_modify)(struct dapl_srq *srq, DAT_COUNT max_wr,
+				 DAT_COUNT limit);
+	void (*srq_destroy)(struct dapl_srq *srq);
+	DAT_RETURN (*srq_post_recv)(struct dapl_srq *srq,
+				    const struct dapl_post *p);
+
+	/* RMR (rmr.c).  mw_alloc makes a memory window in rmr->pz and sets
+	 * rmr->inv_first if a bound window must be invalidated
+	 * (DAPL_OP_LOCAL_INV) before it is bound again or unbound; mw_free
+	 * destroys it (the transport unbinds a bound one).  Binds and
+	 * invalidations go through post_send with p->mw. */
+	DAT_RETURN (*mw_alloc)(struct dapl_rmr *rmr);
+	void (*mw_free)(struct dapl_rmr *rmr);
 };
 
 /*
@@ -363,7 +438,14 @@ struct dapl_ia {
 	struct dapl_list open_link;	/* in the list of open IAs */
 	void *lmr_table;		/* lmr_context -> LMR, lock-free reads */
 	int async_evd_shared;		/* DAT_EVD_ASYNC_EXISTS: an earlier IA's */
-	DAT_NAMED_ATTR prov_attr[3];	/* provider-specific attributes */
+	DAT_NAMED_ATTR prov_attr[5];	/* provider-specific attributes */
+	/* Set by ops->ia_open: the device does IB atomics (ext.c). */
+	int atomics;
+	/* rmr.c: automatic fences applied after binds (atomic), shown by
+	 * dat_ia_query as the vendor attribute DAPL_RMR_FENCES. */
+	uint64_t rmr_fences;
+	char rmr_fences_str[24];
+	DAT_NAMED_ATTR rmr_fences_attr;
 };
 
 struct dapl_pz {
@@ -429,6 +511,9 @@ struct dapl_ep {
 	uint32_t max_inline;		/* set by qp_create */
 	int cm_done;			/* the connection's last event is out */
 	void *prov;			/* the provider's QP and CM id */
+	/* rmr.c: a bind was posted; the next request posted carries
+	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
+	int rmr_fence;
 };
 
 /* PSP and RSP: both service points. */
@@ -476,17 +561,60 @@ struct dapl_rmr {
 	DAT_LMR_TRIPLET bound;
 	DAT_MEM_PRIV_FLAGS priv;
 	DAT_RMR_CONTEXT rmr_context;
-	struct dapl_lmr *lmr;
+	struct dapl_lmr *lmr;		/* bound to (a use_count), or NULL */
 	void *prov;
+	int inv_first;			/* set by ops->mw_alloc */
 };
 
 struct dapl_srq {
 	struct dapl_obj obj;
 	struct dapl_pz *pz;
 	DAT_SRQ_ATTR attr;
-	int use_count;
+	int use_count;			/* EPs on it (ia->lock) */
 	void *prov;
+	/* srq.c.  Receives complete in any order across the EPs, so the
+	 * cookies are a free list, not a ring; their memory comes at
+	 * create and resize, never on the post or poll path. */
+	pthread_mutex_t lock;		/* free, posted, attr */
+	struct dapl_cookie *free;	/* linked through user_cookie.as_ptr */
+	void *chunks;			/* the cookie arrays */
+	DAT_COUNT posted;		/* posted, completion not yet reaped */
 };
+
+/*
+ * The completion of a receive posted to an SRQ (evd.c): the cookie goes
+ * back to the free list, and the event names the EP the provider found
+ * for the message (none if that EP is gone: 0, no event).  A cookie
+ * whose SRQ was freed has rmr NULL and is only dropped.  Under the
+ * polling EVD's lock; takes the SRQ's.
+ */
+static inline int dapl_srq_cqe_to_event(const struct dapl_cqe *cqe,
+					DAT_EVENT *event)
+{
+	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
+	struct dapl_srq *srq = __atomic_load_n(&c->rmr, __ATOMIC_ACQUIRE);
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &event->event_data.dto_completion_event_data;
+	DAT_DTO_COOKIE user_cookie;
+
+	if (!srq)
+		return 0;
+	pthread_mutex_lock(&srq->lock);
+	user_cookie = c->user_cookie;
+	c->user_cookie.as_ptr = srq->free;
+	srq->free = c;
+	srq->posted--;
+	pthread_mutex_unlock(&srq->lock);
+	if (!cqe->ep)
+		return 0;
+	event->event_number = DAT_DTO_COMPLETION_EVENT;
+	d->ep_handle = cqe->ep;
+	d->user_cookie = user_cookie;
+	d->status = cqe->status;
+	d->transfered_length =
+	    cqe->status == DAT_DTO_SUCCESS ? cqe->byte_len : 0;
+	return 1;
+}
 
 /* ---- LMR lookup for triplet checks (lmr.c) ------------------------------- */
 
@@ -498,12 +626,26 @@ struct dapl_lmr *dapl_lmr_lookup(struct dapl_ia *ia, DAT_LMR_CONTEXT ctx);
 
 /*
  * Checks num triplets against their LMRs and fills sge[]: a triplet
- * outside its LMR gives DAT_LENGTH_ERROR, an unknown lmr_context or an
- * LMR of another PZ DAT_PROTECTION_VIOLATION.  *total gets the sum.
+ * outside its LMR gives DAT_INVALID_PARAMETER|DAT_INVALID_ARG3, an
+ * unknown lmr_context DAT_PRIVILEGES_VIOLATION, an LMR of another PZ
+ * DAT_PROTECTION_VIOLATION (dat_ep_post_send(3DAT)).  *total gets the sum.
  */
 DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
 				    const DAT_LMR_TRIPLET *iov,
 				    struct dapl_sge *sge, uint64_t *total);
+
+/* ---- the automatic fence of dat_rmr_bind (rmr.c) ------------------------ */
+
+/*
+ * A request posted while ep->rmr_fence is set carries DAPL_POST_FENCE;
+ * once it is posted, the poster (holding ep->lock) calls this: the flag
+ * is cleared and the IA's fence counter counts it.
+ */
+static inline void dapl_rmr_fenced(struct dapl_ep *ep)
+{
+	ep->rmr_fence = 0;
+	__atomic_add_fetch(&ep->obj.ia->rmr_fences, 1, __ATOMIC_RELAXED);
+}
 
 /* ---- events (evd.c) ---------------------------------------------------- */
 
@@ -535,6 +677,8 @@ int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
 void dapl_async_ep_error(struct dapl_ep *ep, DAT_EVENT_NUMBER number);
 void dapl_async_evd_error(struct dapl_evd *evd);
 void dapl_async_ia_error(struct dapl_ia *ia);
+/* The SRQ's low watermark fired (srq.c): the async EVD hears of it. */
+void dapl_srq_lw_event(struct dapl_srq *srq);
 
 /* ---- teardown, for IA close ABRUPT (each in its object's file) ---------- */
 
@@ -558,6 +702,18 @@ DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state);
 /* Frees the cookie rings that ep.c kept for stale completions (EPs freed
  * with DTOs outstanding); handle.c calls it from dapl_obj_release_all. */
 void dapl_ep_release_retired(void);
+/* The same for the cookie arrays of SRQs freed with receives posted. */
+void dapl_srq_release_retired(void);
+/* ext.c: the extension function provider.c registers with libdat. */
+DAT_RETURN dapl_extension_op(DAT_HANDLE handle, int op, va_list args);
+/* dto.c: an atomic through the request path (flags_arg: the subtype of
+ * the completion flags argument). */
+DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
+				struct dapl_sge *sge,
+				DAT_DTO_COOKIE user_cookie,
+				DAT_COMPLETION_FLAGS flags, uint64_t remote_addr,
+				uint32_t rkey, uint64_t compare_add,
+				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg);
 /* Used by ep.c and cm.c: an EVD is referenced by one more object. */
 void dapl_evd_get(struct dapl_evd *evd);
 void dapl_evd_put(struct dapl_evd *evd);

@@ -112,6 +112,16 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 		ibv_ack_async_event(e);
 		cma_async_device(dev, e);
 		return;
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		/* the low watermark (udapl/srq.c); the SRQ object's memory
+		 * outlives its handle, so the magic check is safe */
+		struct dapl_srq *srq = e->element.srq->srq_context;
+
+		ibv_ack_async_event(e);
+		if (dapl_obj_ok(srq, DAT_HANDLE_TYPE_SRQ))
+			dapl_srq_lw_event(srq);
+		return;
+	}
 	default:
 		/* PORT_ACTIVE, LID/PKEY/GID changes, SQ drained, SRQ
 		 * events (no SRQ yet): nothing the consumer must hear. */

@@ -23,9 +23,22 @@
 
 #include "cma.h"
 
-/* Bounds of one resolution step (address, route), in ms. */
+/* Bounds of the time each resolution (address, route) may take, in ms. */
 #define CMA_RESOLVE_MIN_MS 500
 #define CMA_RESOLVE_MAX_MS 5000
+/*
+ * Address resolution runs in steps of at most this many ms, each a new
+ * rdma_resolve_addr after the last one's ADDR_ERROR -ETIMEDOUT, until
+ * resolve_ms is spent.  The kernel (drivers/infiniband/core/addr.c)
+ * sends the ARP request inside rdma_resolve_addr, before it queues the
+ * request that the neighbour-update event wakes; when the reply is
+ * handled right away (a veth pair: the whole ARP exchange runs in the
+ * caller's softirq), that wake-up finds nothing and the request sleeps
+ * its whole timeout although the neighbour is known.  The kernel looks
+ * again when a step ends, so a lost wake-up costs one step, not the
+ * whole budget (5 s on the first connection to a new neighbour).
+ */
+#define CMA_ADDR_STEP_MS 100
 /* How long a graceful disconnect waits for the peer's answer. */
 #define CMA_DISC_TIMEOUT_NS (5ull * 1000000000ull)
 
@@ -158,6 +171,25 @@ static int cma_resolve_ms(DAT_TIMEOUT timeout)
 	return ms > CMA_RESOLVE_MAX_MS ? CMA_RESOLVE_MAX_MS : (int)ms;
 }
 
+int cma_resolve_addr_step(struct cma_conn *conn)
+{
+	struct sockaddr_storage src;
+	uint64_t now = cma_now_ns();
+	int ms;
+
+	if (now >= conn->resolve_end) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	ms = (int)((conn->resolve_end - now + 999999) / 1000000);
+	if (ms > CMA_ADDR_STEP_MS)
+		ms = CMA_ADDR_STEP_MS;
+	memcpy(&src, &conn->cia->ia->addr, sizeof(src));
+	cma_set_port(&src, 0);
+	return rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
+				 (struct sockaddr *)&conn->dst, ms);
+}
+
 static struct cma_conn *cma_conn_new_active(struct cma_ia *cia,
 					    struct dapl_ep *ep,
 					    const void *pdata, DAT_COUNT plen,
@@ -194,7 +226,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 {
 	struct cma_ia *cia = cma_ia_of(ep);
 	struct cma_ep *cep = ep->prov;
-	struct sockaddr_storage src, dst;
+	struct sockaddr_storage dst;
 	struct cma_conn *conn;
 	int err;
 
@@ -210,8 +242,6 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	memset(&dst, 0, sizeof(dst));
 	memcpy(&dst, remote, cma_addr_len(remote));
 	cma_set_port(&dst, (uint16_t)qual);
-	memcpy(&src, &cia->ia->addr, sizeof(src));
-	cma_set_port(&src, 0);
 
 	/* A connection left over from an earlier attempt goes first. */
 	cma_conn_drop(cia, cep);
@@ -219,10 +249,12 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	if (!conn)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
+	memcpy(&conn->dst, &dst, sizeof(dst));
+	conn->resolve_end =
+	    cma_now_ns() + (uint64_t)conn->resolve_ms * 1000000ull;
 
 	pthread_mutex_lock(&cia->lock);
-	if (rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
-			      (struct sockaddr *)&dst, conn->resolve_ms)) {
+	if (cma_resolve_addr_step(conn)) {
 		err = errno;
 		pthread_mutex_unlock(&cia->lock);
 		dapl_dbg(DAPL_DBG_CM, "cma: rdma_resolve_addr: %s",
@@ -252,7 +284,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	    .private_data = plen ? pdata : NULL,
 	    .private_data_len = (uint8_t)plen,
 	    .flow_control = 1,
-	    .retry_count = 7,
+	    .retry_count = cia->retry_count,
 	    .rnr_retry_count = 7,
 	};
 	DAT_RETURN ret = DAT_SUCCESS;

@@ -13,7 +13,7 @@
  *   ESTABLISHED                         ESTABLISHED (with the peer's pdata)
  *   REJECTED, status 28 (consumer)      PEER_REJECTED
  *   REJECTED, other (8: no listener)    NON_PEER_REJECTED
- *   ADDR_ERROR, ROUTE_ERROR             UNREACHABLE
+ *   ADDR_ERROR (budget spent), ROUTE_ERROR  UNREACHABLE
  *   UNREACHABLE (CM response timeout)   TIMED_OUT
  *   CONNECT_ERROR                       BROKEN (ACCEPT_ERROR when passive)
  *   DISCONNECTED                        DISCONNECTED (BROKEN if our QP had
@@ -211,7 +211,7 @@ static void cma_cm_route_resolved(struct cma_conn *conn, struct cma_up *up)
 	    .responder_resources = conn->resp_res,
 	    .initiator_depth = conn->init_depth,
 	    .flow_control = 1,
-	    .retry_count = 7,
+	    .retry_count = conn->cia->retry_count,
 	    .rnr_retry_count = 7,
 	};
 
@@ -308,6 +308,12 @@ static void cma_cm_conn_event(struct cma_conn *conn, struct rdma_cm_event *ev,
 			cma_cm_route_resolved(conn, up);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
+		/* one step ran out (see CMA_ADDR_STEP_MS): the next one */
+		if (conn->state == CMA_CONN_ADDR && ev->status == -ETIMEDOUT &&
+		    !cma_resolve_addr_step(conn))
+			break;
+		cma_final(conn, DAPL_CM_UNREACHABLE, up);
+		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 		cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		break;

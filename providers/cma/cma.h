@@ -69,6 +69,7 @@ struct cma_ia {
 	uint8_t port;
 	unsigned disable;    /* CMA_NO_* */
 	uint8_t ack_timeout; /* local ACK timeout exponent of QPs */
+	uint8_t retry_count; /* transport retries of QPs (0..7) */
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	struct rdma_event_channel *ch;
@@ -85,6 +86,8 @@ struct cma_ia {
 	struct dapl_ep *cm_upcall_ep, *async_upcall_ep;
 	pthread_cond_t upcall_done;
 	struct dapl_list dev_link; /* in cma_dev.ias */
+	/* srq.c: qp_num -> EP of the EPs on an SRQ (lock-free reads) */
+	struct cma_qpn_map *qpn_map;
 };
 
 enum cma_conn_state {
@@ -107,7 +110,9 @@ struct cma_conn {
 	enum cma_conn_state state;
 	int local_disc; /* our side started the disconnect */
 	int resolve_ms;
-	uint64_t deadline; /* CLOCK_MONOTONIC ns, 0 = none */
+	uint64_t resolve_end;	     /* address resolution gives up (ns) */
+	struct sockaddr_storage dst; /* the peer, to resolve it again */
+	uint64_t deadline;	     /* CLOCK_MONOTONIC ns, 0 = none */
 	struct dapl_list timer_link;
 	uint8_t resp_res;      /* RDMA reads we accept (in) */
 	uint8_t init_depth;    /* RDMA reads we issue (out) */
@@ -178,6 +183,13 @@ DAT_RETURN cma_mr_share(struct dapl_lmr *lmr,
 			struct dapl_lmr *orig) DAPL_HIDDEN;
 DAT_RETURN cma_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN;
 
+/* mw.c: memory windows (RMRs); cma_post_mw posts DAPL_OP_BIND_MW and
+ * DAPL_OP_LOCAL_INV for cma_post_send */
+DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
+void cma_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
+DAT_RETURN cma_post_mw(struct dapl_ep *ep,
+		       const struct dapl_post *p) DAPL_HIDDEN;
+
 /* cq.c */
 DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen,
 			 int *fd) DAPL_HIDDEN;
@@ -216,6 +228,9 @@ void cma_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
 DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
 /* Detaches and destroys the EP's connection (qp_destroy, qp_reset). */
 void cma_conn_drop(struct cma_ia *cia, struct cma_ep *cep) DAPL_HIDDEN;
+/* locked: (re)starts one step of an active connection's address
+ * resolution; 0, or -1 with errno when the budget is spent or it failed */
+int cma_resolve_addr_step(struct cma_conn *conn) DAPL_HIDDEN;
 
 /* cm_event.c: the CM thread and its helpers (callers hold cia->lock
  * where marked "locked") */
@@ -234,6 +249,19 @@ void cma_note_forget(struct cma_ia *cia, struct dapl_ep *ep) DAPL_HIDDEN;
 void cma_upcall_wait(struct cma_ia *cia, struct dapl_ep *ep) DAPL_HIDDEN;
 /* takes the lock: an upcall through *slot has returned */
 void cma_upcall_end(struct cma_ia *cia, struct dapl_ep **slot) DAPL_HIDDEN;
+
+/* srq.c */
+DAT_RETURN cma_srq_create(struct dapl_srq *srq) DAPL_HIDDEN;
+DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
+			  DAT_COUNT limit) DAPL_HIDDEN;
+void cma_srq_destroy(struct dapl_srq *srq) DAPL_HIDDEN;
+DAT_RETURN cma_srq_post_recv(struct dapl_srq *srq,
+			     const struct dapl_post *p) DAPL_HIDDEN;
+int cma_qpn_add(struct cma_ia *cia, uint32_t qpn,
+		struct dapl_ep *ep) DAPL_HIDDEN;
+void cma_qpn_del(struct cma_ia *cia, uint32_t qpn) DAPL_HIDDEN;
+struct dapl_ep *cma_qpn_lookup(struct cma_ia *cia, uint32_t qpn) DAPL_HIDDEN;
+void cma_qpn_map_free(struct cma_ia *cia) DAPL_HIDDEN;
 
 /* Small shared helpers */
 DAT_RETURN cma_errno_to_dat(int err, DAT_RETURN resource) DAPL_HIDDEN;

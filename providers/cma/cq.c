@@ -128,9 +128,46 @@ void cma_cq_destroy(struct dapl_evd *evd)
 	free(c);
 }
 
+/*
+ * An error completion other than a flush: the QP went to ERR by itself
+ * (retries exhausted on a dead link or a vanished peer, a remote access
+ * or length error).  The CM may never say so (a dead link carries no
+ * DREQ), so the connection ends here as BROKEN: the CM thread reports it,
+ * the peer gets a DREQ if it can still hear one, and what the CM says
+ * later about this connection is ignored.  Error path only.
+ */
+static void cma_cq_conn_broken(uint64_t wr_id)
+{
+	const struct dapl_cookie *ck = (const void *)(uintptr_t)wr_id;
+	struct dapl_ep *ep = ck ? ck->ep : NULL;
+	struct cma_conn *conn;
+	struct cma_ep *cep;
+	struct cma_ia *cia;
+
+	if (!ep || !dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		return;
+	cia = cma_ia_of(ep);
+	pthread_mutex_lock(&cia->lock);
+	cep = ep->prov;
+	conn = cep ? cep->conn : NULL;
+	if (conn && conn->state == CMA_CONN_ESTABLISHED) {
+		dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP",
+			 (void *)conn);
+		conn->state = CMA_CONN_CLOSED;
+		conn->local_disc = 1;
+		cma_timer_set(conn, 0);
+		if (conn->id)
+			rdma_disconnect(conn->id);
+		if (cma_note_post(cia, ep, DAPL_CM_BROKEN))
+			dapl_dbg(DAPL_DBG_ERR, "cma: broken event lost");
+	}
+	pthread_mutex_unlock(&cia->lock);
+}
+
 int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct cma_cq *c = evd->prov;
+	struct cma_ia *cia = cma_ia_of(evd);
 	struct ibv_wc wc[CMA_POLL_BATCH];
 	int total = 0, want, n, i;
 
@@ -149,6 +186,14 @@ int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 			e->status = cma_wc_status(wc[i].status);
 			e->byte_len =
 			    wc[i].status == IBV_WC_SUCCESS ? wc[i].byte_len : 0;
+			/* an SRQ's receive: which EP took it (srq.c); the
+			 * opcode of an error completion is not valid, so
+			 * every completion of an IA with SRQ EPs looks */
+			e->ep = cia->qpn_map ? cma_qpn_lookup(cia, wc[i].qp_num)
+					     : NULL;
+			if (dapl_unlikely(wc[i].status != IBV_WC_SUCCESS &&
+					  wc[i].status != IBV_WC_WR_FLUSH_ERR))
+				cma_cq_conn_broken(wc[i].wr_id);
 		}
 		total += n;
 		if (n < want)

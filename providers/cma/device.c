@@ -33,6 +33,7 @@
 #include "cma.h"
 
 #define CMA_DEFAULT_ACK_TIMEOUT 19
+#define CMA_DEFAULT_RETRY_COUNT 7
 
 unsigned cma_disable_flags(const char *s)
 {
@@ -66,6 +67,19 @@ static uint8_t cma_ack_timeout(void)
 		return CMA_DEFAULT_ACK_TIMEOUT;
 	v = strtol(s, NULL, 0);
 	return v >= 5 && v <= 31 ? (uint8_t)v : CMA_DEFAULT_ACK_TIMEOUT;
+}
+
+/* rxe retries forever with 7 (hardware does 7 tries), so a dead link is
+ * noticed there only with a smaller count. */
+static uint8_t cma_retry_count(void)
+{
+	const char *s = getenv("DAPL_CMA_RETRY_COUNT");
+	long v;
+
+	if (!s)
+		return CMA_DEFAULT_RETRY_COUNT;
+	v = strtol(s, NULL, 0);
+	return v >= 0 && v <= 7 ? (uint8_t)v : CMA_DEFAULT_RETRY_COUNT;
 }
 
 /* An address literal, with port 0. */
@@ -267,6 +281,7 @@ static void cma_ia_free(struct cma_ia *cia)
 		rdma_destroy_event_channel(cia->ch);
 	pthread_cond_destroy(&cia->upcall_done);
 	pthread_mutex_destroy(&cia->lock);
+	cma_qpn_map_free(cia);
 	free(cia);
 }
 
@@ -287,6 +302,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 	cia->wake_fd = -1;
 	cia->disable = cma_disable_flags(getenv("DAPL_CMA_DISABLE"));
 	cia->ack_timeout = cma_ack_timeout();
+	cia->retry_count = cma_retry_count();
 	pthread_mutex_init(&cia->lock, NULL);
 	pthread_cond_init(&cia->upcall_done, NULL);
 	dapl_list_init(&cia->timers);
@@ -426,6 +442,9 @@ void cma_ia_query(struct dapl_ia *ia, DAT_IA_ATTR *attr)
 	attr->max_rdma_size = cia->pattr.max_msg_sz;
 	attr->max_rmrs = mw ? d->max_mw : 0;
 	attr->max_rmr_target_address = mw ? UINT64_MAX : 0;
+	/* the atomic extension (udapl/ext.c, provider attributes) */
+	ia->atomics = !(cia->disable & CMA_NO_ATOMIC) &&
+		      d->atomic_cap != IBV_ATOMIC_NONE;
 	attr->max_srqs = srq ? d->max_srq : 0;
 	attr->max_ep_per_srq = srq ? d->max_qp : 0;
 	attr->max_recv_per_srq = srq ? d->max_srq_wr : 0;

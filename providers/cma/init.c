@@ -16,6 +16,9 @@
  *	them absent; read at dat_ia_open).
  *   DAPL_CMA_ACK_TIMEOUT=<5..31>     local ACK timeout exponent of the QPs
  *	(4.096 us * 2^n, default 19 = 2.1 s: generous for emulated hosts).
+ *   DAPL_CMA_RETRY_COUNT=<0..7>      transport retries of the QPs before a
+ *	write fails and the connection is BROKEN (default 7; soft-RoCE reads
+ *	7 as "retry forever", so a dead link needs less there).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +36,8 @@ const struct dapl_ops cma_ops = {
     .mr_register = cma_mr_register,
     .mr_share = cma_mr_share,
     .mr_deregister = cma_mr_deregister,
+    .mw_alloc = cma_mw_alloc,
+    .mw_free = cma_mw_free,
     .cq_create = cma_cq_create,
     .cq_resize = cma_cq_resize,
     .cq_destroy = cma_cq_destroy,
@@ -53,6 +58,10 @@ const struct dapl_ops cma_ops = {
     .cr_destroy = cma_cr_destroy,
     .disconnect = cma_disconnect,
     .max_private_data = CMA_MAX_PDATA_REQ,
+    .srq_create = cma_srq_create,
+    .srq_modify = cma_srq_modify,
+    .srq_destroy = cma_srq_destroy,
+    .srq_post_recv = cma_srq_post_recv,
 };
 
 static void cma_fork_init(void)

@@ -3,8 +3,9 @@
  *
  * DAT privileges -> verbs access: LOCAL_WRITE always (receives and RDMA
  * read targets need it, and DAT's LOCAL_READ has no verbs flag), plus
- * REMOTE_READ, REMOTE_WRITE (with REMOTE_ATOMIC when the device has
- * atomics), and MW_BIND when it has memory windows.  lmr_context is the
+ * REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC for the atomic extension's
+ * DAT_IB_MEM_PRIV_REMOTE_ATOMIC when the device has atomics, and MW_BIND
+ * when it has memory windows.  lmr_context is the
  * lkey, rmr_context the rkey.  A DAT_MEM_TYPE_LMR LMR shares the original
  * registration (same keys, a reference count) when it is in the same PZ,
  * and registers the same range again in its own PZ otherwise.
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 
 #include "cma.h"
+#include <dat/dat_ib_extensions.h>
 
 DAT_RETURN cma_pz_create(struct dapl_pz *pz)
 {
@@ -49,12 +51,11 @@ static int cma_access(const struct cma_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 
 	if (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
 		a |= IBV_ACCESS_REMOTE_READ;
-	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) {
+	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		a |= IBV_ACCESS_REMOTE_WRITE;
-		if (!(cia->disable & CMA_NO_ATOMIC) &&
-		    cia->dattr.atomic_cap != IBV_ATOMIC_NONE)
-			a |= IBV_ACCESS_REMOTE_ATOMIC;
-	}
+	/* verbs wants local write with remote atomic: it is always there */
+	if ((priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC) && cia->ia->atomics)
+		a |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (!(cia->disable & CMA_NO_MW) &&
 	    (cia->dattr.device_cap_flags & IBV_DEVICE_MEM_WINDOW))
 		a |= IBV_ACCESS_MW_BIND;

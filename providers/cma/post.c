@@ -80,9 +80,11 @@ DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 		wr.wr.atomic.compare_add = p->compare_add;
 		wr.wr.atomic.swap = p->swap;
 		break;
+	case DAPL_OP_BIND_MW:
+	case DAPL_OP_LOCAL_INV:
+		return cma_post_mw(ep, p); /* mw.c */
 	default:
-		/* DAPL_OP_BIND_MW comes with the RMR issue. */
-		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
 	}
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);

@@ -107,6 +107,11 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 		init.recv_cq = init.recv_cq ? init.recv_cq : out->dummy_cq;
 	}
 	cma_caps(attr, &out->cap);
+	/* receives come from the SRQ (udapl/srq.c, srq.c) */
+	if (ep->srq) {
+		init.srq = ep->srq->prov;
+		out->cap.max_recv_wr = out->cap.max_recv_sge = 0;
+	}
 	out->qp = NULL;
 	err = EINVAL;
 	for (i = 0;
@@ -127,6 +132,12 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 		out->qp = NULL;
 		goto fail;
 	}
+	if (ep->srq && cma_qpn_add(cia, out->qp->qp_num, ep)) {
+		ibv_destroy_qp(out->qp);
+		out->qp = NULL;
+		err = ENOMEM;
+		goto fail;
+	}
 	ep->max_inline = init.cap.max_inline_data;
 	return DAT_SUCCESS;
 fail:
@@ -139,6 +150,8 @@ fail:
 
 static void cma_qp_free(struct cma_ep *q)
 {
+	if (q->qp && q->qp->srq)
+		cma_qpn_del(cma_ia_of(q->qp->qp_context), q->qp->qp_num);
 	if (q->qp && ibv_destroy_qp(q->qp))
 		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_qp failed");
 	if (q->dummy_cq)
@@ -218,6 +231,8 @@ static int cma_qp_fits(const struct dapl_ep *ep, const struct cma_ep *cep,
 	struct ibv_qp_cap cap;
 
 	cma_caps(attr, &cap);
+	if (ep->srq)
+		cap.max_recv_wr = cap.max_recv_sge = 0;
 	return cap.max_send_wr == cep->cap.max_send_wr &&
 	       cap.max_recv_wr == cep->cap.max_recv_wr &&
 	       cap.max_send_sge == cep->cap.max_send_sge &&

@@ -200,6 +200,14 @@ load helpers
 	[[ "$output" == *"dispatch: 66 wrappers, 266 checks, 0 failures"* ]]
 }
 
+@test "dat_extension_op on a provider that registered no extension: MODEL_NOT_SUPPORTED" {
+	standard_conf
+	run "$DATTEST" ext T1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ext: 0 failures"* ]]
+	[[ "$output" != *FAIL* ]]
+}
+
 @test "argument checks of open, close and list" {
 	standard_conf
 	run "$DATTEST" args

@@ -46,3 +46,14 @@ vg() {
 	run vg "$DATTEST" threads T1 8 20
 	[ "$status" -eq 0 ]
 }
+
+@test "valgrind: udapl object layer unit tests (EVD, CNO, LMR; EP, DTO, CM)" {
+	local t
+	for t in test_udapl_evd test_udapl_ep; do
+		run vg "$DATTEST_BUILD/test/unit/$t"
+		echo "$t: exit status $status"
+		[ "$status" -eq 0 ]
+		grep -q '^1\.\.[1-9]' <<< "$output"
+		if grep -q '^not ok' <<< "$output"; then return 1; fi
+	done
+}

@@ -150,7 +150,7 @@ static void fake_complete(struct dapl_evd *evd, struct dapl_cookie *c,
 
 	pthread_mutex_lock(&cq->lock);
 	cq->q[(cq->head + cq->count) % 256] =
-	    (struct dapl_cqe){(uintptr_t)c, st, len};
+	    (struct dapl_cqe){(uintptr_t)c, st, len, NULL};
 	cq->count++;
 	if (cq->armed) {
 		cq->armed = 0;
@@ -196,6 +196,12 @@ struct dapl_provider *dapl_provider_find(const char *ia_name)
 	return strcmp(ia_name, fake_entry.info.ia_name) ? NULL : &fake_entry;
 }
 
+/* provider.c is not linked: this process never forks. */
+int dapl_provider_forked(void)
+{
+	return 0;
+}
+
 void dapl_cr_teardown(struct dapl_cr *cr)
 {
 	dapl_obj_free(cr);
@@ -209,6 +215,12 @@ void dapl_ep_teardown(struct dapl_ep *ep)
 void dapl_sp_teardown(struct dapl_sp *sp)
 {
 	dapl_obj_free(sp);
+}
+
+/* rmr.c's bind checks the EP state; no EP exists in this test. */
+DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state)
+{
+	return DAPL_ERR(DAT_INVALID_STATE, (DAT_RETURN_SUBTYPE)state);
 }
 
 /* ---- helpers --------------------------------------------------------------
@@ -297,7 +309,7 @@ static void test_ia_open(void)
 		  pa.lmr_mem_types_supported ==
 		      (DAT_MEM_TYPE_VIRTUAL | DAT_MEM_TYPE_LMR) &&
 		  !strcmp(pa.provider_name, "fakeprov") &&
-		  pa.num_provider_specific_attr == 3 &&
+		  pa.num_provider_specific_attr == 5 &&
 		  !strcmp(pa.provider_specific_attr[0].value, "fake0"),
 	      "ia_query: provider attributes");
 	rc = dapl_ia_query(ia, NULL, DAT_IA_FIELD_ALL, NULL, 0, NULL);
@@ -478,8 +490,9 @@ static void test_evd_software(void)
 	CHECK(dapl_evd_free(evd) == DAT_SUCCESS &&
 		  dapl_evd_free(dto) == DAT_SUCCESS,
 	      "evd_free");
-	CHECK(RC_IS(dapl_evd_dequeue(evd, &out), DAT_INVALID_HANDLE, 0),
-	      "stale EVD: INVALID_HANDLE");
+	CHECK(RC_IS(dapl_evd_dequeue(evd, &out), DAT_INVALID_HANDLE,
+		    DAT_INVALID_HANDLE1),
+	      "stale EVD: INVALID_HANDLE1");
 	dapl_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
 }
 
@@ -895,16 +908,16 @@ static void test_lmr(void)
 	      "triplets to SGEs (a zero-length one is not checked)");
 	iov[2].segment_length = 97;
 	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
-		    DAT_LENGTH_ERROR, 0),
-	      "a triplet past its LMR: LENGTH_ERROR");
+		    DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	      "a triplet past its LMR: INVALID_PARAMETER");
 	iov[2] = (DAT_LMR_TRIPLET){lctx, 0, (uintptr_t)buf - 1, 2};
 	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
-		    DAT_LENGTH_ERROR, 0),
-	      "a triplet before its LMR: LENGTH_ERROR");
+		    DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	      "a triplet before its LMR: INVALID_PARAMETER");
 	iov[2] = (DAT_LMR_TRIPLET){0xdead, 0, (uintptr_t)buf, 2};
 	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
-		    DAT_PROTECTION_VIOLATION, 0),
-	      "an unknown lmr_context: PROTECTION_VIOLATION");
+		    DAT_PRIVILEGES_VIOLATION, 0),
+	      "an unknown lmr_context: PRIVILEGES_VIOLATION");
 	ep.pz = pz2;
 	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 1, iov, sge, &total),
 		    DAT_PROTECTION_VIOLATION, 0),

@@ -195,5 +195,7 @@ extern const struct vt_test vt_cm_tests[];
 extern const struct vt_test vt_dto_tests[];
 extern const struct vt_test vt_evd_tests[];
 extern const struct vt_test vt_legacy_tests[];
+extern const struct vt_test vt_atomic_tests[];	/* atomic.c */
+extern const struct vt_test vt_srq_tests[];	/* srq.c */
 
 #endif /* VT_H */

@@ -76,6 +76,7 @@ static int connect_server(const struct vt_opts *o)
 	DAT_CR_HANDLE cr;
 	DAT_EP_HANDLE ep;
 	DAT_EVENT ev;
+	struct vt_msg m;
 	struct vt v;
 
 	vt_open(&v, o->ia_name);
@@ -109,6 +110,10 @@ static int connect_server(const struct vt_opts *o)
 	query_ep(&v, ep, VT_SERVER_ADDR, VT_CLIENT_ADDR, 0);
 	vt_expect_type("dat_ep_reset(CONNECTED)", dat_ep_reset(ep),
 		       DAT_INVALID_STATE);
+	/* only now may the client disconnect: else its DREQ can overtake
+	 * the checks of a CONNECTED EP above */
+	vt_msg_init(&m, "checked");
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
 
 	vt_wait_disconnected(&v, ep);
 	vt_expect_state("after the peer's disconnect", ep,
@@ -129,6 +134,7 @@ static int connect_client(const struct vt_opts *o)
 	DAT_COUNT max;
 	DAT_EP_HANDLE ep;
 	DAT_EVENT ev;
+	struct vt_msg m;
 	struct vt v;
 
 	vt_open(&v, o->ia_name);
@@ -139,6 +145,7 @@ static int connect_client(const struct vt_opts *o)
 		vt_die("out of memory");
 	ep = vt_ep(&v, NULL);
 	vt_expect_state("new EP", ep, DAT_EP_STATE_UNCONNECTED);
+	vt_ctl_post(&v, ep);
 	vt_sockaddr(&sin, o->addr);
 
 	vt_expect_type("dat_ep_connect(max_private_data_size + 1 bytes)",
@@ -164,6 +171,7 @@ static int connect_client(const struct vt_opts *o)
 		    cd->private_data_size, cd->private_data, SERVER_PDATA, 2);
 	vt_expect_state("connected EP", ep, DAT_EP_STATE_CONNECTED);
 	query_ep(&v, ep, VT_CLIENT_ADDR, o->addr, o->qual);
+	vt_ctl_recv(&v, ep, &m, "checked", 0);
 
 	vt_disconnect(&v, ep);
 	vt_expect_state("after dat_ep_disconnect", ep,

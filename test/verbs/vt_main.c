@@ -22,7 +22,8 @@
 #include "vt.h"
 
 static const struct vt_test *const suites[] = {
-	vt_cm_tests, vt_dto_tests, vt_evd_tests, vt_legacy_tests
+	vt_cm_tests, vt_dto_tests, vt_evd_tests, vt_legacy_tests,
+	vt_atomic_tests, vt_srq_tests
 };
 
 static void attr_i(const char *name, long long v)

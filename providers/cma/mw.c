@@ -1,0 +1,208 @@
+/*
+ * Memory windows (the RMR ops): ibv_alloc_mw, binds and invalidations.
+ *
+ * A window is type 2 where the device advertises type 2A or 2B windows
+ * (rxe: 2B), else type 1; DAPL_CMA_MW_TYPE=1 asks for type 1 where the
+ * device has both (the tests use it to cover that path).  rmr->prov is
+ * the struct ibv_mw.
+ *
+ * Type 2: a bind is an IBV_WR_BIND_MW work request with the next key of
+ * the window (ibv_inc_rkey); a bound window must be invalidated
+ * (IBV_WR_LOCAL_INV) before it is bound again, and an unbind is that
+ * invalidation alone -- rxe, like the IB rules for type 2, refuses to
+ * bind a window that is not free and refuses a zero-length bind, and
+ * either would move the QP to error.  So rmr->inv_first is set and
+ * udapl posts the invalidation first.  Type 1: ibv_bind_mw, which
+ * rebinds a bound window itself and unbinds with a zero length.
+ *
+ * ibv_mw.rkey is the key the window has once the binds posted so far
+ * are done (verbs leaves it to the caller for type 2; the provider
+ * library updates it for type 1).  A bind posted only to be flushed (the
+ * EP is DISCONNECTED) leaves it alone, since the device will not bind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cma.h"
+
+static enum ibv_mw_type cma_mw_type(const struct cma_ia *cia)
+{
+	const char *e = getenv("DAPL_CMA_MW_TYPE");
+
+	if (e && e[0] == '1' && !e[1])
+		return IBV_MW_TYPE_1;
+	if (cia->dattr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+					   IBV_DEVICE_MEM_WINDOW_TYPE_2B))
+		return IBV_MW_TYPE_2;
+	return IBV_MW_TYPE_1;
+}
+
+DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr)
+{
+	struct cma_ia *cia = cma_ia_of(rmr);
+	struct ibv_mw *mw;
+
+	if (!rmr->pz || !rmr->pz->prov)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
+	mw = ibv_alloc_mw(rmr->pz->prov, cma_mw_type(cia));
+	if (!mw)
+		return errno == EOPNOTSUPP || errno == ENOSYS
+			   ? DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE)
+			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				      DAT_RESOURCE_MEMORY_REGION);
+	rmr->prov = mw;
+	rmr->inv_first = mw->type == IBV_MW_TYPE_2;
+	return DAT_SUCCESS;
+}
+
+void cma_mw_free(struct dapl_rmr *rmr)
+{
+	struct ibv_mw *mw = rmr->prov;
+
+	if (!mw)
+		return;
+	if (ibv_dealloc_mw(mw))
+		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_dealloc_mw failed");
+	rmr->prov = NULL;
+}
+
+/* The window's remote access: what the LMRs would give (mr.c). */
+static unsigned cma_mw_access(const struct cma_ia *cia, DAT_MEM_PRIV_FLAGS priv)
+{
+	unsigned a = 0;
+
+	if (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
+		a |= IBV_ACCESS_REMOTE_READ;
+	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) {
+		a |= IBV_ACCESS_REMOTE_WRITE;
+		if (!(cia->disable & CMA_NO_ATOMIC) &&
+		    cia->dattr.atomic_cap != IBV_ATOMIC_NONE)
+			a |= IBV_ACCESS_REMOTE_ATOMIC;
+	}
+	return a;
+}
+
+static unsigned cma_mw_send_flags(unsigned f)
+{
+	unsigned v = 0;
+
+	if (f & DAPL_POST_SIGNALED)
+		v |= IBV_SEND_SIGNALED;
+	if (f & DAPL_POST_FENCE)
+		v |= IBV_SEND_FENCE;
+	return v;
+}
+
+static DAT_RETURN cma_mw_error(int err)
+{
+	switch (err) {
+	case ENOMEM:
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	case EPERM:
+	case EACCES:
+		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
+	case EINVAL:
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
+	default:
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	}
+}
+
+/* The MR of the bind; of an unbind, the one the window is bound to. */
+static struct ibv_mr *cma_mw_mr(const struct dapl_mw_post *m)
+{
+	const struct dapl_lmr *lmr = m->lmr ? m->lmr : m->rmr->lmr;
+	const struct cma_mr *cm = lmr ? lmr->prov : NULL;
+
+	return cm ? cm->mr : NULL;
+}
+
+/* Type 1: the provider library makes the work request. */
+static DAT_RETURN cma_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
+			       const struct dapl_post *p)
+{
+	struct dapl_mw_post *m = p->mw;
+	struct cma_ia *cia = cma_ia_of(m->rmr);
+	uint32_t old = mw->rkey;
+	struct ibv_mw_bind b;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	b.wr_id = (uintptr_t)p->cookie;
+	b.send_flags = cma_mw_send_flags(p->flags);
+	/* An unbind (length 0) names the MR too: rxe's library reads it. */
+	b.bind_info.mr = cma_mw_mr(m);
+	if (!b.bind_info.mr)
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
+	if (m->length) {
+		b.bind_info.addr = m->addr;
+		b.bind_info.length = m->length;
+		b.bind_info.mw_access_flags = cma_mw_access(cia, m->priv);
+	}
+	rc = ibv_bind_mw(qp, mw, &b);
+	if (rc)
+		return cma_mw_error(rc);
+	m->context = mw->rkey;
+	if (m->flush)
+		mw->rkey = old;
+	return DAT_SUCCESS;
+}
+
+/* Type 2: the bind (or the invalidation) is ours to post. */
+static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
+			       const struct dapl_post *p)
+{
+	struct dapl_mw_post *m = p->mw;
+	struct ibv_send_wr *bad, wr;
+	uint32_t key = mw->rkey;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = (uintptr_t)p->cookie;
+	wr.send_flags = cma_mw_send_flags(p->flags);
+	if (p->op == DAPL_OP_LOCAL_INV) {
+		wr.opcode = IBV_WR_LOCAL_INV;
+		wr.invalidate_rkey = key;
+	} else {
+		struct cma_ia *cia = cma_ia_of(m->rmr);
+
+		key = ibv_inc_rkey(key);
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = mw;
+		wr.bind_mw.rkey = key;
+		wr.bind_mw.bind_info.mr = cma_mw_mr(m);
+		if (!wr.bind_mw.bind_info.mr)
+			return DAPL_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_LMR_FREE);
+		wr.bind_mw.bind_info.addr = m->addr;
+		wr.bind_mw.bind_info.length = m->length;
+		wr.bind_mw.bind_info.mw_access_flags =
+		    cma_mw_access(cia, m->priv);
+	}
+	rc = ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		return cma_mw_error(rc);
+	m->context = key;
+	if (!m->flush)
+		mw->rkey = key;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	struct cma_ep *cep = ep->prov;
+	struct ibv_mw *mw = p->mw && p->mw->rmr ? p->mw->rmr->prov : NULL;
+
+	if (!cep || !cep->qp)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	if (!mw)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	if (mw->type == IBV_MW_TYPE_1) {
+		if (p->op != DAPL_OP_BIND_MW)
+			return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
+		return cma_mw_bind1(cep->qp, mw, p);
+	}
+	return cma_mw_post2(cep->qp, mw, p);
+}

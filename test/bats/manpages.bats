@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# The manual pages: lint-clean, one for every symbol libdat exports, and
+# what their SYNOPSIS declares is what the headers declare.
+
+load helpers
+
+EXTRA="dat_ia_open dat_provider_init dat_provider_fini libdat dat_ib_post_fetch_and_add dat_ib_post_cmp_and_swap"
+
+@test "every page lints clean with mandoc -Tlint -W warning" {
+	cd "$TOP"
+	shopt -s nullglob
+	pages=(man[1-9]/*.[1-9])
+	[ "${#pages[@]}" -ge 78 ]
+	run mandoc -Tlint -W warning "${pages[@]}"
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "every symbol libdat.so.1 exports has a section 3 page" {
+	nm -D --defined-only "$DATTEST_BUILD/lib/libdat.so.1" |
+		awk '$2 ~ /^[TW]$/ {sub(/@.*/, "", $3); print $3}' > "$BATS_TEST_TMPDIR/syms"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/syms")" -ge 72 ]
+	missing=""
+	while read -r s; do
+		[ -f "$TOP/man3/$s.3" ] || missing="$missing $s"
+	done < "$BATS_TEST_TMPDIR/syms"
+	for s in $EXTRA; do
+		[ -f "$TOP/man3/$s.3" ] || missing="$missing $s"
+	done
+	echo "no page:$missing"
+	[ -z "$missing" ]
+}
+
+@test "no section 3 page without a symbol" {
+	nm -D --defined-only "$DATTEST_BUILD/lib/libdat.so.1" |
+		awk '$2 ~ /^[TW]$/ {sub(/@.*/, "", $3); print $3}' > "$BATS_TEST_TMPDIR/syms"
+	stray=""
+	for f in "$TOP"/man3/*.3; do
+		n=$(basename "$f" .3)
+		grep -qx "$n" "$BATS_TEST_TMPDIR/syms" || [[ " $EXTRA " == *" $n "* ]] ||
+			stray="$stray $n"
+	done
+	echo "stray:$stray"
+	[ -z "$stray" ]
+}
+
+@test "each call's page has NAME, SYNOPSIS, DESCRIPTION, RETURN VALUES and SEE ALSO, in order" {
+	bad=""
+	for f in "$TOP"/man3/dat_*.3; do
+		got=$(grep '^\.SH' "$f" | grep -E 'NAME|SYNOPSIS|DESCRIPTION|RETURN VALUES|SEE ALSO' | tr '\n' '|')
+		[ "$got" = ".SH NAME|.SH SYNOPSIS|.SH DESCRIPTION|.SH RETURN VALUES|.SH SEE ALSO|" ] ||
+			bad="$bad $(basename "$f")"
+	done
+	echo "bad:$bad"
+	[ -z "$bad" ]
+}
+
+@test "the prototype in each SYNOPSIS compiles against the installed headers" {
+	# A redeclaration that differs from the header's is a compile error.
+	for f in "$TOP"/man3/dat_*.3; do
+		n=$(basename "$f" .3)
+		case $n in dat_ia_open | dat_ib_post_*) continue ;; esac	# macros
+		MANWIDTH=200 mandoc -Tascii "$f" | col -b |
+			awk '/^SYNOPSIS/ {s = 1; next} /^[A-Z]/ {s = 0} s' |
+			grep -v -e '^ *cc ' -e '#include' > "$BATS_TEST_TMPDIR/$n.proto"
+		{
+			echo '#include <dat/udat.h>'
+			echo '#include <dat/dat_registry.h>'
+			echo '#include <dat/dat_ib_extensions.h>'
+			cat "$BATS_TEST_TMPDIR/$n.proto"
+		} > "$BATS_TEST_TMPDIR/$n.c"
+		grep -q "$n(" "$BATS_TEST_TMPDIR/$n.c"
+		cc -std=gnu11 -Wall -Werror -fsyntax-only -I"$TOP/include" "$BATS_TEST_TMPDIR/$n.c" ||
+			{ echo "$n: $(cat "$BATS_TEST_TMPDIR/$n.proto")"; return 1; }
+	done
+}
+
+@test "every SEE ALSO reference names a page we ship or a system page" {
+	bad=""
+	for f in "$TOP"/man[1-9]/*.[1-9]; do
+		for ref in $(awk '/^\.SH SEE ALSO/ {s = 1; next} /^\.SH/ {s = 0} s && /^\.BR/ {print $2 "." $3}' "$f" | tr -d '(),'); do
+			page=${ref%.*} sec=${ref##*.}
+			[ -f "$TOP/man$sec/$page.$sec" ] || bad="$bad $(basename "$f"):$ref"
+		done
+	done
+	echo "dangling:$bad"
+	[ -z "$bad" ]
+}
+
+@test "the RMR pages describe memory windows, not DAT_NOT_IMPLEMENTED" {
+	# (libdat's generic row for an empty slot may name DAT_NOT_IMPLEMENTED)
+	for n in dat_rmr_create dat_rmr_bind dat_rmr_query dat_rmr_free; do
+		! grep -qi 'not implemented' "$TOP/man3/$n.3" || { echo "$n"; return 1; }
+		[ "$(grep -c 'DAT_NOT_IMPLEMENTED' "$TOP/man3/$n.3")" -le 1 ] || { echo "$n"; return 1; }
+		grep -q 'ibv_alloc_mw' "$TOP/man3/$n.3" || { echo "$n"; return 1; }
+	done
+	grep -q 'automatic fence' "$TOP/man3/dat_rmr_bind.3"
+	grep -q 'DAPL_RMR_FENCES' "$TOP/man3/dat_ia_query.3"
+}
+
+@test "the SRQ pages describe shared receive queues, not DAT_NOT_IMPLEMENTED" {
+	# (libdat's generic row for an empty slot may name DAT_NOT_IMPLEMENTED)
+	for n in dat_srq_create \
+		 dat_srq_free dat_srq_post_recv dat_srq_query dat_srq_resize dat_srq_set_lw \
+		 dat_ep_create_with_srq; do
+		! grep -qi 'not implemented' "$TOP/man3/$n.3" || { echo "$n"; return 1; }
+		[ "$(grep -c 'DAT_NOT_IMPLEMENTED' "$TOP/man3/$n.3")" -le 1 ] || { echo "$n"; return 1; }
+		grep -q 'ibv_' "$TOP/man3/$n.3" || { echo "$n"; return 1; }
+	done
+	grep -q 'DAT_SRQ_LOW_WATERMARK_EVENT' "$TOP/man3/dat_srq_set_lw.3"
+}
+
+@test "the atomic extension has its pages and names its event and privilege" {
+	for n in dat_extension_op dat_registry_add_extension \
+		 dat_ib_post_fetch_and_add dat_ib_post_cmp_and_swap; do
+		[ -f "$TOP/man3/$n.3" ] || { echo "$n"; return 1; }
+		grep -q 'version node' "$TOP/man3/$n.3" || { echo "$n"; return 1; }
+	done
+	grep -q 'DAT_IB_DTO_EVENT' "$TOP/man3/dat_ib_post_fetch_and_add.3"
+	grep -q 'DAT_IB_MEM_PRIV_REMOTE_ATOMIC' "$TOP/man3/dat_lmr_create.3"
+}
+
+@test "the generated pages are what man/gen.py makes from man/pages.py" {
+	command -v python3 > /dev/null || skip "python3 is not installed (only needed to regenerate pages)"
+	mkdir "$BATS_TEST_TMPDIR/gen"
+	python3 "$TOP/man/gen.py" "$BATS_TEST_TMPDIR/gen"
+	for f in "$BATS_TEST_TMPDIR"/gen/*.3; do
+		cmp "$f" "$TOP/man3/$(basename "$f")" || { echo "stale: $(basename "$f"): run make man-pages"; return 1; }
+	done
+}

@@ -1,0 +1,39 @@
+# test/bench/bench.mk - `make bench`: DAT against raw verbs (perftest) on
+# the same devices in the same run (issue 10; included by the Makefile).
+#
+# datbench uses only the public API (<dat/udat.h>, -ldat); verbsloop is
+# its raw-verbs twin for the callgrind instruction counts.  run-bench.sh
+# does the runs (here when the machine has RDMA devices, else in one boot
+# of the soft-RoCE guest) and writes test/bench/results/<date>.md and
+# <date>.png.  Nothing here asserts timing.
+
+DATBENCH := $(B)/test/bench/datbench
+VERBSLOOP := $(B)/test/bench/verbsloop
+BENCH_DATE ?= $(shell date +%Y-%m-%d)
+BENCH_OUT ?= test/bench/results/$(BENCH_DATE)
+
+$(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
+	$(CC) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
+
+$(VERBSLOOP): $(B)/test/bench/verbsloop.o
+	$(CC) -o $@ $(B)/test/bench/verbsloop.o -libverbs -lrdmacm
+
+.PHONY: bench-programs bench-deps
+bench-programs: all $(DATBENCH) $(VERBSLOOP)
+
+# gnuplot draws the PNG; only the benchmark needs it.
+bench-deps:
+	sh scripts/deps.sh gnuplot-nox perftest valgrind
+
+# In the guest: 4 vCPUs, so that two spinning processes leave one for rxe's
+# kernel work (with 2, a ping-pong waits out scheduler ticks: 4 ms steps).
+bench: bench-deps bench-programs
+	@mkdir -p $(dir $(BENCH_OUT))
+	@if [ -n "$$(ls /sys/class/infiniband 2>/dev/null)" ]; then \
+		test/bench/run-bench.sh $(B)/bench; \
+	else \
+		echo "=== no RDMA device here: running the benchmark in the soft-RoCE guest"; \
+		VM_SMP=$${VM_SMP:-4} test/vm/run.sh -t $${VM_TIMEOUT:-1200} -- \
+			test/bench/run-bench.sh $(B)/bench; \
+	fi
+	test/bench/report.sh $(B)/bench $(BENCH_OUT)

@@ -1,0 +1,964 @@
+/*
+ * datbench.c - the DAT side of `make bench` (test/bench/run-bench.sh),
+ * on the public API only (<dat/udat.h>, -ldat).
+ *
+ *   datbench server -D IA -t TEST -s SIZE -n ITERS [-q QUAL]
+ *   datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-q QUAL]
+ *	TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas
+ *	(perftest's ib_send_lat, ib_atomic_lat,
+ *	ib_write_lat, ib_read_lat, ib_write_bw, measured the same way: a
+ *	timestamp per iteration, latency = half the round trip for the
+ *	ping-pongs and the whole one for reads, "typical" = the median).
+ *	The client prints one line "RESULT TEST SIZE ITERS typ=.. min=..
+ *	max=.. avg=.." (microseconds) or "RESULT write_bw SIZE ITERS
+ *	bw=.." (MB/s with perftest's MB = 2^20 bytes).
+ *   datbench loop -D IA -C IA -h ADDR -n N
+ *	One process, two IAs connected to each other; N rounds of 64-byte
+ *	post_send, dequeue of its completion, dequeue of the receive and
+ *	post_recv (2 posts + 2 completions).  Under callgrind
+ *	(--collect-atstart=no) the rounds are collected and dumped as
+ *	"loop", then as many dequeues of an empty EVD as the rounds made
+ *	(printed: "empty N") are dumped as "empty", so that cgsum.awk can
+ *	take the cost of the spinning out.
+ *   datbench scale -D IA -C IA -h ADDR [-m MAX_EPS]
+ *	dat_ia_open+close time, connections per second for 1..MAX_EPS EP
+ *	pairs, memory per EP, and EVD wake-up latency (a dat_evd_wait
+ *	blocked until dat_evd_post_se or a receive), as "SCALE key value"
+ *	lines.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dat/udat.h>
+#include <valgrind/callgrind.h>
+/* The atomic rows need the IB atomic extension (another issue's header):
+ * without it datbench builds without them and run-bench.sh reports them
+ * as pending. */
+#if __has_include(<dat/dat_ib_extensions.h>)
+#include <dat/dat_registry.h>	/* DAT_PROVIDER, which the header names */
+#include <dat/dat_ib_extensions.h>
+#define HAVE_ATOMICS 1
+#define ATOMIC_TESTS " atomic_fadd atomic_cas"
+#else
+#define HAVE_ATOMICS 0
+#define ATOMIC_TESTS ""
+#endif
+
+#define CTL_SIZE 64
+#define WINDOW 32
+#define MAX_SIZE (16u << 20)
+
+static unsigned scale = 1;
+static DAT_MEM_PRIV_FLAGS mem_priv = DAT_MEM_PRIV_ALL_FLAG;
+
+struct opts {
+	const char *mode, *ia, *ia2, *host, *test;
+	unsigned long size;
+	int iters, max_eps;
+	DAT_CONN_QUAL qual;
+};
+
+struct info {			/* what each side tells the other */
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rmr_context;
+	uint32_t pad;
+};
+
+struct side {
+	DAT_IA_HANDLE ia;
+	DAT_PZ_HANDLE pz;
+	DAT_EVD_HANDLE async, req, rcv, conn, cr;
+	DAT_EP_HANDLE ep;
+	DAT_PSP_HANDLE psp;
+	unsigned char *buf, *ctl;
+	size_t buflen;
+	DAT_LMR_HANDLE lmr, ctl_lmr;
+	DAT_LMR_CONTEXT lctx, ctl_lctx;
+	DAT_RMR_CONTEXT rctx;
+	struct info peer;
+};
+
+static void die(const char *what, DAT_RETURN rc)
+{
+	const char *maj = "?", *min = "?";
+
+	dat_strerror(rc, &maj, &min);
+	fprintf(stderr, "datbench: %s: %s %s\n", what, maj, min);
+	exit(1);
+}
+
+static void must(const char *what, DAT_RETURN rc)
+{
+	if (rc != DAT_SUCCESS)
+		die(what, rc);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static DAT_TIMEOUT tmo(unsigned secs)
+{
+	return (DAT_TIMEOUT)secs * 1000000u * scale;
+}
+
+static DAT_LMR_TRIPLET iov(DAT_LMR_CONTEXT ctx, void *p, uint64_t len)
+{
+	DAT_LMR_TRIPLET t;
+
+	t.lmr_context = ctx;
+	t.pad = 0;
+	t.virtual_address = (DAT_VADDR)(uintptr_t)p;
+	t.segment_length = len;
+	return t;
+}
+
+static DAT_DTO_COOKIE cookie(uint64_t v)
+{
+	DAT_DTO_COOKIE c;
+
+	c.as_64 = v;
+	return c;
+}
+
+static void lmr_make(struct side *s, void *p, size_t len, DAT_LMR_HANDLE *lmr,
+		     DAT_LMR_CONTEXT *lctx, DAT_RMR_CONTEXT *rctx)
+{
+	DAT_REGION_DESCRIPTION r;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+
+	r.for_va = p;
+	must("dat_lmr_create",
+	     dat_lmr_create(s->ia, DAT_MEM_TYPE_VIRTUAL, r, len, s->pz,
+			    mem_priv, lmr, lctx, rctx, &rlen,
+			    &raddr));
+}
+
+/* IA, PZ, EVDs and the two registered buffers (data: buflen bytes). */
+static void side_open(struct side *s, const char *name, size_t buflen,
+		      int qlen)
+{
+	DAT_RMR_CONTEXT unused;
+
+	memset(s, 0, sizeof(*s));
+	s->async = DAT_HANDLE_NULL;
+	must("dat_ia_open",
+	     dat_ia_open((DAT_NAME_PTR)name, 8, &s->async, &s->ia));
+	must("dat_pz_create", dat_pz_create(s->ia, &s->pz));
+	must("request EVD", dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
+					   DAT_EVD_DTO_FLAG, &s->req));
+	must("receive EVD", dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
+					   DAT_EVD_DTO_FLAG, &s->rcv));
+	must("connection EVD",
+	     dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
+			    DAT_EVD_CONNECTION_FLAG, &s->conn));
+	must("CR EVD", dat_evd_create(s->ia, qlen, DAT_HANDLE_NULL,
+				      DAT_EVD_CR_FLAG, &s->cr));
+	s->buflen = buflen;
+	if (posix_memalign((void **)&s->buf, 4096, buflen) ||
+	    posix_memalign((void **)&s->ctl, 4096, 4096))
+		die("posix_memalign", DAT_INSUFFICIENT_RESOURCES);
+	memset(s->buf, 0, buflen);
+	memset(s->ctl, 0, 4096);
+	lmr_make(s, s->buf, buflen, &s->lmr, &s->lctx, &s->rctx);
+	lmr_make(s, s->ctl, 4096, &s->ctl_lmr, &s->ctl_lctx, &unused);
+}
+
+static void ep_make(struct side *s, DAT_EP_HANDLE *ep)
+{
+	must("dat_ep_create", dat_ep_create(s->ia, s->pz, s->rcv, s->req,
+					    s->conn, NULL, ep));
+}
+
+static void wait_event(const char *what, DAT_EVD_HANDLE evd,
+		       DAT_EVENT_NUMBER want, DAT_EVENT *ev)
+{
+	DAT_COUNT nmore;
+
+	must(what, dat_evd_wait(evd, tmo(60), 1, ev, &nmore));
+	if (ev->event_number != want) {
+		fprintf(stderr, "datbench: %s: event 0x%x, want 0x%x\n", what,
+			ev->event_number, want);
+		exit(1);
+	}
+}
+
+/* Spins on dat_evd_dequeue until a DTO completes; returns the empty
+ * dequeues it made on the way. */
+static unsigned long spin(DAT_EVD_HANDLE evd)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+	unsigned long empty = 0;
+	DAT_EVENT ev;
+	DAT_RETURN rc;
+
+	while ((rc = dat_evd_dequeue(evd, &ev)) != DAT_SUCCESS) {
+		if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
+			die("dat_evd_dequeue", rc);
+		empty++;
+	}
+	d = &ev.event_data.dto_completion_event_data;
+	if ((ev.event_number != DAT_DTO_COMPLETION_EVENT &&
+	     !(HAVE_ATOMICS && ev.event_number == 0x40000)) ||
+	    d->status != DAT_DTO_SUCCESS) {
+		fprintf(stderr, "datbench: DTO event 0x%x status %d\n",
+			ev.event_number, (int)d->status);
+		exit(1);
+	}
+	return empty;
+}
+
+/* Retires suppressed completions (the provider signals one every half
+ * ring) without waiting. */
+static void drain(DAT_EVD_HANDLE evd)
+{
+	DAT_EVENT ev;
+
+	while (dat_evd_dequeue(evd, &ev) == DAT_SUCCESS)
+		;
+}
+
+static void post_ctl_recv(struct side *s)
+{
+	DAT_LMR_TRIPLET t = iov(s->ctl_lctx, s->ctl + CTL_SIZE, CTL_SIZE);
+
+	must("dat_ep_post_recv(ctl)",
+	     dat_ep_post_recv(s->ep, 1, &t, cookie(0),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+}
+
+static void send_ctl(struct side *s, const void *msg, size_t len)
+{
+	DAT_LMR_TRIPLET t = iov(s->ctl_lctx, s->ctl, len);
+	DAT_EVENT ev;
+
+	memcpy(s->ctl, msg, len);
+	must("dat_ep_post_send(ctl)",
+	     dat_ep_post_send(s->ep, 1, &t, cookie(0),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+	wait_event("ctl send", s->req, DAT_DTO_COMPLETION_EVENT, &ev);
+}
+
+/* Both sides: tell the peer where our data buffer is, learn its. */
+static void exchange(struct side *s)
+{
+	struct info mine;
+	DAT_EVENT ev;
+
+	mine.addr = (uint64_t)(uintptr_t)s->buf;
+	mine.len = s->buflen;
+	mine.rmr_context = s->rctx;
+	mine.pad = 0;
+	send_ctl(s, &mine, sizeof(mine));
+	wait_event("ctl receive", s->rcv, DAT_DTO_COMPLETION_EVENT, &ev);
+	memcpy(&s->peer, s->ctl + CTL_SIZE, sizeof(s->peer));
+}
+
+static DAT_RMR_TRIPLET remote(const struct side *s, uint64_t off,
+			      uint64_t len)
+{
+	DAT_RMR_TRIPLET r;
+
+	r.rmr_context = s->peer.rmr_context;
+	r.pad = 0;
+	r.target_address = s->peer.addr + off;
+	r.segment_length = len;
+	return r;
+}
+
+static void post_data_recv(struct side *s, unsigned long size)
+{
+	DAT_LMR_TRIPLET t = iov(s->lctx, s->buf, size);
+
+	must("dat_ep_post_recv",
+	     dat_ep_post_recv(s->ep, 1, &t, cookie(1),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+}
+
+static void post_data_send(struct side *s, unsigned long size)
+{
+	DAT_LMR_TRIPLET t = iov(s->lctx, s->buf + s->buflen / 2, size);
+
+	must("dat_ep_post_send",
+	     dat_ep_post_send(s->ep, 1, &t, cookie(2),
+			      DAT_COMPLETION_SUPPRESS_FLAG));
+}
+
+/* Ping-pong of sends; the client (pinger) records timestamps. */
+static void send_lat(struct side *s, const struct opts *o, int client,
+		     uint64_t *t)
+{
+	int i;
+
+	for (i = 0; i < o->iters; i++) {
+		if (client) {
+			t[i] = now_ns();
+			post_data_send(s, o->size);
+			spin(s->rcv);
+		} else {
+			spin(s->rcv);
+		}
+		if (i + 1 < o->iters)
+			post_data_recv(s, o->size);
+		if (!client)
+			post_data_send(s, o->size);
+		drain(s->req);
+	}
+	if (client)
+		t[o->iters] = now_ns();
+}
+
+/* Ping-pong of RDMA writes: each side polls the last byte of the
+ * buffer's first half (where the peer writes) and writes from the
+ * second half. */
+static void write_lat(struct side *s, const struct opts *o, int client,
+		      uint64_t *t)
+{
+	volatile unsigned char *in = s->buf + o->size - 1;
+	unsigned char *out = s->buf + s->buflen / 2;
+	DAT_RMR_TRIPLET r = remote(s, 0, o->size);
+	DAT_LMR_TRIPLET l = iov(s->lctx, out, o->size);
+	int i;
+
+	for (i = 0; i < o->iters; i++) {
+		unsigned char v = (unsigned char)(i % 250 + 1);
+
+		if (client)
+			t[i] = now_ns();
+		else
+			while (*in != v)
+				;
+		out[o->size - 1] = v;
+		must("dat_ep_post_rdma_write",
+		     dat_ep_post_rdma_write(s->ep, 1, &l, cookie(3), &r,
+					    DAT_COMPLETION_SUPPRESS_FLAG));
+		if (client)
+			while (*in != v)
+				;
+		drain(s->req);
+	}
+	if (client)
+		t[o->iters] = now_ns();
+}
+
+static void read_lat(struct side *s, const struct opts *o, uint64_t *t)
+{
+	DAT_RMR_TRIPLET r = remote(s, 0, o->size);
+	DAT_LMR_TRIPLET l = iov(s->lctx, s->buf, o->size);
+	int i;
+
+	for (i = 0; i < o->iters; i++) {
+		t[i] = now_ns();
+		must("dat_ep_post_rdma_read",
+		     dat_ep_post_rdma_read(s->ep, 1, &l, cookie(4), &r,
+					   DAT_COMPLETION_DEFAULT_FLAG));
+		spin(s->req);
+	}
+	t[o->iters] = now_ns();
+}
+
+#if HAVE_ATOMICS
+/* Atomic latency (ib_atomic_lat): 8 bytes, the whole round trip; the
+ * compare-and-swap compares with the value it set last, so it hits. */
+static void atomic_lat(struct side *s, const struct opts *o, uint64_t *t)
+{
+	DAT_RMR_TRIPLET r = remote(s, 0, 8);
+	DAT_LMR_TRIPLET l = iov(s->lctx, s->buf, 8);
+	int cas = !strcmp(o->test, "atomic_cas"), i;
+
+	for (i = 0; i < o->iters; i++) {
+		t[i] = now_ns();
+		if (cas)
+			must("dat_ib_post_cmp_and_swap",
+			     dat_ib_post_cmp_and_swap(s->ep, (uint64_t)i,
+						      (uint64_t)i + 1, &l,
+						      cookie(6), &r,
+						      DAT_COMPLETION_DEFAULT_FLAG));
+		else
+			must("dat_ib_post_fetch_and_add",
+			     dat_ib_post_fetch_and_add(s->ep, 1, &l, cookie(7),
+						       &r,
+						       DAT_COMPLETION_DEFAULT_FLAG));
+		spin(s->req);
+	}
+	t[o->iters] = now_ns();
+}
+#endif
+
+static double write_bw(struct side *s, const struct opts *o)
+{
+	DAT_RMR_TRIPLET r = remote(s, 0, o->size);
+	DAT_LMR_TRIPLET l = iov(s->lctx, s->buf, o->size);
+	int posted = 0, done = 0;
+	uint64_t t0, t1;
+
+	t0 = now_ns();
+	while (done < o->iters) {
+		while (posted < o->iters && posted - done < WINDOW) {
+			must("dat_ep_post_rdma_write",
+			     dat_ep_post_rdma_write(s->ep, 1, &l, cookie(5),
+						    &r,
+						    DAT_COMPLETION_DEFAULT_FLAG));
+			posted++;
+		}
+		spin(s->req);
+		done++;
+	}
+	t1 = now_ns();
+	return (double)o->size * o->iters / ((double)(t1 - t0) / 1e9) /
+	       1048576.0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* perftest's way: consecutive timestamps, halved for ping-pongs. */
+static void report_lat(const struct opts *o, uint64_t *t, int halve)
+{
+	int n = o->iters, i;
+	uint64_t *d = calloc((size_t)n, sizeof(*d));
+	double sum = 0, f = halve ? 2000.0 : 1000.0;
+
+	if (!d)
+		die("calloc", DAT_INSUFFICIENT_RESOURCES);
+	for (i = 0; i < n; i++) {
+		d[i] = t[i + 1] - t[i];
+		sum += (double)d[i];
+	}
+	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
+	printf("RESULT %s %lu %d typ=%.2f min=%.2f max=%.2f avg=%.2f\n",
+	       o->test, o->size, n, (double)d[n / 2] / f, (double)d[0] / f,
+	       (double)d[n - 1] / f, sum / n / f);
+	free(d);
+}
+
+static size_t buflen_for(const struct opts *o)
+{
+	return 2 * ((o->size + 4095) & ~4095ul);
+}
+
+static void run_test(struct side *s, const struct opts *o, int client)
+{
+	uint64_t *t = calloc((size_t)o->iters + 1, sizeof(*t));
+
+	if (!t)
+		die("calloc", DAT_INSUFFICIENT_RESOURCES);
+	if (!strcmp(o->test, "send_lat")) {
+		send_lat(s, o, client, t);
+		if (client)
+			report_lat(o, t, 1);
+	} else if (!strcmp(o->test, "write_lat")) {
+		write_lat(s, o, client, t);
+		if (client)
+			report_lat(o, t, 1);
+	} else if (!strcmp(o->test, "read_lat")) {
+		if (client) {
+			read_lat(s, o, t);
+			report_lat(o, t, 0);
+		}
+#if HAVE_ATOMICS
+	} else if (!strncmp(o->test, "atomic_", 7)) {
+		if (client) {
+			atomic_lat(s, o, t);
+			report_lat(o, t, 0);
+		}
+#endif
+	} else if (client) {
+		printf("RESULT %s %lu %d bw=%.2f\n", o->test, o->size,
+		       o->iters, write_bw(s, o));
+	}
+	free(t);
+}
+
+static int valid_test(const char *t)
+{
+	return t && (!strcmp(t, "send_lat") || !strcmp(t, "write_lat") ||
+		     !strcmp(t, "read_lat") || !strcmp(t, "write_bw") ||
+		     (HAVE_ATOMICS && (!strcmp(t, "atomic_fadd") ||
+				       !strcmp(t, "atomic_cas"))));
+}
+
+static int server(const struct opts *o)
+{
+	struct side s;
+	DAT_EVENT ev;
+	DAT_CR_HANDLE cr;
+
+	side_open(&s, o->ia, buflen_for(o), 2 * WINDOW + 8);
+	must("dat_psp_create", dat_psp_create(s.ia, o->qual, s.cr,
+					      DAT_PSP_CONSUMER_FLAG, &s.psp));
+	ep_make(&s, &s.ep);
+	post_ctl_recv(&s);
+	printf("listening\n");
+	wait_event("connection request", s.cr, DAT_CONNECTION_REQUEST_EVENT,
+		   &ev);
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	must("dat_cr_accept", dat_cr_accept(cr, s.ep, 0, NULL));
+	wait_event("established", s.conn, DAT_CONNECTION_EVENT_ESTABLISHED,
+		   &ev);
+	if (!strcmp(o->test, "send_lat"))
+		post_data_recv(&s, o->size);
+	exchange(&s);
+	run_test(&s, o, 0);
+	post_ctl_recv(&s);
+	wait_event("done", s.rcv, DAT_DTO_COMPLETION_EVENT, &ev);
+	must("dat_ia_close", dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+static void addr_of(struct sockaddr_in *sin, const char *host)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1) {
+		fprintf(stderr, "datbench: bad address %s\n", host);
+		exit(2);
+	}
+}
+
+static int client(const struct opts *o)
+{
+	struct sockaddr_in sin;
+	struct side s;
+	DAT_EVENT ev;
+	char done[8] = "done";
+
+	addr_of(&sin, o->host);
+	side_open(&s, o->ia, buflen_for(o), 2 * WINDOW + 8);
+	ep_make(&s, &s.ep);
+	post_ctl_recv(&s);
+	must("dat_ep_connect",
+	     dat_ep_connect(s.ep, (DAT_IA_ADDRESS_PTR)&sin, o->qual, tmo(60),
+			    0, NULL, DAT_QOS_BEST_EFFORT,
+			    DAT_CONNECT_DEFAULT_FLAG));
+	wait_event("established", s.conn, DAT_CONNECTION_EVENT_ESTABLISHED,
+		   &ev);
+	if (!strcmp(o->test, "send_lat"))
+		post_data_recv(&s, o->size);
+	exchange(&s);
+	run_test(&s, o, 1);
+	send_ctl(&s, done, sizeof(done));
+	must("dat_ia_close", dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+/* ---- one process, two IAs: loop (callgrind) and scale ----------------- */
+
+/* Connects cep (on cli) to a fresh EP sep of srv through srv's PSP. */
+static void connect_one(struct side *srv, struct side *cli,
+			const struct opts *o, DAT_EP_HANDLE cep,
+			DAT_EP_HANDLE sep)
+{
+	struct sockaddr_in sin;
+	DAT_EVENT ev;
+
+	addr_of(&sin, o->host);
+	must("dat_ep_connect",
+	     dat_ep_connect(cep, (DAT_IA_ADDRESS_PTR)&sin, o->qual, tmo(60),
+			    0, NULL, DAT_QOS_BEST_EFFORT,
+			    DAT_CONNECT_DEFAULT_FLAG));
+	wait_event("connection request", srv->cr,
+		   DAT_CONNECTION_REQUEST_EVENT, &ev);
+	must("dat_cr_accept",
+	     dat_cr_accept(ev.event_data.cr_arrival_event_data.cr_handle, sep,
+			   0, NULL));
+	wait_event("passive established", srv->conn,
+		   DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	wait_event("active established", cli->conn,
+		   DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+}
+
+static void pair_open(struct side *srv, struct side *cli,
+		      const struct opts *o, int qlen)
+{
+	side_open(srv, o->ia, 8192, qlen);
+	side_open(cli, o->ia2, 8192, qlen);
+	must("dat_psp_create", dat_psp_create(srv->ia, o->qual, srv->cr,
+					      DAT_PSP_CONSUMER_FLAG,
+					      &srv->psp));
+	ep_make(srv, &srv->ep);
+	ep_make(cli, &cli->ep);
+	connect_one(srv, cli, o, cli->ep, srv->ep);
+}
+
+static unsigned long rounds(struct side *srv, struct side *cli, int n)
+{
+	DAT_LMR_TRIPLET st = iov(cli->lctx, cli->buf, 64);
+	DAT_LMR_TRIPLET rt = iov(srv->lctx, srv->buf, 64);
+	unsigned long empty = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (dat_ep_post_send(cli->ep, 1, &st, cookie((uint64_t)i),
+				     DAT_COMPLETION_DEFAULT_FLAG))
+			die("dat_ep_post_send", DAT_INTERNAL_ERROR);
+		empty += spin(cli->req);
+		empty += spin(srv->rcv);
+		if (dat_ep_post_recv(srv->ep, 1, &rt, cookie((uint64_t)i),
+				     DAT_COMPLETION_DEFAULT_FLAG))
+			die("dat_ep_post_recv", DAT_INTERNAL_ERROR);
+	}
+	return empty;
+}
+
+static int loop(const struct opts *o)
+{
+	DAT_LMR_TRIPLET rt;
+	struct side srv, cli;
+	unsigned long empty, i;
+	DAT_EVENT ev;
+
+	pair_open(&srv, &cli, o, 16);
+	rt = iov(srv.lctx, srv.buf, 64);
+	must("dat_ep_post_recv",
+	     dat_ep_post_recv(srv.ep, 1, &rt, cookie(0),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+	rounds(&srv, &cli, 32);	/* warm-up: lazy binding, first touches */
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	empty = rounds(&srv, &cli, o->iters);
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("loop");
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	for (i = 0; i < empty; i++)
+		if (dat_evd_dequeue(cli.req, &ev) != DAT_QUEUE_EMPTY)
+			die("empty dequeue", DAT_INTERNAL_ERROR);
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("empty");
+	printf("LOOP dat rounds %d posts %d completions %d empty %lu\n",
+	       o->iters, 2 * o->iters, 2 * o->iters, empty);
+	must("dat_ia_close", dat_ia_close(cli.ia, DAT_CLOSE_ABRUPT_FLAG));
+	must("dat_ia_close", dat_ia_close(srv.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+/* field "VmRSS:" or "VmSize:" of /proc/self/status, in KiB */
+static long status_kib(const char *field)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(field);
+	char line[256];
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n)) {
+			v = atol(line + n);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static double median_us(uint64_t *d, int n)
+{
+	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
+	return (double)d[n / 2] / 1000.0;
+}
+
+static void scale_ia(const struct opts *o)
+{
+	enum { K = 10 };
+	uint64_t d[K], t0;
+	DAT_IA_HANDLE ia;
+	DAT_EVD_HANDLE async;
+	int i;
+
+	for (i = -1; i < K; i++) {
+		async = DAT_HANDLE_NULL;
+		t0 = now_ns();
+		must("dat_ia_open",
+		     dat_ia_open((DAT_NAME_PTR)o->ia, 8, &async, &ia));
+		must("dat_ia_close", dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+		if (i < 0)
+			printf("SCALE ia_open_close_first_us %.1f\n",
+			       (double)(now_ns() - t0) / 1000.0);
+		else
+			d[i] = now_ns() - t0;
+	}
+	printf("SCALE ia_open_close_us %.1f\n", median_us(d, K));
+}
+
+/* n EP pairs: all connects issued at once, CRs accepted as they come. */
+static void scale_conns(struct side *srv, struct side *cli,
+			const struct opts *o, int n)
+{
+	DAT_EP_HANDLE *cep = calloc((size_t)n, sizeof(*cep));
+	DAT_EP_HANDLE *sep = calloc((size_t)n, sizeof(*sep));
+	struct sockaddr_in sin;
+	int i, acc = 0, up_s = 0, up_c = 0, down_s = 0, down_c = 0;
+	long rss0, rss1, rss2, vm0, vm2;
+	uint64_t t0, t1, t2;
+	DAT_EVENT ev;
+
+	if (!cep || !sep)
+		die("calloc", DAT_INSUFFICIENT_RESOURCES);
+	addr_of(&sin, o->host);
+	rss0 = status_kib("VmRSS:");
+	vm0 = status_kib("VmSize:");
+	for (i = 0; i < n; i++) {
+		ep_make(cli, &cep[i]);
+		ep_make(srv, &sep[i]);
+	}
+	rss1 = status_kib("VmRSS:");
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		must("dat_ep_connect",
+		     dat_ep_connect(cep[i], (DAT_IA_ADDRESS_PTR)&sin, o->qual,
+				    tmo(120), 0, NULL, DAT_QOS_BEST_EFFORT,
+				    DAT_CONNECT_DEFAULT_FLAG));
+	while (up_s < n || up_c < n) {
+		DAT_RETURN rc;
+		int got = 0;
+
+		if (dat_evd_dequeue(srv->cr, &ev) == DAT_SUCCESS) {
+			got = 1;
+			must("dat_cr_accept",
+			     dat_cr_accept(ev.event_data.cr_arrival_event_data
+						   .cr_handle,
+					   sep[acc++], 0, NULL));
+		}
+		while ((rc = dat_evd_dequeue(srv->conn, &ev)) == DAT_SUCCESS) {
+			got = 1;
+			if (ev.event_number !=
+			    DAT_CONNECTION_EVENT_ESTABLISHED)
+				die("passive connection event", 0);
+			up_s++;
+		}
+		while ((rc = dat_evd_dequeue(cli->conn, &ev)) == DAT_SUCCESS) {
+			got = 1;
+			if (ev.event_number !=
+			    DAT_CONNECTION_EVENT_ESTABLISHED)
+				die("active connection event", 0);
+			up_c++;
+		}
+		if (!got)
+			usleep(200);
+		if (now_ns() - t0 > 300ull * 1000000000u * scale)
+			die("connections timed out", DAT_TIMEOUT_EXPIRED);
+	}
+	t1 = now_ns();
+	rss2 = status_kib("VmRSS:");
+	vm2 = status_kib("VmSize:");
+	for (i = 0; i < n; i++)
+		must("dat_ep_disconnect",
+		     dat_ep_disconnect(cep[i], DAT_CLOSE_GRACEFUL_FLAG));
+	while (down_s < n || down_c < n) {
+		int got = 0;
+
+		while (dat_evd_dequeue(srv->conn, &ev) == DAT_SUCCESS)
+			got = 1, down_s++;
+		while (dat_evd_dequeue(cli->conn, &ev) == DAT_SUCCESS)
+			got = 1, down_c++;
+		if (!got)
+			usleep(200);
+		if (now_ns() - t1 > 300ull * 1000000000u * scale)
+			die("disconnections timed out", DAT_TIMEOUT_EXPIRED);
+	}
+	t2 = now_ns();
+	for (i = 0; i < n; i++) {
+		must("dat_ep_free", dat_ep_free(cep[i]));
+		must("dat_ep_free", dat_ep_free(sep[i]));
+	}
+	printf("SCALE conn eps=%d connect_s=%.3f conn_per_s=%.1f "
+	       "disconnect_s=%.3f ep_rss_kib=%.1f connected_ep_rss_kib=%.1f "
+	       "connected_ep_vm_kib=%.1f\n",
+	       n, (double)(t1 - t0) / 1e9, n / ((double)(t1 - t0) / 1e9),
+	       (double)(t2 - t1) / 1e9, (double)(rss1 - rss0) / (2.0 * n),
+	       (double)(rss2 - rss0) / (2.0 * n),
+	       (double)(vm2 - vm0) / (2.0 * n));
+	free(cep);
+	free(sep);
+}
+
+struct waker {
+	DAT_EVD_HANDLE evd;
+	volatile int ready;
+	uint64_t t_end;
+	int blocking;
+};
+
+static void *waiter(void *arg)
+{
+	struct waker *w = arg;
+	DAT_COUNT nmore;
+	DAT_EVENT ev;
+
+	__atomic_store_n(&w->ready, 1, __ATOMIC_SEQ_CST);
+	if (w->blocking)
+		must("dat_evd_wait", dat_evd_wait(w->evd, tmo(60), 1, &ev,
+						  &nmore));
+	else
+		while (dat_evd_dequeue(w->evd, &ev) != DAT_SUCCESS)
+			;
+	w->t_end = now_ns();
+	return NULL;
+}
+
+/* One wake-up: a thread waits (blocked or spinning) on evd; after it
+ * had time to block, fire() makes the event.  Returns nanoseconds. */
+static uint64_t wake_once(DAT_EVD_HANDLE evd, int blocking,
+			  void (*fire)(void *), void *arg)
+{
+	struct waker w = {.evd = evd, .ready = 0, .blocking = blocking};
+	pthread_t th;
+	uint64_t t0;
+
+	if (pthread_create(&th, NULL, waiter, &w))
+		die("pthread_create", DAT_INSUFFICIENT_RESOURCES);
+	while (!__atomic_load_n(&w.ready, __ATOMIC_SEQ_CST))
+		;
+	usleep(3000);	/* long enough for the waiter to be in poll(2) */
+	t0 = now_ns();
+	fire(arg);
+	pthread_join(th, NULL);
+	return w.t_end - t0;
+}
+
+static void fire_se(void *arg)
+{
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.event_number = DAT_SOFTWARE_EVENT;
+	ev.event_data.software_event_data.pointer = arg;
+	must("dat_evd_post_se", dat_evd_post_se(*(DAT_EVD_HANDLE *)arg, &ev));
+}
+
+struct send_pair {
+	struct side *srv, *cli;
+};
+
+static void fire_send(void *arg)
+{
+	struct send_pair *p = arg;
+	DAT_LMR_TRIPLET st = iov(p->cli->lctx, p->cli->buf, 64);
+
+	must("dat_ep_post_send",
+	     dat_ep_post_send(p->cli->ep, 1, &st, cookie(9),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+}
+
+static void scale_wake(struct side *srv, struct side *cli)
+{
+	enum { K = 30 };
+	struct send_pair p = {srv, cli};
+	DAT_LMR_TRIPLET rt = iov(srv->lctx, srv->buf, 64);
+	DAT_EVD_HANDLE se;
+	uint64_t d[K];
+	int i, blocking;
+
+	must("software EVD", dat_evd_create(srv->ia, 8, DAT_HANDLE_NULL,
+					    DAT_EVD_SOFTWARE_FLAG, &se));
+	for (blocking = 0; blocking < 2; blocking++) {
+		for (i = 0; i < K; i++)
+			d[i] = wake_once(se, blocking, fire_se, &se);
+		printf("SCALE wake_se_%s_us %.1f\n",
+		       blocking ? "wait" : "spin", median_us(d, K));
+		for (i = 0; i < K; i++) {
+			must("dat_ep_post_recv",
+			     dat_ep_post_recv(srv->ep, 1, &rt, cookie(8),
+					      DAT_COMPLETION_DEFAULT_FLAG));
+			d[i] = wake_once(srv->rcv, blocking, fire_send, &p);
+			spin(cli->req);
+		}
+		printf("SCALE wake_recv_%s_us %.1f\n",
+		       blocking ? "wait" : "spin", median_us(d, K));
+	}
+	must("dat_evd_free", dat_evd_free(se));
+}
+
+static int scale_run(const struct opts *o)
+{
+	struct side srv, cli;
+	int n;
+
+	scale_ia(o);
+	pair_open(&srv, &cli, o, 2 * o->max_eps + 64);
+	scale_wake(&srv, &cli);
+	for (n = 1; n <= o->max_eps; n *= 4)
+		scale_conns(&srv, &cli, o, n);
+	if (n / 4 != o->max_eps)
+		scale_conns(&srv, &cli, o, o->max_eps);
+	must("dat_ia_close", dat_ia_close(cli.ia, DAT_CLOSE_ABRUPT_FLAG));
+	must("dat_ia_close", dat_ia_close(srv.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: datbench server -D IA -t TEST -s SIZE -n ITERS [-q QUAL]\n"
+		"       datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-q QUAL]\n"
+		"       datbench loop -D IA -C IA -h ADDR -n N [-q QUAL]\n"
+		"       datbench scale -D IA -C IA -h ADDR [-m MAX_EPS] [-q QUAL]\n"
+		"TEST: send_lat write_lat read_lat write_bw" ATOMIC_TESTS "\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.size = 64, .iters = 1000, .max_eps = 256,
+			 .qual = 18516};
+	const char *sc = getenv("TEST_TIMEOUT_SCALE");
+	int c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (sc && atoi(sc) > 0)
+		scale = (unsigned)atoi(sc);
+	if (argc < 2)
+		usage();
+	o.mode = argv[1];
+	optind = 2;
+	while ((c = getopt(argc, argv, "D:C:h:t:s:n:q:m:")) != -1) {
+		switch (c) {
+		case 'D': o.ia = optarg; break;
+		case 'C': o.ia2 = optarg; break;
+		case 'h': o.host = optarg; break;
+		case 't': o.test = optarg; break;
+		case 's': o.size = strtoul(optarg, NULL, 0); break;
+		case 'n': o.iters = atoi(optarg); break;
+		case 'q': o.qual = strtoull(optarg, NULL, 0); break;
+		case 'm': o.max_eps = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (!o.ia || o.iters < 1 || o.size < 1 || o.size > MAX_SIZE ||
+	    o.max_eps < 1)
+		usage();
+	alarm(600 * scale);
+#if HAVE_ATOMICS
+	if (o.test && !strncmp(o.test, "atomic_", 7))
+		mem_priv |= DAT_IB_MEM_PRIV_REMOTE_ATOMIC;
+#endif
+	if (!strcmp(o.mode, "server") && valid_test(o.test))
+		return server(&o);
+	if (!strcmp(o.mode, "client") && valid_test(o.test) && o.host)
+		return client(&o);
+	if (!strcmp(o.mode, "loop") && o.ia2 && o.host)
+		return loop(&o);
+	if (!strcmp(o.mode, "scale") && o.ia2 && o.host)
+		return scale_run(&o);
+	usage();
+	return 2;
+}

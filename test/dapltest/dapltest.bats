@@ -1,0 +1,255 @@
+#!/usr/bin/env bats
+# test/dapltest/dapltest.bats - dapltest (build/bin/dapltest) between
+# rxe0-cma (clients) and a server on rxe1-cma, inside the soft-RoCE guest
+# (make check-verbs).  The server prints "listening <port>" when it is
+# ready: the client starts then (polled, bounded, no fixed sleep).  Every
+# wait is bounded and scaled by TEST_TIMEOUT_SCALE.
+
+SCALE=${TEST_TIMEOUT_SCALE:-1}
+TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+DT="$TOP/build/bin/dapltest"
+export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
+export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TEST_TIMEOUT_SCALE="$SCALE"
+SRV_ADDR=10.77.0.2
+
+secs() { echo $(($1 * SCALE)); }
+
+setup_file() {
+	local d
+	for d in rxe0 rxe1; do
+		if [ ! -e "/sys/class/infiniband/$d" ]; then
+			echo "no $d: run in the test VM (make check-verbs)" >&2
+			return 1
+		fi
+	done
+	[ -x "$DT" ] || { echo "$DT is missing: make test-programs" >&2; return 1; }
+}
+
+setup() {
+	SRV_PID=
+	SRV_OUT=$BATS_TEST_TMPDIR/server.out
+	PORT=$((20000 + RANDOM % 20000))
+}
+
+teardown() {
+	if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2> /dev/null; then
+		kill "$SRV_PID" 2> /dev/null || :
+		wait "$SRV_PID" 2> /dev/null || :
+	fi
+}
+
+# the server on rxe1-cma in the background (fd 3 closed, or bats waits)
+start_server() {
+	timeout -k 5 "$(secs 200)" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
+		> "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	local end=$((SECONDS + $(secs 30)))
+	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
+			echo "server not ready; its output:"
+			cat "$SRV_OUT"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# stop_server: -T Q, then the server must exit 0
+stop_server() {
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s $SRV_ADDR -D rxe0-cma -n "$PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local rc=0
+	wait "$SRV_PID" || rc=$?
+	SRV_PID=
+	echo "--- server (exit status $rc):"
+	cat "$SRV_OUT"
+	[ "$rc" -eq 0 ]
+	grep -q '^Dapltest server: finished$' "$SRV_OUT"
+}
+
+# client ARGS...: dapltest against the server, bounded; output in $output
+client() {
+	run timeout -k 5 "$(secs 120)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" "$@"
+	echo "--- client exit status $status:"
+	echo "$output"
+}
+
+@test "transaction test, validated: 3 threads x 2 EPs, SR RR RW both ways" {
+	start_server
+	client -T T -t 3 -w 2 -i 8 -V client SR 4096 3 server SR 100 \
+		client RR 8192 2 server RR 512 client RW 2048 4 server RW 64
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED: 3 thread(s) x 2 EP(s) x 8 iteration(s) x 6 op(s)' <<< "$output"
+	stop_server
+	grep -q '^Server: transaction test done$' "$SRV_OUT"
+}
+
+@test "transaction test, validated, polling (-P) and through CNOs (-Q), -f reaps by polling" {
+	start_server
+	client -T T -t 2 -w 1 -i 5 -V -P client SR 256 server RW 1024 2 client RR 1024 -f
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED' <<< "$output"
+	client -T T -t 2 -w 2 -i 5 -V -Q server SR 256 client RW 1024 server RR 1024
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED' <<< "$output"
+	stop_server
+}
+
+# perf_ok: both figure lines, three positive numbers each
+perf_ok() {
+	local what n
+	for what in 'latency (us per op):' 'bandwidth (MB/s):'; do
+		n=$(grep -F "  $what" <<< "$output" |
+			awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $i + 0 > 0) c++ } END { print c + 0 }')
+		[ "$n" -eq 3 ] || { echo "no three positive figures for $what"; return 1; }
+	done
+	grep -q '^Performance test: PASSED$' <<< "$output"
+}
+
+@test "performance test: RW, RR (blocking) and SR (polling) print positive latency and bandwidth" {
+	start_server
+	client -T P -m b -i 20 -p 4 RW 8192
+	[ "$status" -eq 0 ]
+	perf_ok
+	client -T P -m b -i 20 -p 2 RR 4096 2
+	[ "$status" -eq 0 ]
+	perf_ok
+	client -T P -m p -i 20 -p 4 SR 1024
+	[ "$status" -eq 0 ]
+	perf_ok
+	stop_server
+}
+
+@test "limit test: every object type reaches the cap and everything is freed (2 rounds)" {
+	run timeout -k 5 "$(secs 120)" "$DT" -T L -D rxe0-cma -m 12 -w 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for l in limit_ia limit_pz limit_cno limit_evd limit_ep limit_rsp \
+		limit_psp limit_lmr limit_rpost limit_size_lmr; do
+		grep -q "^$l  *Result: PASS  12 created (the cap), all freed (2 round(s))\$" <<< "$output"
+	done
+	grep -q '^limit_ia_close_graceful  *Result: PASS' <<< "$output"
+	grep -q '^11 passed, 0 failed$' <<< "$output"
+}
+
+@test "functional suite: at least 40 cases, no FAIL, no UNSUPP; TAP output" {
+	start_server
+	client -T F
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Result: PASS$' <<< "$output")" -ge 40 ]
+	! grep -q 'Result: FAIL' <<< "$output"
+	! grep -q 'Result: UNSUPP' <<< "$output"
+	grep -Eq '^[0-9]+ passed, 0 failed$' <<< "$output"
+	for g in hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer; do
+		n=$("$DT" -T F --list | awk -v g=$g '$1 == g' | wc -l)
+		[ "$n" -ge 3 ] || { echo "group $g has $n cases"; false; }
+	done
+	client -T F --tap queryinfo cm_peer_rejected
+	[ "$status" -eq 0 ]
+	grep -q '^1\.\.8$' <<< "$output"
+	[ "$(grep -c '^ok ' <<< "$output")" -eq 8 ]
+	! grep -q '^not ok' <<< "$output"
+	grep -q '^ok [0-9]* - qi_wrong_type_query$' <<< "$output"
+	stop_server
+}
+
+@test "-T Q stops the server; a second -T Q finds nobody and fails" {
+	start_server
+	stop_server
+	client -T Q
+	[ "$status" -eq 4 ]
+	grep -q 'cannot reach a dapltest server at 10.77.0.2 port' <<< "$output"
+}
+
+@test "a wrong IA name fails fast with a clear message (exit 3)" {
+	local t0=$SECONDS
+	run timeout -k 5 "$(secs 30)" "$DT" -T F -D no-such-ia hwconn
+	echo "$output"
+	[ "$status" -eq 3 ]
+	grep -q "cannot open IA 'no-such-ia': DAT_PROVIDER_NOT_FOUND" <<< "$output"
+	[ $((SECONDS - t0)) -lt "$(secs 10)" ]
+	run timeout -k 5 "$(secs 30)" "$DT" -T S -D no-such-ia -n "$PORT"
+	[ "$status" -eq 3 ]
+}
+
+@test "an unreachable server fails fast (exit 4): nobody on the port, no such host" {
+	local t0=$SECONDS
+	client -T T -i 1 client SR 64
+	[ "$status" -eq 4 ]
+	grep -q 'NON_PEER_REJECTED' <<< "$output"
+	grep -q 'cannot reach a dapltest server' <<< "$output"
+	run timeout -k 5 "$(secs 90)" "$DT" -T P -s 10.77.0.99 -D rxe0-cma -n "$PORT" RW
+	echo "$output"
+	[ "$status" -eq 4 ]
+	grep -q 'cannot reach a dapltest server at 10.77.0.99' <<< "$output"
+	[ $((SECONDS - t0)) -lt "$(secs 80)" ]
+}
+
+@test "a crashed server: the client stops with a clear message, non-zero, no hang" {
+	# no timeout wrapper here: SRV_PID must be dapltest itself, to kill
+	# it; teardown (or the kill below) bounds it
+	"$DT" -T S -D rxe1-cma -n "$PORT" > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	local end=$((SECONDS + $(secs 30)))
+	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+		[ $SECONDS -lt $end ] && kill -0 "$SRV_PID" || { cat "$SRV_OUT"; false; }
+		sleep 0.1
+	done
+	"$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" -T T -t 1 -w 2 -i 100000 \
+		client SR 1024 server RW 1024 > "$BATS_TEST_TMPDIR/client.out" 2>&1 3>&- &
+	local cpid=$!
+	end=$((SECONDS + $(secs 30)))
+	until grep -q '^Server: transaction test from a client$' "$SRV_OUT"; do
+		[ $SECONDS -lt $end ] || { cat "$SRV_OUT"; false; }
+		sleep 0.1
+	done
+	kill -9 "$SRV_PID"
+	wait "$SRV_PID" || :
+	SRV_PID=
+	local rc=0 t0=$SECONDS
+	# bounded by the client's own timeouts (20-30 s, scaled)
+	end=$((SECONDS + $(secs 90)))
+	while kill -0 $cpid 2> /dev/null; do
+		if [ $SECONDS -ge $end ]; then
+			kill -9 $cpid
+			cat "$BATS_TEST_TMPDIR/client.out"
+			echo "the client hangs after the server died"
+			false
+		fi
+		sleep 0.2
+	done
+	wait $cpid || rc=$?
+	cat "$BATS_TEST_TMPDIR/client.out"
+	echo "client exit status $rc after $((SECONDS - t0)) s"
+	[ "$rc" -eq 1 ]
+	grep -q 'peer gone\|peer closed\|connection lost' "$BATS_TEST_TMPDIR/client.out"
+	grep -q '^Transaction test: FAILED$' "$BATS_TEST_TMPDIR/client.out"
+}
+
+@test "the handshake refuses another protocol version or byte order (exit 4)" {
+	start_server
+	DAPLTEST_TEST_HELLO=version client -T F hwconn_open_close connmgt
+	[ "$status" -eq 4 ]
+	grep -q 'protocol version mismatch: peer speaks version 2, this dapltest version 1' <<< "$output"
+	DAPLTEST_TEST_HELLO=byteorder client -T T client SR 64
+	[ "$status" -eq 4 ]
+	grep -q 'byte order mismatch' <<< "$output"
+	# the server goes on serving
+	client -T F dx_send_recv
+	[ "$status" -eq 0 ]
+	stop_server
+}
+
+@test "usage errors exit 2" {
+	run "$DT"
+	[ "$status" -eq 2 ]
+	run "$DT" -T T -s $SRV_ADDR -D rxe0-cma client XX
+	[ "$status" -eq 2 ]
+	run "$DT" -T F -D rxe0-cma no-such-group
+	[ "$status" -eq 2 ]
+	run "$DT" -T F -D rxe0-cma connmgt
+	[ "$status" -eq 2 ]
+	grep -q 'need a server' <<< "$output"
+}

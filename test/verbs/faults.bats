@@ -1,0 +1,211 @@
+#!/usr/bin/env bats
+# test/verbs/faults.bats - the provider when things go wrong (issue 5):
+# sloppy teardown, a broken link, a dead peer, fork.  Runs
+# build/test/verbs/dattest-faults as a server (rxe0-cma) and a client
+# (rxe1-cma) and breaks things between them (ip link, kill -KILL) at the
+# moments they announce on stdout.  Needs root in the test VM (ip link).
+
+load verbs_helpers
+
+VF="$TOP/build/test/verbs/dattest-faults"
+
+setup_file() {
+	verbs_setup_file
+	if [ ! -x "$VF" ]; then
+		echo "$VF is missing: make test-programs" >&2
+		return 1
+	fi
+}
+
+setup() {
+	SRV_PID=
+	CLI_PID=
+	SRV_OUT=$BATS_TEST_TMPDIR/server.out
+	CLI_OUT=$BATS_TEST_TMPDIR/client.out
+	QUAL=
+	LINK_DOWN=
+}
+
+teardown() {
+	local p
+	if [ -n "$LINK_DOWN" ]; then
+		link_up || :
+	fi
+	for p in "$SRV_PID" "$CLI_PID"; do
+		if [ -n "$p" ] && kill -0 "$p" 2> /dev/null; then
+			kill "$p" 2> /dev/null || :
+			wait "$p" 2> /dev/null || :
+		fi
+	done
+}
+
+# fstart VAR OUT TEST ROLE ARGS...: a dattest-faults role in the background,
+# bounded by timeout; its pid (of timeout) in VAR, its output in OUT
+fstart() {
+	local var=$1 out=$2
+	shift 2
+	timeout -k 5 "$(secs 150)" "$VF" "$@" > "$out" 2>&1 3>&- &
+	printf -v "$var" %s $!
+}
+
+# fserver TEST: the server role; waits until it listens (sets QUAL)
+fserver() {
+	fstart SRV_PID "$SRV_OUT" "$1" server
+	wait_listening
+}
+
+# fclient TEST: the client role in the background
+fclient() {
+	fstart CLI_PID "$CLI_OUT" "$1" client -q "$QUAL"
+}
+
+# wait_line FILE PID LINE SECS: until FILE has LINE, bounded; the process
+# must not end first
+wait_line() {
+	local f=$1 pid=$2 line=$3 end=$((SECONDS + $(secs $4)))
+	until grep -qx "$line" "$f"; do
+		if ! kill -0 "$pid" 2> /dev/null && ! grep -qx "$line" "$f"; then
+			echo "ended before '$line'; its output:"
+			cat "$f"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "no '$line' after $(secs $4)s; output so far:"
+			cat "$f"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# fwait VAR PIDVAR OUT: exit status of the background role in VAR
+fwait() {
+	local var=$1 pidvar=$2 out=$3 rc=0
+	wait "${!pidvar}" || rc=$?
+	printf -v "$pidvar" %s ''
+	printf -v "$var" %s "$rc"
+	echo "--- $out: exit status $rc"
+	cat "$out"
+}
+
+# pid_of OUT: the program's own pid (its first line), not timeout's
+pid_of() { sed -n 's/^pid \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1; }
+
+passed() { [ "$1" -eq 0 ] && grep -qx PASS "$2"; }
+
+# link_up: vethB up again, its route back, both ports ACTIVE with their
+# RoCE v2 GID (as test/vm/guest-stage2.sh set them up), bounded
+link_up() {
+	local d dev want p end
+	ip link set vethB up
+	ip route replace 10.77.0.1 dev vethB src 10.77.0.2 table 101
+	for d in rxe0:0001 rxe1:0002; do
+		dev=${d%:*}
+		want="0000:0000:0000:0000:0000:ffff:0a4d:${d#*:}"
+		p=/sys/class/infiniband/$dev/ports/1
+		end=$((SECONDS + $(secs 30)))
+		until grep -q ACTIVE "$p/state" &&
+			[ "$(cat "$p/gids/1")" = "$want" ]; do
+			if [ "$SECONDS" -ge "$end" ]; then
+				echo "$dev not usable: $(cat "$p/state")," \
+					"GID[1] $(cat "$p/gids/1")"
+				return 1
+			fi
+			sleep 0.1
+		done
+	done
+	LINK_DOWN=
+}
+
+@test "sloppy teardown: EVDs, PZ freed and IA closed GRACEFUL with EP, PSP, LMRs alive; prompt clean exit, peer not stuck" {
+	fstart SRV_PID "$SRV_OUT" sloppy server
+	wait_listening
+	fclient sloppy
+	# the sloppy side returns from main with the IA open: no crash, no
+	# hang in the provider's threads (its own bound is much shorter)
+	local start=$SECONDS
+	fwait SRV_RC SRV_PID "$SRV_OUT"
+	[ $((SECONDS - start)) -le "$(secs 20)" ]
+	passed "$SRV_RC" "$SRV_OUT"
+	grep -q 'ok dat_ia_close(GRACEFUL) with objects alive: DAT_INVALID_STATE DAT_INVALID_STATE_IA_IN_USE' "$SRV_OUT"
+	# the peer sees the connection end and closes cleanly
+	fwait CLI_RC CLI_PID "$CLI_OUT"
+	passed "$CLI_RC" "$CLI_OUT"
+}
+
+# dead VICTIM: both stream RDMA writes; VICTIM (server or client) gets
+# SIGKILL; the other must see the end, flush and close cleanly
+dead() {
+	local vout sout vpid
+	fserver dead
+	fclient dead
+	wait_line "$SRV_OUT" "$SRV_PID" streaming 30
+	wait_line "$CLI_OUT" "$CLI_PID" streaming 30
+	if [ "$1" = client ]; then vout=$CLI_OUT; else vout=$SRV_OUT; fi
+	vpid=$(pid_of "$vout")
+	[ -n "$vpid" ]
+	kill -KILL "$vpid"
+	fwait SRV_RC SRV_PID "$SRV_OUT"
+	fwait CLI_RC CLI_PID "$CLI_OUT"
+	if [ "$1" = client ]; then
+		[ "$CLI_RC" -eq 137 ]
+		passed "$SRV_RC" "$SRV_OUT"
+	else
+		[ "$SRV_RC" -eq 137 ]
+		passed "$CLI_RC" "$CLI_OUT"
+	fi
+}
+
+@test "dead peer: client killed (SIGKILL) mid-transfer; the server sees DISCONNECTED or BROKEN, flushes, closes" {
+	dead client
+}
+
+@test "dead peer: server killed (SIGKILL) mid-transfer; the client sees DISCONNECTED or BROKEN, flushes, closes" {
+	dead server
+}
+
+@test "fork (RDMAV_FORK_SAFE=1): children exit with and without dat_ia_close; the parents' transfers go on" {
+	export RDMAV_FORK_SAFE=1
+	fserver fork
+	fclient fork
+	fwait CLI_RC CLI_PID "$CLI_OUT"
+	fwait SRV_RC SRV_PID "$SRV_OUT"
+	passed "$CLI_RC" "$CLI_OUT"
+	passed "$SRV_RC" "$SRV_OUT"
+	[ "$(grep -c '^  ok child that .* exited with 0$' "$CLI_OUT")" -eq 3 ]
+	[ "$(grep -c '^  ok child that .* exited with 0$' "$SRV_OUT")" -eq 1 ]
+}
+
+# Last in this file: it takes the link down and up again.
+# Not yet here: "after up, a new connection works" (issue 5).  On the
+# guest's 6.1 kernel, once vethB went down under an RDMA write stream,
+# rxe0's replies to a new connection are dropped on vethB's receive side
+# for the rest of the boot (rx_dropped rises; ARP, routes and GIDs are
+# right; a down/up without traffic reconnects fine).  Until that is
+# understood the suite asserts the survivor's side only.
+@test "broken link: vethB down mid RDMA write stream -> BROKEN, flushed DTOs, clean close" {
+	# rxe retries forever with the default count (7): 6 tries with a
+	# local ACK timeout of 2^18 * 4.096 us = 1.07 s run out in about 8 s
+	export DAPL_CMA_RETRY_COUNT=6 DAPL_CMA_ACK_TIMEOUT=18
+	fserver link
+	fclient link
+	wait_line "$SRV_OUT" "$SRV_PID" streaming 30
+	wait_line "$CLI_OUT" "$CLI_PID" streaming 30
+	LINK_DOWN=1
+	ip link set vethB down
+	# the survivor: rxe0, whose peer vanished behind vethA
+	wait_line "$SRV_OUT" "$SRV_PID" broken 60
+	grep -qx '  ok connection end: DAT_CONNECTION_EVENT_BROKEN' "$SRV_OUT"
+	grep -q '^  first error after [0-9]* good writes: DAT_DTO_ERR_TRANSPORT$' "$SRV_OUT"
+	! grep -q '^FAIL' "$SRV_OUT"
+	# The client, whose own netdev went down, is not judged: rxe's
+	# requester either fails its send (LOCAL_EP, then BROKEN) or retries
+	# forever (ip_local_out -ENETDOWN is -EAGAIN to rxe).  It goes.
+	local cpid
+	cpid=$(pid_of "$CLI_OUT")
+	if kill -0 "$cpid" 2> /dev/null; then kill -KILL "$cpid"; fi
+	fwait CLI_RC CLI_PID "$CLI_OUT"
+	link_up
+	fwait SRV_RC SRV_PID "$SRV_OUT"
+	passed "$SRV_RC" "$SRV_OUT"
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# test/verbs/rmr.bats - memory windows (issue 6): dat_rmr_create, bind with
+# its automatic fence, query, free.  build/test/verbs/dattest-rmr runs as a
+# server on rxe0-cma (owns the memory, binds the windows) and a client on
+# rxe1-cma (RDMA reads and writes through them); see test/verbs/rmr.c.
+
+load verbs_helpers
+
+VT="$TOP/build/test/verbs/dattest-rmr"
+
+setup_file() { verbs_setup_file; }
+
+@test "rmr: bind checks, RDMA read/write through a window, LMR pinned, unbind kills the context (REMOTE_ACCESS, BROKEN), bind in DISCONNECTED flushes" {
+	pair rw
+	grep -qx '  ok connection broken by the failed access: DAT_CONNECTION_EVENT_BROKEN' <<< "$output"
+	grep -q 'ok bind on the DISCONNECTED EP completes: DAT_RMR_BIND_COMPLETION_EVENT' "$SRV_OUT"
+}
+
+@test "rmr: rebind elsewhere; the new context works, the previous one fails at the remote" {
+	pair rebind
+	grep -q 'REMOTE_ACCESS' <<< "$output"
+}
+
+@test "rmr: dat_rmr_free of a bound window; its context fails at the remote" {
+	pair free
+}
+
+@test "rmr: a read-only window: read works, write fails at the remote" {
+	pair priv
+}
+
+@test "rmr: a bind that fails after dat_rmr_bind returned: DAT_RMR_OPERATION_FAILED, BROKEN, EP DISCONNECTED" {
+	pair bindfail
+}
+
+@test "rmr: type 1 windows (DAPL_CMA_MW_TYPE=1): rebind and unbind" {
+	export DAPL_CMA_MW_TYPE=1
+	pair rebind
+	pair rw
+}
+
+@test "rmr: fence ordering, 1000 rounds of bind + send of the new context + peer write through it; 1000 fences counted" {
+	pair fence
+	grep -q 'fence: 1000 of 1000 rounds without a failure; DAPL_RMR_FENCES 1000' "$SRV_OUT"
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bats
+# test/verbs/stress.bats - threads and EVD overflow on rxe (issue 5).
+#
+# build/test/verbs/dattest-stress runs the server on rxe0-cma and the
+# client on rxe1-cma, started and waited for as in verbs_helpers.bash.
+
+load verbs_helpers
+
+STRESS="$TOP/build/test/verbs/dattest-stress"
+
+setup_file() {
+	verbs_setup_file
+	[ -x "$STRESS" ] || { echo "$STRESS is missing: make test-programs" >&2; return 1; }
+}
+
+# stress_pair TEST [CLIENT ARGS...]: both roles of a dattest-stress test.
+stress_pair() {
+	local t=$1
+	shift
+	timeout -k 5 "$(secs 170)" "$STRESS" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	wait_listening
+	run timeout -k 5 "$(secs 170)" "$STRESS" "$t" client -q "$QUAL" "$@"
+	echo "--- client exit status $status; client output:"
+	echo "$output"
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+}
+
+# STRESS_OPS: the operations of the threads test (100000 by default).
+@test "threads: 8 posters on 8 EPs, 2 waiters on one shared EVD, ${STRESS_OPS:-100000} RDMA writes, each completion exactly once" {
+	stress_pair threads -p 8 -n "${STRESS_OPS:-100000}"
+	grep -q "^threads: 8 posters, 2 waiters, ${STRESS_OPS:-100000} RDMA writes" <<< "$output"
+	grep -q "^completions: ${STRESS_OPS:-100000} of ${STRESS_OPS:-100000}, 0 missing, 0 twice$" <<< "$output"
+}
+
+@test "EVD overflow: CQ overrun gives DAT_ASYNC_ERROR_EVD_OVERFLOW; an overflowed async EVD refuses waits with DAT_INVALID_STATE" {
+	stress_pair overflow
+}
+
