@@ -60,7 +60,7 @@ unsigned cma_disable_flags(const char *s)
 
 static uint8_t cma_ack_timeout(void)
 {
-	const char *s = getenv("DAPL_CMA_ACK_TIMEOUT");
+	const char *s = secure_getenv("DAPL_CMA_ACK_TIMEOUT");
 	long v;
 
 	if (!s)
@@ -73,7 +73,7 @@ static uint8_t cma_ack_timeout(void)
  * noticed there only with a smaller count. */
 static uint8_t cma_retry_count(void)
 {
-	const char *s = getenv("DAPL_CMA_RETRY_COUNT");
+	const char *s = secure_getenv("DAPL_CMA_RETRY_COUNT");
 	long v;
 
 	if (!s)
@@ -300,7 +300,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 	cia->ia = ia;
 	cia->pid = getpid();
 	cia->wake_fd = -1;
-	cia->disable = cma_disable_flags(getenv("DAPL_CMA_DISABLE"));
+	cia->disable = cma_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
 	cia->ack_timeout = cma_ack_timeout();
 	cia->retry_count = cma_retry_count();
 	pthread_mutex_init(&cia->lock, NULL);

@@ -29,7 +29,7 @@
 
 static enum ibv_mw_type cma_mw_type(const struct cma_ia *cia)
 {
-	const char *e = getenv("DAPL_CMA_MW_TYPE");
+	const char *e = secure_getenv("DAPL_CMA_MW_TYPE");
 
 	if (e && e[0] == '1' && !e[1])
 		return IBV_MW_TYPE_1;
