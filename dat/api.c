@@ -555,9 +555,11 @@ DAT_RETURN dat_extension_op(DAT_HANDLE handle, DAT_EXTENDED_OP op, ...)
 	DAT_RETURN rc;
 	va_list ap;
 
-	if (dat_handle_bad(handle))
+	/* One scan of the registered tables both checks the handle and
+	 * finds its extension. */
+	if (!handle || ((uintptr_t)handle & 3) ||
+	    !dat_dr_extension(*(DAT_PROVIDER *const *)handle, &fn))
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE1);
-	fn = dat_dr_extension(DAT_HANDLE_TO_PROVIDER(handle));
 	if (!fn)
 		return DAT_ERROR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	va_start(ap, op);

@@ -215,14 +215,16 @@ DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
 	return rc;
 }
 
-DAT_EXTENSION_FUNC dat_dr_extension(const DAT_PROVIDER *p)
+int dat_dr_extension(const DAT_PROVIDER *p, DAT_EXTENSION_FUNC *ext)
 {
 	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; p && i < n; i++)
 		if (atomic_load_explicit(&dr_slots[i].provider,
-					 memory_order_acquire) == p)
-			return atomic_load_explicit(&dr_slots[i].ext,
+					 memory_order_acquire) == p) {
+			*ext = atomic_load_explicit(&dr_slots[i].ext,
 						    memory_order_acquire);
-	return NULL;
+			return 1;
+		}
+	return 0;
 }

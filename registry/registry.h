@@ -87,8 +87,11 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
  * runs in front of every dispatched call.
  */
 int dat_dr_is_provider(const DAT_PROVIDER *p);
-/* The extension function registered for table p, or NULL (lock-free). */
-DAT_EXTENSION_FUNC dat_dr_extension(const DAT_PROVIDER *p);
+/*
+ * True if p is the table of a provider registered now; *ext then gets its
+ * extension function (NULL if none was registered).  Lock-free.
+ */
+int dat_dr_extension(const DAT_PROVIDER *p, DAT_EXTENSION_FUNC *ext);
 
 /* Open IAs (dat/ia.c): how many were opened through this table. */
 int dat_ia_count_for(const DAT_PROVIDER *provider);
