@@ -173,11 +173,11 @@ static int lmr_covers(const struct dapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len)
  * pass any lmr_context with it) and becomes a zero-length SGE, which
  * the verbs providers skip, so num SGEs always come out.
  */
-DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
-				    const DAT_LMR_TRIPLET *iov,
-				    struct dapl_sge *sge, uint64_t *total)
+DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia, const struct dapl_pz *pz,
+			      DAT_MEM_PRIV_FLAGS need_priv, DAT_COUNT num,
+			      const DAT_LMR_TRIPLET *iov, struct dapl_sge *sge,
+			      uint64_t *total)
 {
-	struct dapl_ia *ia = ep->obj.ia;
 	uint64_t sum = 0;
 	DAT_COUNT i;
 
@@ -195,10 +195,10 @@ DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
 		 * protection violation, a segment outside its LMR an
 		 * invalid parameter (local_iov, the third argument). */
 		lmr = dapl_lmr_lookup(ia, t->lmr_context);
-		if (dapl_unlikely(!lmr))
+		if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
 			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
 					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(lmr->pz != ep->pz))
+		if (dapl_unlikely(lmr->pz != pz))
 			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
 					DAT_NO_SUBTYPE);
 		if (dapl_unlikely(t->segment_length > UINT32_MAX ||

@@ -243,41 +243,6 @@ DAT_RETURN dapl_srq_free(DAT_SRQ_HANDLE srq_handle)
 	return DAT_SUCCESS;
 }
 
-/* The triplets against their LMRs, as for an EP's post (lmr.c), but on
- * the SRQ's PZ. */
-static DAT_RETURN srq_sge(struct dapl_srq *srq, DAT_COUNT num,
-			  const DAT_LMR_TRIPLET *iov, struct dapl_sge *sge)
-{
-	DAT_COUNT i;
-
-	for (i = 0; i < num; i++) {
-		const DAT_LMR_TRIPLET *t = &iov[i];
-		struct dapl_lmr *lmr;
-
-		sge[i].addr = t->virtual_address;
-		sge[i].length = (uint32_t)t->segment_length;
-		sge[i].lkey = t->lmr_context;
-		if (!t->segment_length)
-			continue;
-		lmr = dapl_lmr_lookup(srq->obj.ia, t->lmr_context);
-		if (dapl_unlikely(!lmr ||
-				  !(lmr->priv & DAT_MEM_PRIV_LOCAL_WRITE_FLAG)))
-			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
-					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(lmr->pz != srq->pz))
-			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
-					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(t->segment_length > UINT32_MAX ||
-				  t->virtual_address < lmr->reg_addr ||
-				  t->segment_length > lmr->reg_len ||
-				  t->virtual_address - lmr->reg_addr >
-				      lmr->reg_len - t->segment_length))
-			return DAPL_ERR(DAT_INVALID_PARAMETER,
-					DAT_INVALID_ARG3);
-	}
-	return DAT_SUCCESS;
-}
-
 /* The hot path: no allocation, the SRQ's own mutex only. */
 DAT_RETURN dapl_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 			      DAT_LMR_TRIPLET *local_iov,
@@ -297,7 +262,10 @@ DAT_RETURN dapl_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (dapl_unlikely(num_segments && !local_iov))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	rc = srq_sge(srq, num_segments, local_iov, sge);
+	/* A receive writes into its buffers: they need local write. */
+	rc = dapl_lmr_check_sge(srq->obj.ia, srq->pz,
+				DAT_MEM_PRIV_LOCAL_WRITE_FLAG, num_segments,
+				local_iov, sge, NULL);
 	if (dapl_unlikely(rc))
 		return rc;
 

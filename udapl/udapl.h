@@ -625,14 +625,27 @@ static inline int dapl_srq_cqe_to_event(const struct dapl_cqe *cqe,
 struct dapl_lmr *dapl_lmr_lookup(struct dapl_ia *ia, DAT_LMR_CONTEXT ctx);
 
 /*
- * Checks num triplets against their LMRs and fills sge[]: a triplet
+ * Checks num triplets against the LMRs of ia and fills sge[]: a triplet
  * outside its LMR gives DAT_INVALID_PARAMETER|DAT_INVALID_ARG3, an
- * unknown lmr_context DAT_PRIVILEGES_VIOLATION, an LMR of another PZ
- * DAT_PROTECTION_VIOLATION (dat_ep_post_send(3DAT)).  *total gets the sum.
+ * unknown lmr_context or one without the privileges need_priv
+ * DAT_PRIVILEGES_VIOLATION, an LMR of a PZ other than pz
+ * DAT_PROTECTION_VIOLATION (dat_ep_post_send(3DAT)).  *total (if not
+ * NULL) gets the sum.  Shared by EP posts and SRQ receives.
  */
-DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep, DAT_COUNT num,
-				    const DAT_LMR_TRIPLET *iov,
-				    struct dapl_sge *sge, uint64_t *total);
+DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia, const struct dapl_pz *pz,
+			      DAT_MEM_PRIV_FLAGS need_priv, DAT_COUNT num,
+			      const DAT_LMR_TRIPLET *iov, struct dapl_sge *sge,
+			      uint64_t *total);
+
+/* The same for a post on an EP: its IA and PZ. */
+static inline DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep,
+						  DAT_COUNT num,
+						  const DAT_LMR_TRIPLET *iov,
+						  struct dapl_sge *sge,
+						  uint64_t *total)
+{
+	return dapl_lmr_check_sge(ep->obj.ia, ep->pz, 0, num, iov, sge, total);
+}
 
 /* ---- the automatic fence of dat_rmr_bind (rmr.c) ------------------------ */
 
