@@ -114,13 +114,22 @@ static int count_server(const struct vt_opts *o)
 	vt_ep_attr(&v, &a);
 	psp = vt_psp(&v, &qual);
 	vt_listening(qual);
+	/*
+	 * Every client is connected before any learns where the counter is:
+	 * otherwise a quick first client could add, disconnect and put its
+	 * DISCONNECTED on conn_evd while the server still waits there for
+	 * the next client's ESTABLISHED (and the adds would not overlap).
+	 */
 	for (k = 0; k < n; k++) {
-		struct vt_msg m;
 		DAT_CR_HANDLE cr = vt_wait_cr(&v, &ev);
 
 		ep[k] = vt_ep(&v, &a);
 		vt_ctl_post(&v, ep[k]);
 		vt_accept(&v, cr, ep[k], NULL, 0);
+	}
+	for (k = 0; k < n; k++) {
+		struct vt_msg m;
+
 		vt_msg_init(&m, "counter");
 		m.addr = (uintptr_t)area.buf;
 		m.len = AREA;
