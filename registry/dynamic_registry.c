@@ -14,7 +14,6 @@
 
 #include "registry.h"
 
-#define DAT_DR_SLOTS 256
 
 struct dat_dr_slot {
 	DAT_PROVIDER_INFO key;			/* valid while provider != NULL */
@@ -25,7 +24,10 @@ struct dat_dr_slot {
 
 static pthread_mutex_t dr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct dat_dr_slot dr_slots[DAT_DR_SLOTS];
-static _Atomic unsigned dr_high;	/* slots [0, dr_high) were ever used */
+/* slots [0, dat_dr_high) were ever used */
+_Atomic unsigned dat_dr_high;
+/* dr_slots[i].provider again, packed: what dat_dr_is_provider scans */
+DAT_PROVIDER *_Atomic dat_dr_table[DAT_DR_SLOTS];
 
 void dat_dr_lock(void)
 {
@@ -37,21 +39,10 @@ void dat_dr_unlock(void)
 	pthread_mutex_unlock(&dr_mutex);
 }
 
-int dat_dr_is_provider(const DAT_PROVIDER *p)
-{
-	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
-
-	for (i = 0; i < n; i++)
-		if (atomic_load_explicit(&dr_slots[i].provider,
-					 memory_order_relaxed) == p)
-			return p != NULL;
-	return 0;
-}
-
 /* Called with dr_mutex held. */
 static struct dat_dr_slot *dr_find(const DAT_PROVIDER_INFO *key)
 {
-	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	unsigned i, n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
 
 	for (i = 0; i < n; i++)
 		if (dr_slots[i].provider &&
@@ -81,7 +72,7 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 
 	dat_dr_lock();
-	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
 	if (dr_find(info)) {
 		rc = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, DAT_NO_SUBTYPE);
 		goto out;
@@ -98,8 +89,10 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 	slot->key = *info;
 	atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 	atomic_store_explicit(&slot->provider, provider, memory_order_release);
+	atomic_store_explicit(&dat_dr_table[slot - dr_slots], provider,
+			      memory_order_release);
 	if (slot == &dr_slots[n])
-		atomic_store_explicit(&dr_high, n + 1, memory_order_release);
+		atomic_store_explicit(&dat_dr_high, n + 1, memory_order_release);
 out:
 	dat_dr_unlock();
 	dat_dbg(DAT_DBG_DR, "add %s u%u.%u %s: %#x", info->ia_name,
@@ -130,6 +123,8 @@ DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
 	else {
 		atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 		atomic_store_explicit(&slot->provider, NULL, memory_order_release);
+		atomic_store_explicit(&dat_dr_table[slot - dr_slots], NULL,
+				      memory_order_release);
 	}
 	dat_dr_unlock();
 	dat_dbg(DAT_DBG_DR, "remove %s u%u.%u %s: %#x", info->ia_name,
@@ -156,7 +151,7 @@ enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want)
 	unsigned i, n;
 
 	dat_dr_lock();
-	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
 	for (i = 0; i < n; i++) {
 		if (!dr_slots[i].provider)
 			continue;
@@ -175,7 +170,7 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 	unsigned i, high;
 
 	dat_dr_lock();
-	high = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	high = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
 	for (i = 0; i < high; i++) {
 		if (!dr_slots[i].provider || dat_sr_has_key(&dr_slots[i].key))
 			continue;
@@ -201,7 +196,7 @@ DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
 	if (!provider)
 		return rc;
 	dat_dr_lock();
-	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
 	for (i = 0; i < n; i++)
 		if (atomic_load_explicit(&dr_slots[i].provider,
 					 memory_order_relaxed) == provider) {
@@ -217,7 +212,7 @@ DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
 
 int dat_dr_extension(const DAT_PROVIDER *p, DAT_EXTENSION_FUNC *ext)
 {
-	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
+	unsigned i, n = atomic_load_explicit(&dat_dr_high, memory_order_acquire);
 
 	for (i = 0; p && i < n; i++)
 		if (atomic_load_explicit(&dr_slots[i].provider,

@@ -11,6 +11,8 @@
 #ifndef DAT_REGISTRY_REGISTRY_H
 #define DAT_REGISTRY_REGISTRY_H
 
+#include <stdatomic.h>
+
 #include <dat/udat.h>
 #include <dat/dat_registry.h>
 #include <dat/dat_ib_extensions.h>
@@ -83,10 +85,28 @@ enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want);
 DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 			    DAT_PROVIDER_INFO *list[]);
 /*
- * True if p is the table of a provider registered now.  Lock-free: it
- * runs in front of every dispatched call.
+ * True if p is the table of a provider registered now.  Lock-free and
+ * inline: it runs in front of every dispatched call, a load and a compare
+ * per registered table (dynamic_registry.c keeps them packed).
  */
-int dat_dr_is_provider(const DAT_PROVIDER *p);
+#define DAT_DR_SLOTS 256
+extern _Atomic unsigned dat_dr_high __attribute__((visibility("hidden")));
+extern DAT_PROVIDER *_Atomic dat_dr_table[DAT_DR_SLOTS]
+    __attribute__((visibility("hidden")));
+
+static inline int dat_dr_is_provider(const DAT_PROVIDER *p)
+{
+	unsigned i, n = atomic_load_explicit(&dat_dr_high,
+					     memory_order_acquire);
+
+	if (!p)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (atomic_load_explicit(&dat_dr_table[i],
+					 memory_order_relaxed) == p)
+			return 1;
+	return 0;
+}
 /*
  * True if p is the table of a provider registered now; *ext then gets its
  * extension function (NULL if none was registered).  Lock-free.

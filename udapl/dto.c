@@ -72,27 +72,19 @@ static inline int wire_signaled(const struct dapl_cookie_ring *r,
 	return c->signaled || !half || (c->seq & (half - 1)) == half - 1;
 }
 
-/* A request as it goes from the checks to the ring and the provider. */
-struct dto_req {
-	enum dapl_op op;
-	DAT_DTO_COOKIE user_cookie;
-	DAT_COMPLETION_FLAGS flags;
-	struct dapl_sge *sge;
-	int num_sge;
-	uint64_t total;
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint64_t compare_add, swap;	/* atomics only (ext.c) */
-};
-
-/* Takes a cookie and posts under ep->lock, after the state check. */
-static inline DAT_RETURN dto_submit(struct dapl_ep *ep, const struct dto_req *q)
+/*
+ * Takes a cookie and posts under ep->lock, after the state check.  The
+ * caller filled p's op, SGEs and remote side; total is the local length.
+ */
+static inline DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
+				    DAT_DTO_COOKIE user_cookie,
+				    DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
-	const struct dapl_ops *ops = ep->obj.ia->ops;
-	int recv = q->op == DAPL_OP_RECV;
+	const enum dapl_op op = p->op;
+	const int recv = op == DAPL_OP_RECV;
 	struct dapl_cookie_ring *r = recv ? &ep->recv_ring : &ep->send_ring;
-	struct dapl_post p;
 	struct dapl_cookie *c;
+	unsigned pf;
 	DAT_RETURN rc;
 
 	pthread_mutex_lock(&ep->lock);
@@ -107,43 +99,35 @@ static inline DAT_RETURN dto_submit(struct dapl_ep *ep, const struct dto_req *q)
 		goto out;
 	}
 	c->ep = ep;
-	c->user_cookie = q->user_cookie;
+	c->user_cookie = user_cookie;
 	c->rmr = NULL;
-	c->length = q->total;
-	c->op = (uint8_t)q->op;
+	c->length = total;
+	c->op = (uint8_t)op;
 	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
 	 * "non-notification completion": the event is still queued, it
 	 * only need not wake anybody, which verbs cannot tell apart. */
-	c->signaled = !(q->flags & DAT_COMPLETION_SUPPRESS_FLAG);
+	c->signaled = !(flags & DAT_COMPLETION_SUPPRESS_FLAG);
 
-	p.op = q->op;
-	p.cookie = c;
-	p.sge = q->sge;
-	p.num_sge = q->num_sge;
-	p.flags = wire_signaled(r, c) ? DAPL_POST_SIGNALED : 0;
-	if (q->flags & DAT_COMPLETION_BARRIER_FENCE_FLAG)
-		p.flags |= DAPL_POST_FENCE;
-	/* dat_rmr_bind(3DAT): nothing posted after a bind starts before
-	 * the bind completed (a per-EP flag, no software queue). */
-	if (dapl_unlikely(ep->rmr_fence) && !recv)
-		p.flags |= DAPL_POST_FENCE;
-	if ((q->flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) &&
-	    q->op == DAPL_OP_SEND)
-		p.flags |= DAPL_POST_SOLICITED;
-	if ((q->op == DAPL_OP_SEND || q->op == DAPL_OP_RDMA_WRITE) &&
-	    q->total <= ep->max_inline)
-		p.flags |= DAPL_POST_INLINE;
-	p.remote_addr = q->remote_addr;
-	p.rkey = q->rkey;
-	p.compare_add = p.swap = 0;
-	if (q->op == DAPL_OP_ATOMIC_FETCH_ADD ||
-	    q->op == DAPL_OP_ATOMIC_CMP_SWAP) {
-		p.compare_add = q->compare_add;
-		p.swap = q->swap;
+	pf = wire_signaled(r, c) ? DAPL_POST_SIGNALED : 0;
+	if (!recv) {
+		/* dat_rmr_bind(3DAT): nothing posted after a bind starts
+		 * before the bind completed (a per-EP flag, no queue). */
+		if ((flags & DAT_COMPLETION_BARRIER_FENCE_FLAG) ||
+		    dapl_unlikely(ep->rmr_fence))
+			pf |= DAPL_POST_FENCE;
+		if (op == DAPL_OP_SEND &&
+		    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
+			pf |= DAPL_POST_SOLICITED;
+		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
+		    total <= ep->max_inline)
+			pf |= DAPL_POST_INLINE;
 	}
+	p->flags = pf;
+	p->cookie = c;
 
 	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
-	rc = recv ? ops->post_recv(ep, &p) : ops->post_send(ep, &p);
+	rc = recv ? ep->obj.ia->ops->post_recv(ep, p)
+		  : ep->obj.ia->ops->post_send(ep, p);
 	if (dapl_unlikely(rc))
 		dapl_cookie_unget(r);
 	else if (dapl_unlikely(ep->rmr_fence) && !recv)
@@ -156,17 +140,14 @@ out:
 /* The local side of a post: segment count and triplets into sge[]. */
 static inline DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				   const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-				   struct dto_req *q)
+				   struct dapl_sge *sge, uint64_t *total)
 {
-	if (dapl_unlikely(num < 0 || num > max || num > DAPL_MAX_SGE))
+	if (dapl_unlikely((unsigned)num > (unsigned)max ||
+			  num > DAPL_MAX_SGE))
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(num && !iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	q->num_sge = num;
-	q->total = 0;
-	if (!num)
-		return DAT_SUCCESS;
-	return dapl_lmr_triplets_to_sge(ep, num, iov, q->sge, &q->total);
+	return dapl_lmr_triplets_to_sge(ep, num, iov, sge, total);
 }
 
 static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
@@ -177,7 +158,8 @@ static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 {
 	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
-	struct dto_req q;
+	struct dapl_post p;
+	uint64_t total;
 	DAT_RETURN rc;
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
@@ -195,18 +177,15 @@ static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
 	if (dapl_unlikely(recv && ep->srq))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	q.sge = sge;
 	rc = dto_local(ep, num_segments, local_iov,
 		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
-		       &q);
+		       sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
-	q.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
-	q.user_cookie = user_cookie;
-	q.flags = flags;
-	q.remote_addr = 0;
-	q.rkey = 0;
-	return dto_submit(ep, &q);
+	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	p.sge = sge;
+	p.num_sge = num_segments;
+	return dto_submit(ep, &p, user_cookie, flags, total);
 }
 
 DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
@@ -233,27 +212,27 @@ DAT_RETURN dapl_ep_post_recv(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
  * one is cut to the remote length (the transport reads what the SGEs
  * say).  A write may not carry more than the remote buffer holds.
  */
-static inline DAT_RETURN rdma_fit(struct dto_req *q, uint64_t remote_len,
-				  int read)
+static inline DAT_RETURN rdma_fit(struct dapl_post *p, uint64_t *total,
+				  uint64_t remote_len, int read)
 {
 	uint64_t left = remote_len;
 	int i;
 
 	if (!read)
-		return q->total <= remote_len
+		return *total <= remote_len
 			   ? DAT_SUCCESS
 			   : DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-	if (q->total == remote_len)
+	if (*total == remote_len)
 		return DAT_SUCCESS;
-	if (q->total < remote_len)
+	if (*total < remote_len)
 		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-	for (i = 0; i < q->num_sge && left; i++) {
-		if (q->sge[i].length > left)
-			q->sge[i].length = (uint32_t)left;
-		left -= q->sge[i].length;
+	for (i = 0; i < p->num_sge && left; i++) {
+		if (p->sge[i].length > left)
+			p->sge[i].length = (uint32_t)left;
+		left -= p->sge[i].length;
 	}
-	q->num_sge = i;
-	q->total = remote_len;
+	p->num_sge = i;
+	*total = remote_len;
 	return DAT_SUCCESS;
 }
 
@@ -266,7 +245,8 @@ static inline DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 {
 	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
-	struct dto_req q;
+	struct dapl_post p;
+	uint64_t total;
 	DAT_RETURN rc;
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
@@ -277,22 +257,21 @@ static inline DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 		return rc;
 	if (dapl_unlikely(!remote_iov))
 		return bad_arg(DAT_INVALID_ARG5);
-	q.sge = sge;
 	rc = dto_local(ep, num_segments, local_iov,
 		       read ? ep->attr.max_rdma_read_iov
 			    : ep->attr.max_rdma_write_iov,
-		       &q);
+		       sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
-	rc = rdma_fit(&q, remote_iov->segment_length, read);
+	p.sge = sge;
+	p.num_sge = num_segments;
+	rc = rdma_fit(&p, &total, remote_iov->segment_length, read);
 	if (dapl_unlikely(rc))
 		return rc;
-	q.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
-	q.user_cookie = user_cookie;
-	q.flags = flags;
-	q.remote_addr = remote_iov->target_address;
-	q.rkey = remote_iov->rmr_context;
-	return dto_submit(ep, &q);
+	p.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
+	p.remote_addr = remote_iov->target_address;
+	p.rkey = remote_iov->rmr_context;
+	return dto_submit(ep, &p, user_cookie, flags, total);
 }
 
 DAT_RETURN dapl_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
@@ -329,22 +308,19 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 				uint32_t rkey, uint64_t compare_add,
 				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg)
 {
-	struct dto_req q;
+	struct dapl_post p;
 	DAT_RETURN rc;
 
 	rc = flags_check(flags, REQUEST_POST_FLAGS,
 			 ep->attr.request_completion_flags, flags_arg);
 	if (dapl_unlikely(rc))
 		return rc;
-	q.op = op;
-	q.user_cookie = user_cookie;
-	q.flags = flags;
-	q.sge = sge;
-	q.num_sge = 1;
-	q.total = sge->length;
-	q.remote_addr = remote_addr;
-	q.rkey = rkey;
-	q.compare_add = compare_add;
-	q.swap = swap;
-	return dto_submit(ep, &q);
+	p.op = op;
+	p.sge = sge;
+	p.num_sge = 1;
+	p.remote_addr = remote_addr;
+	p.rkey = rkey;
+	p.compare_add = compare_add;
+	p.swap = swap;
+	return dto_submit(ep, &p, user_cookie, flags, sge->length);
 }

@@ -124,61 +124,26 @@ static void drain(int fd)
 
 /* ---- completions ---- */
 
-void dapl_cqe_to_event(const struct dapl_cqe *cqe, DAT_EVENT *event)
+/*
+ * The event of a completion that is not a plain DTO of an EP: an SRQ
+ * receive, an RMR bind, an atomic, a completion of a freed EP, the
+ * invalidation before a rebind.  0 when nobody is to be told.
+ */
+static int cqe_deliver_other(struct dapl_evd *evd,
+			     const struct dapl_cqe *cqe, DAT_EVENT *ev)
 {
 	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &ev->event_data.dto_completion_event_data;
 	struct dapl_ep *ep = c->ep;
 	DAT_CONTEXT user_cookie = c->user_cookie;
 	uint64_t length = c->length;
+	int signaled = c->signaled;
 	void *rmr = c->rmr;
 	uint8_t op = c->op;
 
-	/* The fields are copied first: once put, a poster may reuse it. */
-	dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring : &ep->send_ring,
-			c);
-	if (op == DAPL_OP_BIND_MW) {
-		DAT_RMR_BIND_COMPLETION_EVENT_DATA *d =
-		    &event->event_data.rmr_completion_event_data;
-
-		event->event_number = DAT_RMR_BIND_COMPLETION_EVENT;
-		d->rmr_handle = rmr;
-		d->user_cookie = user_cookie;
-		d->status = cqe->status;
-	} else {
-		DAT_DTO_COMPLETION_EVENT_DATA *d =
-		    &event->event_data.dto_completion_event_data;
-
-		/* The atomic extension's completions have their own number
-		 * (dat_ib_extensions.h), with the same data (length 8). */
-		event->event_number = op == DAPL_OP_ATOMIC_FETCH_ADD ||
-					      op == DAPL_OP_ATOMIC_CMP_SWAP
-					  ? DAT_IB_DTO_EVENT
-					  : DAT_DTO_COMPLETION_EVENT;
-		d->ep_handle = ep;
-		d->user_cookie = user_cookie;
-		d->status = cqe->status;
-		if (cqe->status != DAT_DTO_SUCCESS)
-			d->transfered_length = 0;
-		else if (op == DAPL_OP_RECV)
-			d->transfered_length = cqe->byte_len;
-		else
-			d->transfered_length = length;
-	}
-}
-
-/*
- * The event of a completion, unless the consumer suppressed it: a
- * successful receive posted with DAT_COMPLETION_SUPPRESS_FLAG still
- * makes a verbs completion, which only retires its cookie.
- */
-static int cqe_deliver(struct dapl_evd *evd, const struct dapl_cqe *cqe,
-		       DAT_EVENT *ev)
-{
-	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
-
-	DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
 	/* SRQ receives: the cookie belongs to the SRQ, not to an EP. */
-	if (c->op == DAPL_OP_SRQ_RECV) {
+	if (op == DAPL_OP_SRQ_RECV) {
 		if (!dapl_srq_cqe_to_event(cqe, ev))
 			return 0;
 		ev->evd_handle = evd;
@@ -186,20 +151,77 @@ static int cqe_deliver(struct dapl_evd *evd, const struct dapl_cqe *cqe,
 	}
 	/* The EP was freed or reset with this post outstanding: its ring is
 	 * retired and nobody is left to tell. */
-	if (!c->ep)
+	if (!ep)
 		return 0;
+	/* The fields are copied first: once put, a poster may reuse it. */
+	dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring : &ep->send_ring,
+			c);
 	/* The invalidation rmr.c posts before a rebind is no consumer's
 	 * request: only its slot is retired (a failure breaks the
 	 * connection and flushes the bind, which the consumer sees). */
-	if ((!c->signaled && cqe->status == DAT_DTO_SUCCESS) ||
-	    c->op == DAPL_OP_LOCAL_INV) {
-		dapl_cookie_put(c->op == DAPL_OP_RECV ? &c->ep->recv_ring
-						      : &c->ep->send_ring,
-				c);
+	if (op == DAPL_OP_LOCAL_INV ||
+	    (!signaled && cqe->status == DAT_DTO_SUCCESS))
 		return 0;
-	}
-	dapl_cqe_to_event(cqe, ev);
 	ev->evd_handle = evd;
+	if (op == DAPL_OP_BIND_MW) {
+		DAT_RMR_BIND_COMPLETION_EVENT_DATA *b =
+		    &ev->event_data.rmr_completion_event_data;
+
+		ev->event_number = DAT_RMR_BIND_COMPLETION_EVENT;
+		b->rmr_handle = rmr;
+		b->user_cookie = user_cookie;
+		b->status = cqe->status;
+		return 1;
+	}
+	/* The atomic extension's completions have their own number
+	 * (dat_ib_extensions.h), with the same data (length 8). */
+	ev->event_number = DAT_IB_DTO_EVENT;
+	d->ep_handle = ep;
+	d->user_cookie = user_cookie;
+	d->status = cqe->status;
+	d->transfered_length = cqe->status == DAT_DTO_SUCCESS ? length : 0;
+	return 1;
+}
+
+/*
+ * The event of a completion, unless the consumer suppressed it: a
+ * successful post made with DAT_COMPLETION_SUPPRESS_FLAG (and each
+ * unsignalled post that gets a wire completion every half ring) still
+ * makes a verbs completion, which only retires its cookie.  Inline: the
+ * sends, receives, RDMA writes and reads of an EP are the dequeue path.
+ */
+static inline int cqe_deliver(struct dapl_evd *evd,
+			      const struct dapl_cqe *cqe, DAT_EVENT *ev)
+{
+	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)cqe->wr_id;
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &ev->event_data.dto_completion_event_data;
+	DAT_DTO_COOKIE user_cookie;
+	struct dapl_ep *ep;
+	uint64_t length;
+	int signaled;
+	uint8_t op;
+
+	DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
+	op = c->op;
+	ep = c->ep;
+	if (dapl_unlikely(op > DAPL_OP_RDMA_READ || !ep))
+		return cqe_deliver_other(evd, cqe, ev);
+	/* The fields are read first: once put, a poster may reuse it. */
+	user_cookie = c->user_cookie;
+	length = op == DAPL_OP_RECV ? cqe->byte_len : c->length;
+	signaled = c->signaled;
+	dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring : &ep->send_ring,
+			c);
+	if (dapl_unlikely(!signaled) && cqe->status == DAT_DTO_SUCCESS)
+		return 0;
+	ev->event_number = DAT_DTO_COMPLETION_EVENT;
+	ev->evd_handle = evd;
+	d->ep_handle = ep;
+	d->user_cookie = user_cookie;
+	d->status = cqe->status;
+	d->transfered_length =
+	    dapl_likely(cqe->status == DAT_DTO_SUCCESS) ? length : 0;
 	return 1;
 }
 

@@ -1,6 +1,7 @@
 /*
- * LMRs: registration through the provider, the lmr_context lookup used on
- * the post path, and the triplet checks.
+ * LMRs: registration through the provider and the lmr_context lookup
+ * table of the post path (whose first probe and the triplet checks are
+ * inline in udapl.h: dapl_lmr_find, dapl_lmr_check_sge).
  *
  * The lookup table is per IA, open addressing with linear probing, keyed
  * by lmr_context.  Readers (every post) take no lock: they load the
@@ -17,30 +18,17 @@
 #include "slots.h"
 #include <dat/dat_ib_extensions.h>
 
-#define TOMB ((struct dapl_lmr *)1)
+#define TOMB DAPL_LMR_TOMB
 #define TABLE_MIN_BITS 6
 
-struct lmr_table {
-	uint32_t bits;		   /* size = 1 << bits */
-	uint32_t live, used;	   /* used = live + tombstones */
-	struct lmr_table *retired; /* older tables, freed at IA close */
-	struct dapl_lmr *slot[];
-};
-
-static uint32_t table_size(const struct lmr_table *t)
+static uint32_t table_size(const struct dapl_lmr_table *t)
 {
 	return 1u << t->bits;
 }
 
-static uint32_t ctx_hash(DAT_LMR_CONTEXT ctx, uint32_t bits)
+static struct dapl_lmr_table *table_new(uint32_t bits)
 {
-	/* lkeys are an index and a key byte: spread both. */
-	return (uint32_t)(ctx * 2654435761u) >> (32 - bits);
-}
-
-static struct lmr_table *table_new(uint32_t bits)
-{
-	struct lmr_table *t;
+	struct dapl_lmr_table *t;
 
 	t = calloc(1, sizeof(*t) + ((size_t)1 << bits) * sizeof(t->slot[0]));
 	if (t)
@@ -48,10 +36,10 @@ static struct lmr_table *table_new(uint32_t bits)
 	return t;
 }
 
-static uint32_t table_place(struct lmr_table *t, struct dapl_lmr *lmr)
+static uint32_t table_place(struct dapl_lmr_table *t, struct dapl_lmr *lmr)
 {
 	uint32_t mask = table_size(t) - 1;
-	uint32_t i = ctx_hash(lmr->lmr_context, t->bits);
+	uint32_t i = dapl_lmr_hash(lmr->lmr_context, t->bits);
 	struct dapl_lmr *p;
 
 	for (;; i = (i + 1) & mask) {
@@ -67,10 +55,10 @@ static uint32_t table_place(struct lmr_table *t, struct dapl_lmr *lmr)
 }
 
 /* A new table for live entries, published; the old one retired. */
-static int table_rebuild(struct dapl_ia *ia, struct lmr_table *old)
+static int table_rebuild(struct dapl_ia *ia, struct dapl_lmr_table *old)
 {
 	uint32_t bits = TABLE_MIN_BITS, i, live = old ? old->live : 0;
-	struct lmr_table *t;
+	struct dapl_lmr_table *t;
 
 	while ((1u << bits) < 4 * (live + 1))
 		bits++;
@@ -88,7 +76,7 @@ static int table_rebuild(struct dapl_ia *ia, struct lmr_table *old)
 /* Under ia->lock. */
 static int table_insert(struct dapl_ia *ia, struct dapl_lmr *lmr)
 {
-	struct lmr_table *t = ia->lmr_table;
+	struct dapl_lmr_table *t = ia->lmr_table;
 
 	/* Keep at least a quarter of the slots empty so probes end. */
 	if (!t || 4 * (t->used + 1) > 3 * table_size(t)) {
@@ -103,13 +91,13 @@ static int table_insert(struct dapl_ia *ia, struct dapl_lmr *lmr)
 /* Under ia->lock. */
 static void table_remove(struct dapl_ia *ia, struct dapl_lmr *lmr)
 {
-	struct lmr_table *t = ia->lmr_table;
+	struct dapl_lmr_table *t = ia->lmr_table;
 	uint32_t mask, i, n;
 
 	if (!t)
 		return;
 	mask = table_size(t) - 1;
-	i = ctx_hash(lmr->lmr_context, t->bits);
+	i = dapl_lmr_hash(lmr->lmr_context, t->bits);
 	for (n = 0; n <= mask && t->slot[i]; n++, i = (i + 1) & mask)
 		if (t->slot[i] == lmr)
 			break;
@@ -131,7 +119,7 @@ static void table_remove(struct dapl_ia *ia, struct dapl_lmr *lmr)
 
 void dapl_lmr_table_fini(struct dapl_ia *ia)
 {
-	struct lmr_table *t = ia->lmr_table, *next;
+	struct dapl_lmr_table *t = ia->lmr_table, *next;
 
 	for (; t; t = next) {
 		next = t->retired;
@@ -142,14 +130,14 @@ void dapl_lmr_table_fini(struct dapl_ia *ia)
 
 struct dapl_lmr *dapl_lmr_lookup(struct dapl_ia *ia, DAT_LMR_CONTEXT ctx)
 {
-	struct lmr_table *t = __atomic_load_n(&ia->lmr_table, __ATOMIC_ACQUIRE);
+	struct dapl_lmr_table *t = __atomic_load_n(&ia->lmr_table, __ATOMIC_ACQUIRE);
 	uint32_t mask, i, n;
 	struct dapl_lmr *p;
 
 	if (!t)
 		return NULL;
 	mask = table_size(t) - 1;
-	i = ctx_hash(ctx, t->bits);
+	i = dapl_lmr_hash(ctx, t->bits);
 	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
 		p = __atomic_load_n(&t->slot[i], __ATOMIC_ACQUIRE);
 		if (!p)
@@ -166,51 +154,6 @@ static int lmr_covers(const struct dapl_lmr *lmr, DAT_VADDR va, DAT_VLEN len)
 {
 	return va >= lmr->reg_addr && len <= lmr->reg_len &&
 	       va - lmr->reg_addr <= lmr->reg_len - len;
-}
-
-/*
- * The post hot path.  A zero-length triplet is not checked (consumers
- * pass any lmr_context with it) and becomes a zero-length SGE, which
- * the verbs providers skip, so num SGEs always come out.
- */
-DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia, const struct dapl_pz *pz,
-			      DAT_MEM_PRIV_FLAGS need_priv, DAT_COUNT num,
-			      const DAT_LMR_TRIPLET *iov, struct dapl_sge *sge,
-			      uint64_t *total)
-{
-	uint64_t sum = 0;
-	DAT_COUNT i;
-
-	for (i = 0; i < num; i++) {
-		const DAT_LMR_TRIPLET *t = &iov[i];
-		struct dapl_lmr *lmr;
-
-		sge[i].addr = t->virtual_address;
-		sge[i].length = (uint32_t)t->segment_length;
-		sge[i].lkey = t->lmr_context;
-		if (!t->segment_length)
-			continue;
-		/* dat_ep_post_send(3DAT) and the other posts: an invalid
-		 * LMR is a privileges violation, one of another PZ a
-		 * protection violation, a segment outside its LMR an
-		 * invalid parameter (local_iov, the third argument). */
-		lmr = dapl_lmr_lookup(ia, t->lmr_context);
-		if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
-			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
-					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(lmr->pz != pz))
-			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
-					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(t->segment_length > UINT32_MAX ||
-				  !lmr_covers(lmr, t->virtual_address,
-					      t->segment_length)))
-			return DAPL_ERR(DAT_INVALID_PARAMETER,
-					DAT_INVALID_ARG3);
-		sum += t->segment_length;
-	}
-	if (total)
-		*total = sum;
-	return DAT_SUCCESS;
 }
 
 /* ---- create ---- */

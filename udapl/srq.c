@@ -252,6 +252,7 @@ DAT_RETURN dapl_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 	struct dapl_sge sge[DAPL_MAX_SGE];
 	struct dapl_cookie *c;
 	struct dapl_post p;
+	uint64_t total;
 	DAT_RETURN rc;
 
 	if (dapl_unlikely(!dapl_obj_ok(srq, DAT_HANDLE_TYPE_SRQ)))
@@ -265,7 +266,7 @@ DAT_RETURN dapl_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 	/* A receive writes into its buffers: they need local write. */
 	rc = dapl_lmr_check_sge(srq->obj.ia, srq->pz,
 				DAT_MEM_PRIV_LOCAL_WRITE_FLAG, num_segments,
-				local_iov, sge, NULL);
+				local_iov, sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
 

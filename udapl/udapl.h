@@ -181,14 +181,15 @@ struct dapl_cookie_ring {
 };
 
 /*
- * Hand-offs a race detector cannot see, told to helgrind when its header
- * is there: a cookie filled by the poster is read by whoever polls its
- * completion (ordered through the device), and a slot the poller retired
- * is refilled by a poster (ordered by the ring's atomic tail).  Outside
- * valgrind a client request is a few inert instructions, no system call.
+ * Hand-offs a race detector cannot see, told to helgrind: a cookie
+ * filled by the poster is read by whoever polls its completion (ordered
+ * through the device), and a slot the poller retired is refilled by a
+ * poster (ordered by the ring's atomic tail).  Each client request costs
+ * a dozen instructions even outside valgrind, on every post and every
+ * completion, so only the helgrind build of the provider (-DDAPL_HELGRIND,
+ * test/verbs/verbs.mk) carries them.
  */
-#if defined(__has_include)
-#if __has_include(<valgrind/helgrind.h>)
+#ifdef DAPL_HELGRIND
 #include <valgrind/helgrind.h>
 #define DAPL_HAPPENS_BEFORE(obj) ANNOTATE_HAPPENS_BEFORE(obj)
 #define DAPL_HAPPENS_AFTER(obj) ANNOTATE_HAPPENS_AFTER(obj)
@@ -196,7 +197,6 @@ struct dapl_cookie_ring {
  * not model them). */
 #define DAPL_ATOMIC_VAR(var)                                                   \
 	ANNOTATE_BENIGN_RACE_SIZED(&(var), sizeof(var), "__atomic only")
-#endif
 #endif
 #ifndef DAPL_HAPPENS_BEFORE
 #define DAPL_HAPPENS_BEFORE(obj) ((void)(obj))
@@ -238,10 +238,11 @@ static inline uint32_t dapl_cookie_outstanding(const struct dapl_cookie_ring *r)
 	return r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 }
 
-/* post flags for dapl_ops.post_send */
+/* post flags for dapl_ops.post_send: the values of the verbs send flags
+ * (IBV_SEND_*), so that a verbs provider hands them on as they are */
 enum {
-	DAPL_POST_SIGNALED = 1 << 0,	/* ask for a completion */
-	DAPL_POST_FENCE = 1 << 1,	/* DAT_COMPLETION_BARRIER_FENCE_FLAG */
+	DAPL_POST_FENCE = 1 << 0,	/* DAT_COMPLETION_BARRIER_FENCE_FLAG */
+	DAPL_POST_SIGNALED = 1 << 1,	/* ask for a completion */
 	DAPL_POST_SOLICITED = 1 << 2,	/* DAT_COMPLETION_SOLICITED_WAIT_FLAG */
 	DAPL_POST_INLINE = 1 << 3,	/* small enough for the inline limit */
 };
@@ -436,7 +437,7 @@ struct dapl_ia {
 	void *prov;			/* the provider's device state */
 	/* udapl-internal (ia.c, lmr.c): */
 	struct dapl_list open_link;	/* in the list of open IAs */
-	void *lmr_table;		/* lmr_context -> LMR, lock-free reads */
+	struct dapl_lmr_table *lmr_table; /* lmr_context -> LMR, lock-free */
 	int async_evd_shared;		/* DAT_EVD_ASYNC_EXISTS: an earlier IA's */
 	DAT_NAMED_ATTR prov_attr[5];	/* provider-specific attributes */
 	/* Set by ops->ia_open: the device does IB atomics (ext.c). */
@@ -619,23 +620,107 @@ static inline int dapl_srq_cqe_to_event(const struct dapl_cqe *cqe,
 /* ---- LMR lookup for triplet checks (lmr.c) ------------------------------- */
 
 /*
- * Finds the live LMR of this IA with this lmr_context (an open-addressing
- * table filled at LMR create), or NULL.  Lock-free for readers.
+ * The per-IA lookup table, lmr_context -> LMR: open addressing with
+ * linear probing.  A slot holds NULL (empty, ends a probe),
+ * DAPL_LMR_TOMB (a freed entry, probing goes on) or an LMR.  lmr.c owns
+ * it; the post path reads it lock-free through dapl_lmr_find.
+ */
+#define DAPL_LMR_TOMB ((struct dapl_lmr *)1)
+struct dapl_lmr_table {
+	uint32_t bits;			/* size = 1 << bits */
+	uint32_t live, used;		/* used = live + tombstones */
+	struct dapl_lmr_table *retired;	/* older tables, freed at IA close */
+	struct dapl_lmr *slot[];
+};
+
+static inline uint32_t dapl_lmr_hash(DAT_LMR_CONTEXT ctx, uint32_t bits)
+{
+	/* lkeys are an index and a key byte: spread both. */
+	return (uint32_t)(ctx * 2654435761u) >> (32 - bits);
+}
+
+/*
+ * Finds the live LMR of this IA with this lmr_context, or NULL; the full
+ * probe.  Lock-free for readers.
  */
 struct dapl_lmr *dapl_lmr_lookup(struct dapl_ia *ia, DAT_LMR_CONTEXT ctx);
+
+/* The same, with the first probe inline: the table is kept at most
+ * three-quarters full, so most lookups end there. */
+static inline struct dapl_lmr *dapl_lmr_find(struct dapl_ia *ia,
+					     DAT_LMR_CONTEXT ctx)
+{
+	const struct dapl_lmr_table *t =
+	    __atomic_load_n(&ia->lmr_table, __ATOMIC_ACQUIRE);
+	struct dapl_lmr *p;
+
+	if (dapl_unlikely(!t))
+		return NULL;
+	p = __atomic_load_n(&t->slot[dapl_lmr_hash(ctx, t->bits)],
+			    __ATOMIC_ACQUIRE);
+	if (dapl_likely(p > DAPL_LMR_TOMB && p->lmr_context == ctx &&
+			p->obj.magic == DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
+			p->obj.ia == ia))
+		return p;
+	return p ? dapl_lmr_lookup(ia, ctx) : NULL;
+}
 
 /*
  * Checks num triplets against the LMRs of ia and fills sge[]: a triplet
  * outside its LMR gives DAT_INVALID_PARAMETER|DAT_INVALID_ARG3, an
  * unknown lmr_context or one without the privileges need_priv
  * DAT_PRIVILEGES_VIOLATION, an LMR of a PZ other than pz
- * DAT_PROTECTION_VIOLATION (dat_ep_post_send(3DAT)).  *total (if not
- * NULL) gets the sum.  Shared by EP posts and SRQ receives.
+ * DAT_PROTECTION_VIOLATION (dat_ep_post_send(3DAT)).  *total gets the
+ * sum.  Shared by EP posts and SRQ receives; inline, it is the post path.
+ *
+ * A zero-length triplet is not checked (consumers pass any lmr_context
+ * with it) and becomes a zero-length SGE, which the verbs providers
+ * skip, so num SGEs always come out.
  */
-DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia, const struct dapl_pz *pz,
-			      DAT_MEM_PRIV_FLAGS need_priv, DAT_COUNT num,
-			      const DAT_LMR_TRIPLET *iov, struct dapl_sge *sge,
-			      uint64_t *total);
+static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
+					    const struct dapl_pz *pz,
+					    DAT_MEM_PRIV_FLAGS need_priv,
+					    DAT_COUNT num,
+					    const DAT_LMR_TRIPLET *iov,
+					    struct dapl_sge *sge,
+					    uint64_t *total)
+{
+	uint64_t sum = 0;
+	DAT_COUNT i;
+
+	for (i = 0; i < num; i++) {
+		const DAT_LMR_TRIPLET *t = &iov[i];
+		DAT_VLEN len = t->segment_length;
+		DAT_VADDR va = t->virtual_address;
+		const struct dapl_lmr *lmr;
+
+		sge[i].addr = va;
+		sge[i].length = (uint32_t)len;
+		sge[i].lkey = t->lmr_context;
+		if (!len)
+			continue;
+		/* dat_ep_post_send(3DAT) and the other posts: an invalid
+		 * LMR is a privileges violation, one of another PZ a
+		 * protection violation, a segment outside its LMR an
+		 * invalid parameter (local_iov, the third argument). */
+		lmr = dapl_lmr_find(ia, t->lmr_context);
+		if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
+			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
+					DAT_NO_SUBTYPE);
+		if (dapl_unlikely(lmr->pz != pz))
+			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
+					DAT_NO_SUBTYPE);
+		/* [va, va + len) inside the registration, overflow-safe */
+		if (dapl_unlikely(len > UINT32_MAX || va < lmr->reg_addr ||
+				  len > lmr->reg_len ||
+				  va - lmr->reg_addr > lmr->reg_len - len))
+			return DAPL_ERR(DAT_INVALID_PARAMETER,
+					DAT_INVALID_ARG3);
+		sum += len;
+	}
+	*total = sum;
+	return DAT_SUCCESS;
+}
 
 /* The same for a post on an EP: its IA and PZ. */
 static inline DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep,
@@ -671,8 +756,6 @@ static inline void dapl_rmr_fenced(struct dapl_ep *ep)
 void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event);
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
 			 DAT_HANDLE handle, DAT_COUNT reason);
-/* Turns a completion into its DAT_EVENT (DTO or RMR bind). */
-void dapl_cqe_to_event(const struct dapl_cqe *cqe, DAT_EVENT *event);
 
 /* ---- upcalls from the provider's threads (ep.c, cm.c) -------------------- */
 

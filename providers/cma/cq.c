@@ -164,41 +164,51 @@ static void cma_cq_conn_broken(uint64_t wr_id)
 	pthread_mutex_unlock(&cia->lock);
 }
 
+/* An error completion: its DAT status; a failure other than a flush
+ * breaks the connection.  Error path only. */
+static void cma_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
+{
+	e->status = cma_wc_status(wc->status);
+	e->byte_len = 0;
+	if (wc->status != IBV_WC_WR_FLUSH_ERR)
+		cma_cq_conn_broken(wc->wr_id);
+}
+
 int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct cma_cq *c = evd->prov;
-	struct cma_ia *cia = cma_ia_of(evd);
 	struct ibv_wc wc[CMA_POLL_BATCH];
 	int total = 0, want, n, i;
 
 	if (dapl_unlikely(!c))
 		return -1;
-	while (total < max) {
-		want =
-		    max - total < CMA_POLL_BATCH ? max - total : CMA_POLL_BATCH;
+	do {
+		want = max - total < CMA_POLL_BATCH ? max - total
+						    : CMA_POLL_BATCH;
 		n = ibv_poll_cq(c->cq, want, wc);
 		if (dapl_unlikely(n < 0))
 			return total ? total : -1;
 		for (i = 0; i < n; i++) {
 			struct dapl_cqe *e = &cqe[total + i];
+			struct cma_ia *cia;
 
 			e->wr_id = wc[i].wr_id;
-			e->status = cma_wc_status(wc[i].status);
-			e->byte_len =
-			    wc[i].status == IBV_WC_SUCCESS ? wc[i].byte_len : 0;
+			if (dapl_likely(wc[i].status == IBV_WC_SUCCESS)) {
+				e->status = DAT_DTO_SUCCESS;
+				e->byte_len = wc[i].byte_len;
+			} else {
+				cma_cq_error(e, &wc[i]);
+			}
 			/* an SRQ's receive: which EP took it (srq.c); the
 			 * opcode of an error completion is not valid, so
 			 * every completion of an IA with SRQ EPs looks */
-			e->ep = cia->qpn_map ? cma_qpn_lookup(cia, wc[i].qp_num)
-					     : NULL;
-			if (dapl_unlikely(wc[i].status != IBV_WC_SUCCESS &&
-					  wc[i].status != IBV_WC_WR_FLUSH_ERR))
-				cma_cq_conn_broken(wc[i].wr_id);
+			cia = cma_ia_of(evd);
+			e->ep = dapl_unlikely(cia->qpn_map)
+				    ? cma_qpn_lookup(cia, wc[i].qp_num)
+				    : NULL;
 		}
 		total += n;
-		if (n < want)
-			break;
-	}
+	} while (n == want && total < max);
 	return total;
 }
 

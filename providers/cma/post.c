@@ -18,20 +18,11 @@ _Static_assert(
 	offsetof(struct dapl_sge, lkey) == offsetof(struct ibv_sge, lkey),
     "dapl_sge must be an ibv_sge");
 
-static inline unsigned cma_send_flags(unsigned f)
-{
-	unsigned v = 0;
-
-	if (f & DAPL_POST_SIGNALED)
-		v |= IBV_SEND_SIGNALED;
-	if (f & DAPL_POST_FENCE)
-		v |= IBV_SEND_FENCE;
-	if (f & DAPL_POST_SOLICITED)
-		v |= IBV_SEND_SOLICITED;
-	if (f & DAPL_POST_INLINE)
-		v |= IBV_SEND_INLINE;
-	return v;
-}
+_Static_assert((int)DAPL_POST_SIGNALED == (int)IBV_SEND_SIGNALED &&
+		       (int)DAPL_POST_FENCE == (int)IBV_SEND_FENCE &&
+		       (int)DAPL_POST_SOLICITED == (int)IBV_SEND_SOLICITED &&
+		       (int)DAPL_POST_INLINE == (int)IBV_SEND_INLINE,
+	       "udapl's post flags must be the verbs send flags");
 
 static DAT_RETURN cma_post_error(int err)
 {
@@ -45,17 +36,23 @@ static DAT_RETURN cma_post_error(int err)
 	}
 }
 
+/*
+ * The work request is filled field by field, not zeroed whole (it is
+ * larger than all a post sets): what the device library reads for these
+ * opcodes on an RC QP is set, the rest it ignores.
+ */
 DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct cma_ep *cep = ep->prov;
-	struct ibv_send_wr *bad, wr = {
-				     .wr_id = (uintptr_t)p->cookie,
-				     .sg_list = (struct ibv_sge *)p->sge,
-				     .num_sge = p->num_sge,
-				     .send_flags = cma_send_flags(p->flags),
-				 };
+	struct ibv_send_wr *bad, wr;
 	int rc;
 
+	wr.wr_id = (uintptr_t)p->cookie;
+	wr.next = NULL;
+	wr.sg_list = (struct ibv_sge *)p->sge;
+	wr.num_sge = p->num_sge;
+	wr.send_flags = p->flags;
+	wr.imm_data = 0;
 	switch (p->op) {
 	case DAPL_OP_SEND:
 		wr.opcode = IBV_WR_SEND;
@@ -95,15 +92,15 @@ DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 DAT_RETURN cma_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct cma_ep *cep = ep->prov;
-	struct ibv_recv_wr *bad, wr = {
-				     .wr_id = (uintptr_t)p->cookie,
-				     .sg_list = (struct ibv_sge *)p->sge,
-				     .num_sge = p->num_sge,
-				 };
+	struct ibv_recv_wr *bad, wr;
 	int rc;
 
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	wr.wr_id = (uintptr_t)p->cookie;
+	wr.next = NULL;
+	wr.sg_list = (struct ibv_sge *)p->sge;
+	wr.num_sge = p->num_sge;
 	rc = ibv_post_recv(cep->qp, &wr, &bad);
 	return dapl_likely(!rc) ? DAT_SUCCESS : cma_post_error(rc);
 }

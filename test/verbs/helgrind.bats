@@ -17,7 +17,8 @@ setup_file() {
 # 200 writes; helgrind serializes the threads and is slow on the emulated
 # guest).  No suppressions: the hand-offs helgrind cannot see (a cookie
 # filled by a poster and read by the poller after the device completed it;
-# a ring slot retired through an atomic tail) are annotated in udapl.h.
+# a ring slot retired through an atomic tail) are annotated in udapl.h;
+# the client loads the provider built with them (build/helgrind/lib).
 @test "helgrind: a smaller threads run (2 posters, 2 waiters, 200 writes) has no data race or lock-order error" {
 	command -v valgrind > /dev/null || { echo "valgrind is missing"; return 1; }
 	# the server waits for a client that helgrind slows down
@@ -25,7 +26,9 @@ setup_file() {
 		"$STRESS" threads server -p 2 -n 200 > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_listening
-	run env TEST_TIMEOUT_SCALE=$((SCALE * 10)) timeout -k 5 "$(secs 200)" \
+	[ -e "$TOP/build/helgrind/lib/libdaplcma.so.1" ]
+	run env TEST_TIMEOUT_SCALE=$((SCALE * 10)) \
+		LD_LIBRARY_PATH="$TOP/build/helgrind/lib:$LD_LIBRARY_PATH" timeout -k 5 "$(secs 200)" \
 		valgrind --tool=helgrind -q --error-exitcode=99 --num-callers=30 \
 		"$STRESS" threads client -q "$QUAL" -p 2 -n 200
 	echo "--- client (helgrind) exit status $status; output:"

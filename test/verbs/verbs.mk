@@ -40,7 +40,21 @@ $(HOTPATH_DAT): $(B)/test/verbs/hotpath.o $(B)/lib/libdat.so
 $(HOTPATH_VERBS): $(B)/test/verbs/hotpath_verbs.o
 	$(CC) -o $@ $(B)/test/verbs/hotpath_verbs.o -libverbs -lrdmacm
 
-test-programs: $(STRESS_TEST) $(HOTPATH_DAT) $(HOTPATH_VERBS)
+# The provider once more with udapl.h's helgrind annotations compiled in
+# (-DDAPL_HELGRIND); only helgrind.bats loads it, through LD_LIBRARY_PATH.
+HELGRIND_PROVIDER := $(B)/helgrind/lib/$(PROVIDER_SONAME)
+HELGRIND_OBJS := $(patsubst $(B)/%,$(B)/helgrind/%,$(UDAPL_OBJS) $(CMA_OBJS))
+$(B)/helgrind/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DDAPL_HELGRIND -MMD -MP -c $< -o $@
+$(HELGRIND_PROVIDER): $(HELGRIND_OBJS) providers/provider.map $(B)/lib/libdat.so
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(PROVIDER_SONAME) \
+		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
+		-o $@ $(HELGRIND_OBJS) -L$(B)/lib -ldat $(LDLIBS_VERBS)
+
+test-programs: $(STRESS_TEST) $(HOTPATH_DAT) $(HOTPATH_VERBS) \
+	$(HELGRIND_PROVIDER)
 
 VERBS_SUITES += test/verbs/stress.bats test/verbs/hotpath.bats \
 	test/verbs/memcheck.bats test/verbs/helgrind.bats
