@@ -39,6 +39,14 @@ static inline int recv_state_ok(DAT_EP_STATE s)
 			      (1u << DAT_EP_STATE_UNCONFIGURED_TENTATIVE)));
 }
 
+/*
+ * The post functions below are forced inline into each public post, so
+ * that every one is a single function with its op a constant (the recv
+ * and read branches fold away): no call between the checks and the
+ * provider's post.
+ */
+#define DTO_INLINE static inline __attribute__((always_inline))
+
 static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
 {
 	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
@@ -76,7 +84,7 @@ static inline int wire_signaled(const struct dapl_cookie_ring *r,
  * Takes a cookie and posts under ep->lock, after the state check.  The
  * caller filled p's op, SGEs and remote side; total is the local length.
  */
-static inline DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
+DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				    DAT_DTO_COOKIE user_cookie,
 				    DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
@@ -138,7 +146,7 @@ out:
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
-static inline DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
+DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				   const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 				   struct dapl_sge *sge, uint64_t *total)
 {
@@ -150,7 +158,7 @@ static inline DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 	return dapl_lmr_triplets_to_sge(ep, num, iov, sge, total);
 }
 
-static inline DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
+DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 					DAT_COUNT num_segments,
 					const DAT_LMR_TRIPLET *local_iov,
 					DAT_DTO_COOKIE user_cookie,
@@ -236,7 +244,7 @@ static inline DAT_RETURN rdma_fit(struct dapl_post *p, uint64_t *total,
 	return DAT_SUCCESS;
 }
 
-static inline DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
+DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 				   DAT_COUNT num_segments,
 				   const DAT_LMR_TRIPLET *local_iov,
 				   DAT_DTO_COOKIE user_cookie,
