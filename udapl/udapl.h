@@ -342,7 +342,9 @@ struct dapl_ops {
 	DAT_RETURN (*cq_create)(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd);
 	DAT_RETURN (*cq_resize)(struct dapl_evd *evd, DAT_COUNT *qlen);
 	void (*cq_destroy)(struct dapl_evd *evd);
-	/* Non-blocking: up to max completions, their number, or < 0. */
+	/* Non-blocking: up to max completions, their number, or < 0.  It
+	 * may take fewer than are queued when max is over 16: callers poll
+	 * again while they got all they asked for. */
 	int (*cq_poll)(struct dapl_evd *evd, struct dapl_cqe *cqe, int max);
 	/* Arms the next notification (solicited only, or any). */
 	DAT_RETURN (*cq_arm)(struct dapl_evd *evd, int solicited_only);
@@ -710,10 +712,11 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 		if (dapl_unlikely(lmr->pz != pz))
 			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
 					DAT_NO_SUBTYPE);
-		/* [va, va + len) inside the registration, overflow-safe */
-		if (dapl_unlikely(len > UINT32_MAX || va < lmr->reg_addr ||
-				  len > lmr->reg_len ||
-				  va - lmr->reg_addr > lmr->reg_len - len))
+		/* [va, va + len) inside the registration, overflow-safe:
+		 * below reg_addr the offset wraps to more than reg_len */
+		if (dapl_unlikely(len > UINT32_MAX ||
+				  va - lmr->reg_addr > lmr->reg_len ||
+				  len > lmr->reg_len - (va - lmr->reg_addr)))
 			return DAPL_ERR(DAT_INVALID_PARAMETER,
 					DAT_INVALID_ARG3);
 		sum += len;

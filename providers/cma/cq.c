@@ -174,42 +174,41 @@ static void cma_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
 		cma_cq_conn_broken(wc->wr_id);
 }
 
+/*
+ * One ibv_poll_cq of at most CMA_POLL_BATCH (udapl asks for at most 16:
+ * a dequeue for one, a fill for the room of its ring, and calls again
+ * while it got all it asked for).
+ */
 int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct cma_cq *c = evd->prov;
 	struct ibv_wc wc[CMA_POLL_BATCH];
-	int total = 0, want, n, i;
+	struct cma_ia *cia;
+	int n, i;
 
 	if (dapl_unlikely(!c))
 		return -1;
-	do {
-		want = max - total < CMA_POLL_BATCH ? max - total
-						    : CMA_POLL_BATCH;
-		n = ibv_poll_cq(c->cq, want, wc);
-		if (dapl_unlikely(n < 0))
-			return total ? total : -1;
-		for (i = 0; i < n; i++) {
-			struct dapl_cqe *e = &cqe[total + i];
-			struct cma_ia *cia;
-
-			e->wr_id = wc[i].wr_id;
-			if (dapl_likely(wc[i].status == IBV_WC_SUCCESS)) {
-				e->status = DAT_DTO_SUCCESS;
-				e->byte_len = wc[i].byte_len;
-			} else {
-				cma_cq_error(e, &wc[i]);
-			}
-			/* an SRQ's receive: which EP took it (srq.c); the
-			 * opcode of an error completion is not valid, so
-			 * every completion of an IA with SRQ EPs looks */
-			cia = cma_ia_of(evd);
-			e->ep = dapl_unlikely(cia->qpn_map)
-				    ? cma_qpn_lookup(cia, wc[i].qp_num)
-				    : NULL;
+	n = ibv_poll_cq(c->cq, max < CMA_POLL_BATCH ? max : CMA_POLL_BATCH,
+			wc);
+	if (n <= 0)
+		return n;
+	cia = cma_ia_of(evd);
+	for (i = 0; i < n; i++) {
+		cqe[i].wr_id = wc[i].wr_id;
+		if (dapl_likely(wc[i].status == IBV_WC_SUCCESS)) {
+			cqe[i].status = DAT_DTO_SUCCESS;
+			cqe[i].byte_len = wc[i].byte_len;
+		} else {
+			cma_cq_error(&cqe[i], &wc[i]);
 		}
-		total += n;
-	} while (n == want && total < max);
-	return total;
+		/* an SRQ's receive: which EP took it (srq.c); the opcode of
+		 * an error completion is not valid, so every completion of
+		 * an IA with SRQ EPs looks */
+		cqe[i].ep = dapl_unlikely(cia->qpn_map)
+				? cma_qpn_lookup(cia, wc[i].qp_num)
+				: NULL;
+	}
+	return n;
 }
 
 DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
