@@ -142,7 +142,7 @@ perf_ok() {
 	! grep -q 'Result: FAIL' <<< "$output"
 	! grep -q 'Result: UNSUPP' <<< "$output"
 	grep -Eq '^[0-9]+ passed, 0 failed$' <<< "$output"
-	for g in hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer; do
+	for g in hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer rmr atomic; do
 		n=$("$DT" -T F --list | awk -v g=$g '$1 == g' | wc -l)
 		[ "$n" -ge 3 ] || { echo "group $g has $n cases"; false; }
 	done
@@ -152,6 +152,50 @@ perf_ok() {
 	[ "$(grep -c '^ok ' <<< "$output")" -eq 8 ]
 	! grep -q '^not ok' <<< "$output"
 	grep -q '^ok [0-9]* - qi_wrong_type_query$' <<< "$output"
+	stop_server
+}
+
+# the cases of the rmr and atomic groups (dapltest -T F --list)
+rmr_atomic_cases() {
+	"$DT" -T F --list | awk '$1 == "rmr" || $1 == "atomic"' | wc -l
+}
+
+@test "functional rmr and atomic groups: every case PASS on rxe, the service answered commands" {
+	local n
+	n=$(rmr_atomic_cases)
+	[ "$n" -ge 14 ]
+	start_server
+	client -T F rmr atomic
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Result: PASS$' <<< "$output")" -eq "$n" ]
+	grep -q "^$n passed, 0 failed\$" <<< "$output"
+	for c in rmr_remote_write_read rmr_unbind rmr_rebind rmr_free_bound \
+		rmr_read_only at_fetch_add at_cmp_swap at_no_atomic_priv; do
+		grep -q "^$c  *Result: PASS\$" <<< "$output"
+	done
+	stop_server
+	grep -Eq '^Server: echo service: [0-9]+ connection\(s\), [0-9]+ message\(s\) echoed, [1-9][0-9]* command\(s\) answered$' "$SRV_OUT"
+}
+
+@test "functional rmr and atomic groups with DAPL_CMA_DISABLE=mw,atomic: UNSUPP, no FAIL" {
+	local n
+	n=$(rmr_atomic_cases)
+	start_server
+	DAPL_CMA_DISABLE=mw,atomic client -T F rmr atomic
+	[ "$status" -eq 0 ]
+	! grep -q 'Result: FAIL' <<< "$output"
+	# all but at_wrong_handle: a handle that is no EP is refused before
+	# the provider asks its device
+	[ "$(grep -c 'Result: UNSUPP' <<< "$output")" -eq $((n - 1)) ]
+	grep -q '^at_wrong_handle  *Result: PASS$' <<< "$output"
+	grep -q '^rmr_create_free  *Result: UNSUPP  dat_ia_query: max_rmrs 0 .*dat_rmr_create: DAT_MODEL_NOT_SUPPORTED$' <<< "$output"
+	grep -q '^at_attributes  *Result: UNSUPP  provider attributes .* FALSE .*both calls DAT_MODEL_NOT_SUPPORTED$' <<< "$output"
+	grep -q "^1 passed, 0 failed, $((n - 1)) unsupported\$" <<< "$output"
+	# TAP: UNSUPP is a SKIP
+	DAPL_CMA_DISABLE=mw,atomic client -T F --tap rmr_unbind at_fetch_add
+	[ "$status" -eq 0 ]
+	grep -q '^ok 1 - rmr_unbind # SKIP ' <<< "$output"
+	grep -q '^ok 2 - at_fetch_add # SKIP ' <<< "$output"
 	stop_server
 }
 

@@ -31,6 +31,10 @@ enum {
 #define DT_MAX_THREADS		16
 #define DT_MAX_EPS		16	/* per thread */
 
+/* dt_hello.features of the server's answer (0 from a server that predates
+ * a feature: the field was padding, always zero) */
+#define DT_FEAT_FS_CMD		0x1	/* F: the echo service's RDMA commands */
+
 enum dt_test { DT_T = 1, DT_P, DT_F, DT_Q };
 enum dt_op_type { DT_SR = 1, DT_RR, DT_RW };
 
@@ -58,7 +62,7 @@ struct dt_hello {
 	uint32_t threads, eps, iterations, nops;
 	uint32_t validate, poll, cno;
 	uint32_t pipeline, perf_type, seg_size, num_segs, perf_poll;
-	uint32_t pad;
+	uint32_t features;	/* answer: DT_FEAT_* the server offers */
 	uint64_t data_qual;	/* answer: where data connections go */
 	uint64_t buf_addr;	/* answer (F, P): the server's RDMA buffer */
 	uint64_t buf_len;

@@ -9,16 +9,35 @@
  * message ends the service.  Each connection has its own slot of
  * receive buffers; a cookie holds the slot, the buffer and the slot's
  * generation, so completions of a freed connection are recognised.
+ *
+ * A connection whose private data names it a command connection (struct
+ * fs_cmd_pdata, dt_func.h) gets the RDMA commands instead of the echo:
+ * the service RDMA-writes or -reads a triplet the client names (a memory
+ * window of the rmr group) through that connection or another command
+ * connection of the client, and answers with the completion's status; or
+ * it sets and reads its atomic target (the atomic group).  A command's
+ * RDMA operation carries FS_CMD_BIT in its cookie; its answer goes back
+ * in the buffer the command came in.  A connection that ends while an
+ * operation of a command is in flight on it is freed only once that
+ * operation completed (freeing the EP would drop the completion, and the
+ * command would never be answered).
  */
 #define _GNU_SOURCE
 #include <string.h>
 
 #include "dt_func.h"
+#include <dat/dat_ib_extensions.h>
 
 #define FS_EPS		16
 #define FS_BUFS		16	/* receives per connection */
 #define FS_BUF		4096
 #define FS_RDMA		(64 * 1024)
+#define FS_CMD_BIT	(1ULL << 40)	/* cookie of a command's RDMA op */
+#define FS_CMD_WAIT_S	10		/* for the target's ESTABLISHED */
+
+_Static_assert(sizeof(struct fs_cmd) <= FS_BUF, "a command fits a buffer");
+
+enum fs_cmd_state { FS_IDLE, FS_WAIT, FS_POSTED };
 
 struct fs_ep {
 	DAT_EP_HANDLE ep;
@@ -27,16 +46,25 @@ struct fs_ep {
 	/* a message can arrive before our ESTABLISHED event (the peer's
 	 * came first); its echo waits for ours: length, or -1 */
 	long long pending[FS_BUFS];
+	uint32_t token;		/* a command connection's; 0: echo */
+	int dead;		/* ended while a command's op is in flight */
+	/* its command in progress: waiting for its target connection's
+	 * ESTABLISHED, or its RDMA operation posted there */
+	enum fs_cmd_state cmd;
+	unsigned cmd_b, cmd_target;
+	uint64_t cmd_since;
 };
 
 struct fserve {
 	struct dt_ctl *c;
 	DAT_EVD_HANDLE req, rcv, conn, cr;
 	DAT_PSP_HANDLE psp;
-	struct dt_mem bufs, rdma;
+	struct dt_mem bufs, rdma, scratch, atarget;
 	struct fs_ep eps[FS_EPS];
-	unsigned served, echoed;
+	unsigned served, echoed, commands;
+	int atomic;		/* the target has REMOTE_ATOMIC */
 	DAT_COUNT max_pdata;
+	unsigned char pattern[FS_CMD_MAX];
 };
 
 static uint64_t fs_cookie(const struct fserve *s, unsigned e, unsigned b)
@@ -82,24 +110,243 @@ static void fs_drop(struct fserve *s, unsigned e)
 	s->eps[e].ep = DAT_HANDLE_NULL;
 	s->eps[e].gen++;
 	s->eps[e].established = 0;
+	s->eps[e].token = 0;
+	s->eps[e].dead = 0;
+	s->eps[e].cmd = FS_IDLE;
 }
 
-static void fs_echo(struct fserve *s, unsigned e, unsigned b, DAT_VLEN len)
+/* sends len bytes of buffer b back on its connection */
+static void fs_send_back(struct fserve *s, unsigned e, unsigned b,
+			 DAT_VLEN len)
 {
 	DAT_LMR_TRIPLET iov = fs_buf(s, e, b, len);
 	DAT_RETURN rc;
 
+	rc = dat_ep_post_send(s->eps[e].ep, 1, &iov,
+			      dt_cookie(fs_cookie(s, e, b)),
+			      DAT_COMPLETION_DEFAULT_FLAG);
+	if (rc != DAT_SUCCESS)
+		dt_err("echo service: dat_ep_post_send: %s", dt_rc(rc));
+	else if (s->eps[e].token)
+		s->commands++;
+	else
+		s->echoed++;
+}
+
+/* ---- the RDMA commands ---------------------------------------------------- */
+
+static struct fs_cmd *fs_cmdbuf(const struct fserve *s, unsigned e,
+				unsigned b)
+{
+	return (struct fs_cmd *)(s->bufs.buf +
+				 ((DAT_VLEN)e * FS_BUFS + b) * FS_BUF);
+}
+
+static void fs_answer(struct fserve *s, unsigned e, unsigned b)
+{
+	fs_send_back(s, e, b, sizeof(struct fs_cmd));
+}
+
+static void fs_refuse(struct fserve *s, unsigned e, unsigned b,
+		      DAT_RETURN rc, const char *why)
+{
+	struct fs_cmd *c = fs_cmdbuf(s, e, b);
+
+	c->post_rc = rc;
+	snprintf(c->text, sizeof(c->text), "%s", why);
+	dt_dbg("echo service: command %u refused: %s", c->op, why);
+	fs_answer(s, e, b);
+}
+
+/* the slot of a live command connection with this token */
+static int fs_token_slot(const struct fserve *s, uint32_t token)
+{
+	int e;
+
+	for (e = 0; e < FS_EPS; e++)
+		if (token && s->eps[e].ep && s->eps[e].token == token)
+			return e;
+	return -1;
+}
+
+/* an operation of a command is in flight on slot t */
+static int fs_target_busy(const struct fserve *s, unsigned t)
+{
+	unsigned e;
+
+	for (e = 0; e < FS_EPS; e++)
+		if (s->eps[e].ep && s->eps[e].cmd == FS_POSTED &&
+		    s->eps[e].cmd_target == t)
+			return 1;
+	return 0;
+}
+
+/* the RDMA operation of slot e's waiting command, once its target
+ * connection is there */
+static void fs_cmd_start(struct fserve *s, unsigned e)
+{
+	struct fs_ep *p = &s->eps[e];
+	struct fs_cmd *c = fs_cmdbuf(s, e, p->cmd_b);
+	unsigned char *local = s->scratch.buf + (DAT_VLEN)e * FS_CMD_MAX;
+	DAT_LMR_TRIPLET l;
+	DAT_RMR_TRIPLET r;
+	DAT_DTO_COOKIE ck;
+	DAT_RETURN rc;
+	int t = c->via ? fs_token_slot(s, c->via) : (int)e;
+
+	if (t < 0 || s->eps[t].dead) {
+		p->cmd = FS_IDLE;
+		fs_refuse(s, e, p->cmd_b,
+			  DT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1),
+			  "no connection of that token");
+		return;
+	}
+	if (!s->eps[t].established) {
+		if (dt_now_us() - p->cmd_since > dt_secs(FS_CMD_WAIT_S)) {
+			p->cmd = FS_IDLE;
+			fs_refuse(s, e, p->cmd_b,
+				  DT_ERR(DAT_TIMEOUT_EXPIRED, 0),
+				  "the target connection never got ESTABLISHED");
+		}
+		return;		/* tried again on the next pass */
+	}
+	l = dt_iov(&s->scratch, (DAT_VLEN)e * FS_CMD_MAX, c->len);
+	r.rmr_context = c->rmr_context;
+	r.pad = 0;
+	r.target_address = c->addr;
+	r.segment_length = c->len;
+	ck = dt_cookie(FS_CMD_BIT | fs_cookie(s, e, p->cmd_b));
+	if (c->op == FS_OP_WRITE) {
+		dt_fill(local, c->len, c->seed);
+		rc = dat_ep_post_rdma_write(s->eps[t].ep, 1, &l, ck, &r,
+					    DAT_COMPLETION_DEFAULT_FLAG);
+	} else {
+		memset(local, 0, c->len);
+		rc = dat_ep_post_rdma_read(s->eps[t].ep, 1, &l, ck, &r,
+					   DAT_COMPLETION_DEFAULT_FLAG);
+	}
+	if (rc != DAT_SUCCESS) {
+		p->cmd = FS_IDLE;
+		fs_refuse(s, e, p->cmd_b, rc, "the RDMA post failed");
+		return;
+	}
+	p->cmd = FS_POSTED;
+	p->cmd_target = (unsigned)t;
+}
+
+/* the completion of a command's RDMA operation (any status) */
+static void fs_cmd_done(struct fserve *s,
+			const DAT_DTO_COMPLETION_EVENT_DATA *d)
+{
+	uint64_t ck = d->user_cookie.as_64;
+	unsigned e = (ck >> 8) & 0xff, b = ck & 0xff;
+	int t = -1, k;
+	struct fs_cmd *c;
+
+	for (k = 0; k < FS_EPS; k++)
+		if (d->ep_handle && s->eps[k].ep == d->ep_handle)
+			t = k;
+	if (e < FS_EPS && b < FS_BUFS && s->eps[e].ep &&
+	    s->eps[e].gen == (uint16_t)(ck >> 16) &&
+	    s->eps[e].cmd == FS_POSTED && s->eps[e].cmd_b == b) {
+		c = fs_cmdbuf(s, e, b);
+		c->post_rc = DAT_SUCCESS;
+		c->status = d->status;
+		if (c->op == FS_OP_READ && d->status == DAT_DTO_SUCCESS) {
+			dt_fill(s->pattern, c->len, c->seed);
+			c->match = !memcmp(s->scratch.buf +
+					   (DAT_VLEN)e * FS_CMD_MAX,
+					   s->pattern, c->len);
+		}
+		dt_dbg("echo service: command %u done: %s", c->op,
+		       dt_dto(d->status));
+		s->eps[e].cmd = FS_IDLE;
+		fs_answer(s, e, b);
+	}
+	if (t >= 0 && s->eps[t].dead && !fs_target_busy(s, (unsigned)t))
+		fs_drop(s, (unsigned)t);
+}
+
+static void fs_atarget(const struct fserve *s, struct fs_cmd *c)
+{
+	c->atomic = (uint32_t)s->atomic;
+	c->taddr = (uintptr_t)s->atarget.buf;
+	c->tlen = s->atarget.len;
+	c->trctx = s->atarget.rctx;
+	memcpy(&c->tvalue, s->atarget.buf + c->addr, sizeof(c->tvalue));
+}
+
+static void fs_command(struct fserve *s, unsigned e, unsigned b, DAT_VLEN len)
+{
+	struct fs_cmd *c = fs_cmdbuf(s, e, b);
+	struct fs_ep *p = &s->eps[e];
+
+	if (len != sizeof(*c) || c->magic != FS_CMD_MAGIC) {
+		if (len >= sizeof(*c))
+			fs_refuse(s, e, b,
+				  DT_ERR(DAT_INVALID_PARAMETER, 0),
+				  "not a command");
+		else {
+			dt_err("echo service: a message of %llu bytes on a command connection",
+			       (unsigned long long)len);
+			fs_recv(s, e, b);
+		}
+		return;
+	}
+	c->post_rc = DAT_SUCCESS;
+	c->status = DAT_DTO_SUCCESS;
+	c->match = 0;
+	c->text[0] = 0;
+	switch (c->op) {
+	case FS_OP_ASET:
+	case FS_OP_AGET:
+		if (c->addr % 8 || c->addr > FS_ATARGET - 8) {
+			fs_refuse(s, e, b,
+				  DT_ERR(DAT_INVALID_PARAMETER, 0),
+				  "offset outside the atomic target");
+			return;
+		}
+		if (c->op == FS_OP_ASET)
+			memcpy(s->atarget.buf + c->addr, &c->value,
+			       sizeof(c->value));
+		fs_atarget(s, c);
+		fs_answer(s, e, b);
+		return;
+	case FS_OP_WRITE:
+	case FS_OP_READ:
+		if (!c->len || c->len > FS_CMD_MAX) {
+			fs_refuse(s, e, b, DT_ERR(DAT_LENGTH_ERROR, 0),
+				  "length 0 or above FS_CMD_MAX");
+			return;
+		}
+		if (p->cmd != FS_IDLE) {
+			fs_refuse(s, e, b,
+				  DT_ERR(DAT_INVALID_STATE, 0),
+				  "one command at a time");
+			return;
+		}
+		p->cmd = FS_WAIT;
+		p->cmd_b = b;
+		p->cmd_since = dt_now_us();
+		fs_cmd_start(s, e);
+		return;
+	}
+	fs_refuse(s, e, b, DT_ERR(DAT_INVALID_PARAMETER, 0),
+		  "unknown command");
+}
+
+/* ---- messages --------------------------------------------------------------- */
+
+static void fs_message(struct fserve *s, unsigned e, unsigned b, DAT_VLEN len)
+{
 	if (!s->eps[e].established) {
 		s->eps[e].pending[b] = (long long)len;
 		return;
 	}
-	rc = dat_ep_post_send(s->eps[e].ep, 1, &iov,
-			      dt_cookie(fs_cookie(s, e, b)),
-			      DAT_COMPLETION_DEFAULT_FLAG);
-	if (rc == DAT_SUCCESS)
-		s->echoed++;
+	if (s->eps[e].token)
+		fs_command(s, e, b, len);
 	else
-		dt_err("echo service: dat_ep_post_send: %s", dt_rc(rc));
+		fs_send_back(s, e, b, len);
 }
 
 static void fs_established(struct fserve *s, unsigned e)
@@ -109,7 +356,7 @@ static void fs_established(struct fserve *s, unsigned e)
 	s->eps[e].established = 1;
 	for (b = 0; b < FS_BUFS; b++)
 		if (s->eps[e].pending[b] >= 0) {
-			fs_echo(s, e, b, (DAT_VLEN)s->eps[e].pending[b]);
+			fs_message(s, e, b, (DAT_VLEN)s->eps[e].pending[b]);
 			s->eps[e].pending[b] = -1;
 		}
 }
@@ -121,6 +368,8 @@ static void fs_request(struct fserve *s, DAT_CR_HANDLE cr)
 	unsigned e, b;
 	DAT_COUNT plen = 0;
 	DAT_RETURN rc;
+	struct fs_cmd_pdata cpd;
+	uint32_t token = 0;
 	char pd[256];
 
 	memset(&p, 0, sizeof(p));
@@ -133,6 +382,17 @@ static void fs_request(struct fserve *s, DAT_CR_HANDLE cr)
 			dt_dbg("echo service: rejecting as asked");
 			dat_cr_reject(cr);
 			return;
+		}
+		if (plen >= (DAT_COUNT)sizeof(cpd) &&
+		    !strncmp(pd, FS_CMD_TAG, sizeof(cpd.tag))) {
+			memcpy(&cpd, pd, sizeof(cpd));
+			token = cpd.token;
+			if (!token || fs_token_slot(s, token) >= 0) {
+				dt_err("echo service: command connection token %u is 0 or in use",
+				       token);
+				dat_cr_reject(cr);
+				return;
+			}
 		}
 	}
 	for (e = 0; e < FS_EPS && s->eps[e].ep; e++)
@@ -153,6 +413,7 @@ static void fs_request(struct fserve *s, DAT_CR_HANDLE cr)
 	}
 	for (b = 0; b < FS_BUFS; b++)
 		s->eps[e].pending[b] = -1;
+	s->eps[e].token = token;
 	for (b = 0; b < FS_BUFS; b++)
 		if (fs_recv(s, e, b)) {
 			fs_drop(s, e);
@@ -203,6 +464,8 @@ static int fs_pass(struct fserve *s)
 			continue;
 		if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
 			fs_established(s, k);
+		else if (fs_target_busy(s, k))
+			s->eps[k].dead = 1;	/* freed by fs_cmd_done */
 		else
 			fs_drop(s, k);
 	}
@@ -212,15 +475,21 @@ static int fs_pass(struct fserve *s)
 		if (d->status != DAT_DTO_SUCCESS ||
 		    !fs_slot(s, d->user_cookie.as_64, d->ep_handle, &e, &b))
 			continue;
-		fs_echo(s, e, b, d->transfered_length);
+		fs_message(s, e, b, d->transfered_length);
 	}
 	while (dat_evd_dequeue(s->req, &ev) == DAT_SUCCESS) {
 		n++;
 		d = &ev.event_data.dto_completion_event_data;
-		if (d->status == DAT_DTO_SUCCESS &&
-		    fs_slot(s, d->user_cookie.as_64, d->ep_handle, &e, &b))
+		if (d->user_cookie.as_64 & FS_CMD_BIT)
+			fs_cmd_done(s, d);
+		else if (d->status == DAT_DTO_SUCCESS &&
+			 fs_slot(s, d->user_cookie.as_64, d->ep_handle, &e, &b))
 			fs_recv(s, e, b);
 	}
+	/* commands waiting for their target's ESTABLISHED */
+	for (e = 0; e < FS_EPS; e++)
+		if (s->eps[e].ep && s->eps[e].cmd == FS_WAIT)
+			fs_cmd_start(s, e);
 	return n;
 }
 
@@ -231,10 +500,17 @@ static int fs_open(struct fserve *s, DAT_CONN_QUAL *qual)
 	DAT_EVD_HANDLE async;
 	DAT_IA_ATTR attr;
 	DAT_RETURN rc;
+	DAT_COUNT i;
 
 	rc = dat_ia_query(ia, &async, DAT_IA_FIELD_ALL, &attr,
 			  DAT_PROVIDER_FIELD_ALL, &pa);
 	s->max_pdata = rc == DAT_SUCCESS ? pa.max_private_data_size : 0;
+	for (i = 0; rc == DAT_SUCCESS &&
+		    i < pa.num_provider_specific_attr; i++)
+		if (!strcmp(pa.provider_specific_attr[i].name,
+			    DAT_IB_ATTR_FETCH_AND_ADD) &&
+		    !strcmp(pa.provider_specific_attr[i].value, "TRUE"))
+			s->atomic = 1;
 	rc = dat_evd_create(ia, 256, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG,
 			    &s->req);
 	if (rc == DAT_SUCCESS)
@@ -253,6 +529,12 @@ static int fs_open(struct fserve *s, DAT_CONN_QUAL *qual)
 	if (rc == DAT_SUCCESS)
 		rc = dt_mem_alloc(ia, s->c->pz, &s->rdma, FS_RDMA,
 				  DT_PRIV_ALL);
+	if (rc == DAT_SUCCESS)
+		rc = dt_mem_alloc(ia, s->c->pz, &s->scratch,
+				  (DAT_VLEN)FS_EPS * FS_CMD_MAX, DT_PRIV_ALL);
+	if (rc == DAT_SUCCESS)
+		rc = dt_mem_alloc(ia, s->c->pz, &s->atarget, FS_ATARGET,
+				  DT_PRIV_ALL | DAT_IB_MEM_PRIV_REMOTE_ATOMIC);
 	if (rc == DAT_SUCCESS)
 		rc = dat_psp_create_any(ia, qual, s->cr, DAT_PSP_CONSUMER_FLAG,
 					&s->psp);
@@ -274,6 +556,8 @@ static void fs_close(struct fserve *s)
 		fs_drop(s, e);
 	dt_mem_free(&s->bufs);
 	dt_mem_free(&s->rdma);
+	dt_mem_free(&s->scratch);
+	dt_mem_free(&s->atarget);
 	if (s->cr)
 		dat_evd_free(s->cr);
 	if (s->conn)
@@ -308,6 +592,7 @@ int dt_serve_functional(struct dt_ctl *c, struct dt_hello *h)
 	ans.buf_addr = (uintptr_t)s.rdma.buf;
 	ans.buf_len = s.rdma.len;
 	ans.buf_rctx = s.rdma.rctx;
+	ans.features = DT_FEAT_FS_CMD;
 	if (dt_ctl_send(c, &ans)) {
 		fs_close(&s);
 		return -1;
@@ -327,8 +612,8 @@ int dt_serve_functional(struct dt_ctl *c, struct dt_hello *h)
 		else
 			dt_sleep_ms(1);
 	}
-	dt_log("Server: echo service: %u connection(s), %u message(s) echoed",
-	       s.served, s.echoed);
+	dt_log("Server: echo service: %u connection(s), %u message(s) echoed, %u command(s) answered",
+	       s.served, s.echoed, s.commands);
 	fs_close(&s);
 	if (got == 1) {
 		dt_hello_init(&ans, DT_F);

@@ -6,9 +6,9 @@
  * "Result: PASS|FAIL|UNSUPP".  UNSUPP only where dat_ia_query reports the
  * feature absent.
  *
- * The groups rmr and atomic come with the memory-window and atomics
- * issues: add their tables to `groups` below (dt_func_rmr.c,
- * dt_func_atomic.c), nothing else changes.
+ * The groups rmr (dt_func_rmr.c) and atomic (dt_func_atomic.c) have the
+ * echo service act on the client's memory through its RDMA commands
+ * (dt_func.h): the helpers for those are here too.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -43,6 +43,15 @@ int fc_rc(struct fctx *f, const char *what, DAT_RETURN got, DAT_RETURN want)
 			     (want == DAT_SUCCESS ? 0 : DAT_CLASS_ERROR)));
 	dt_dbg("%s: %s", what, dt_rc(got));
 	return ok;
+}
+
+int fc_rc_exact(struct fctx *f, const char *what, DAT_RETURN got,
+		DAT_RETURN want)
+{
+	if (got != want)
+		fc_why(f, "%s: got %s, want %s", what, dt_rc(got), dt_rc(want));
+	dt_dbg("%s: %s", what, dt_rc(got));
+	return got == want;
 }
 
 int fc_true(struct fctx *f, const char *what, int cond)
@@ -182,12 +191,108 @@ void fc_conn_close(struct fctx *f, struct fconn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* ---- the echo service's RDMA commands ------------------------------------ */
+
+/* where a command connection keeps its command and the answer */
+#define FC_CMD_SEND	(48 * 1024)
+#define FC_CMD_RECV	(56 * 1024)
+
+int fc_cmd_connect(struct fctx *f, struct fconn *c)
+{
+	struct fs_cmd_pdata pd;
+
+	memset(c, 0, sizeof(*c));
+	if (!(f->features & DT_FEAT_FS_CMD)) {
+		fc_why(f, "the server's echo service has no RDMA commands (a dapltest server older than this client?)");
+		return 0;
+	}
+	if (!fc_conn_open(f, c, 0))
+		return 0;
+	memset(&pd, 0, sizeof(pd));
+	memcpy(pd.tag, FS_CMD_TAG, sizeof(FS_CMD_TAG));
+	pd.token = c->token = ++f->next_token;
+	return fc_connect(f, c, &pd, sizeof(pd));
+}
+
+int fc_cmd(struct fctx *f, struct fconn *c, struct fs_cmd *cmd)
+{
+	static const char *const names[] = { "?", "WRITE", "READ", "ASET",
+					     "AGET" };
+	const char *name = names[cmd->op < 5 ? cmd->op : 0];
+	DAT_LMR_TRIPLET s = dt_iov(&c->mem, FC_CMD_SEND, sizeof(*cmd));
+	DAT_LMR_TRIPLET r = dt_iov(&c->mem, FC_CMD_RECV, 4096);
+	char what[64];
+
+	cmd->magic = FS_CMD_MAGIC;
+	memcpy(c->mem.buf + FC_CMD_SEND, cmd, sizeof(*cmd));
+	memset(c->mem.buf + FC_CMD_RECV, 0, sizeof(*cmd));
+	snprintf(what, sizeof(what), "command %s: dat_ep_post_recv", name);
+	if (!fc_rc(f, what, dat_ep_post_recv(c->ep, 1, &r, dt_cookie(0xA45),
+					     DAT_COMPLETION_DEFAULT_FLAG),
+		   DAT_SUCCESS))
+		return 0;
+	snprintf(what, sizeof(what), "command %s: dat_ep_post_send", name);
+	if (!fc_rc(f, what, dat_ep_post_send(c->ep, 1, &s, dt_cookie(0xC3D),
+					     DAT_COMPLETION_DEFAULT_FLAG),
+		   DAT_SUCCESS))
+		return 0;
+	snprintf(what, sizeof(what), "command %s: its send", name);
+	if (!fc_dto(f, what, c->req, 0xC3D, DAT_DTO_SUCCESS, sizeof(*cmd)))
+		return 0;
+	snprintf(what, sizeof(what), "command %s: the service's answer", name);
+	if (!fc_dto(f, what, c->rcv, 0xA45, DAT_DTO_SUCCESS, sizeof(*cmd)))
+		return 0;
+	memcpy(cmd, c->mem.buf + FC_CMD_RECV, sizeof(*cmd));
+	if (cmd->magic != FS_CMD_MAGIC) {
+		fc_why(f, "command %s: the answer is not a command (an echo?)",
+		       name);
+		return 0;
+	}
+	dt_dbg("command %s: post %s, status %s, match %u%s%.*s", name,
+	       dt_rc(cmd->post_rc), dt_dto(cmd->status), cmd->match,
+	       cmd->text[0] ? ": " : "", (int)sizeof(cmd->text), cmd->text);
+	return 1;
+}
+
+int fc_conn_lost(struct fctx *f, struct fconn *c, const char *what)
+{
+	DAT_EVENT ev;
+	DAT_RETURN rc;
+
+	rc = dt_wait(c->conn, NULL, 0, dt_secs(30), &ev);
+	if (!fc_rc(f, what, rc, DAT_SUCCESS))
+		return 0;
+	if (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+	    ev.event_number != DAT_CONNECTION_EVENT_BROKEN) {
+		fc_why(f, "%s: event %s, want DISCONNECTED or BROKEN", what,
+		       dt_ev(ev.event_number));
+		return 0;
+	}
+	if (ev.event_data.connect_event_data.ep_handle != c->ep) {
+		fc_why(f, "%s: the event names another EP", what);
+		return 0;
+	}
+	return fc_true(f, "the EP is DISCONNECTED after it",
+		       fc_state(c->ep) == DAT_EP_STATE_DISCONNECTED);
+}
+
+const char *fc_prov_attr(const struct fctx *f, const char *name)
+{
+	DAT_COUNT i;
+
+	for (i = 0; i < f->pattr.num_provider_specific_attr; i++)
+		if (f->pattr.provider_specific_attr[i].name &&
+		    !strcmp(f->pattr.provider_specific_attr[i].name, name))
+			return f->pattr.provider_specific_attr[i].value;
+	return NULL;
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
 static const struct fgroup *const groups[] = {
 	&fgroup_hwconn, &fgroup_pz, &fgroup_mem, &fgroup_endpoint,
 	&fgroup_cqmgt, &fgroup_queryinfo, &fgroup_connmgt, &fgroup_dataxfer,
-	/* &fgroup_rmr, &fgroup_atomic: with the RMR and atomics issues */
+	&fgroup_rmr, &fgroup_atomic,
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
@@ -279,7 +384,7 @@ int dt_functional(const struct dt_args *a)
 	f.args = a;
 	if (need_server) {
 		if (!a->server) {
-			dt_err("the connmgt and dataxfer groups need a server: -s host (or name other groups)");
+			dt_err("the connmgt, dataxfer, rmr and atomic groups need a server: -s host (or name other groups)");
 			return DT_EXIT_USAGE;
 		}
 		dt_hello_init(&h, DT_F);
@@ -290,6 +395,7 @@ int dt_functional(const struct dt_args *a)
 		f.rbuf_addr = ans.buf_addr;
 		f.rbuf_len = ans.buf_len;
 		f.rbuf_rctx = ans.buf_rctx;
+		f.features = ans.features;
 		dt_sockaddr(&f.sin, a->server, 0);
 		f.have_server = 1;
 	}

@@ -26,7 +26,8 @@ static void usage(FILE *f)
 		"                limit_evd limit_ep limit_rsp limit_psp limit_lmr limit_rpost\n"
 		"                limit_size_lmr]\n"
 		"       dapltest -T F [-s server] [-D ia_name] [-n port] [--tap] [--list]\n"
-		"                [hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer | case...]\n"
+		"                [hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer rmr\n"
+		"                atomic | case...]\n"
 		"exit status: 0 passed, 1 a test failed, 2 usage, 3 IA cannot be opened,\n"
 		"             4 server unreachable or handshake refused\n");
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "dt.h"
+#include <dat/dat_ib_extensions.h>
 
 int dt_scale = 1;
 int dt_debug;
@@ -42,6 +43,7 @@ struct dt_name {
 
 static const struct dt_name ev_names[] = {
 	NAME(DAT_DTO_COMPLETION_EVENT),
+	NAME(DAT_IB_DTO_EVENT),
 	NAME(DAT_RMR_BIND_COMPLETION_EVENT),
 	NAME(DAT_CONNECTION_REQUEST_EVENT),
 	NAME(DAT_CONNECTION_EVENT_ESTABLISHED),
