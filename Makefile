@@ -35,6 +35,7 @@ LDLIBS_VERBS := -libverbs -lrdmacm -lpthread
 
 TEST_PROVIDER := $(B)/test/libdattest.so.1
 TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
+	$(B)/test/unit/test_registry_set \
 	$(B)/test/unit/test_abi_layout $(B)/test/fuzz/replay_conf
 
 # Fragments of the areas that add their own programs and tests: C unit
@@ -101,6 +102,10 @@ $(B)/test/dattest: $(B)/test/dattest.o $(B)/lib/libdat.so
 $(B)/test/unit/test_conf: $(B)/test/unit/test_conf.o $(B)/registry/conf.o
 	$(CC) -o $@ $^
 
+$(B)/test/unit/test_registry_set: $(B)/test/unit/test_registry_set.o \
+		$(B)/lib/libdat.so
+	$(CC) -o $@ $< -L$(B)/lib -ldat
+
 $(B)/test/unit/test_abi_layout: $(B)/test/unit/test_abi_layout.o
 	$(CC) -o $@ $^
 
@@ -125,6 +130,8 @@ run-host-suites:
 	$(RUN_SUITE) $(RESULTS)/host abi-layout plain $(B)/test/unit/test_abi_layout
 	$(foreach t,$(HOST_TAP_TESTS),$(RUN_SUITE) $(RESULTS)/host $(notdir $(t)) tap $(t) &&) :
 	$(RUN_SUITE) $(RESULTS)/host conf-parser tap $(B)/test/unit/test_conf
+	$(RUN_SUITE) $(RESULTS)/host registry-set tap env $(HOST_ENV) \
+		$(B)/test/unit/test_registry_set
 	$(RUN_SUITE) $(RESULTS)/host fuzz-corpus plain \
 		$(B)/test/fuzz/replay_conf test/fuzz/corpus
 	$(RUN_SUITE) $(RESULTS)/host libdat tap env $(HOST_ENV) \

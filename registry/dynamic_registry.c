@@ -24,10 +24,62 @@ struct dat_dr_slot {
 
 static pthread_mutex_t dr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct dat_dr_slot dr_slots[DAT_DR_SLOTS];
-/* slots [0, dat_dr_high) were ever used */
-_Atomic unsigned dat_dr_high;
-/* dr_slots[i].provider again, packed: what dat_dr_is_provider scans */
-DAT_PROVIDER *_Atomic dat_dr_table[DAT_DR_SLOTS];
+/* slots [0, dr_high) were ever used */
+static _Atomic unsigned dr_high;
+
+/*
+ * The set of registered tables that dat_dr_is_provider reads: open
+ * addressing over twice as many entries as there can be tables, so a
+ * registered table is found at its hash or a few entries on.  A table
+ * registered under several names is in it once (dr_set_refs counts the
+ * names); a removed one leaves DAT_DR_SET_TOMB, which an insert reuses.
+ * Written under dr_mutex only.
+ */
+const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE];
+static unsigned dr_set_refs[DAT_DR_SET_SIZE];
+
+/* Under dr_mutex: the entry of p, or of the place to insert it. */
+static unsigned dr_set_find(const DAT_PROVIDER *p, int *found)
+{
+	unsigned i = dat_dr_set_hash(p), n, spare = DAT_DR_SET_SIZE;
+	const DAT_PROVIDER *q;
+
+	for (n = 0; n < DAT_DR_SET_SIZE;
+	     n++, i = (i + 1) & (DAT_DR_SET_SIZE - 1)) {
+		q = atomic_load_explicit(&dat_dr_set[i], memory_order_relaxed);
+		if (q == p) {
+			*found = 1;
+			return i;
+		}
+		if (q == DAT_DR_SET_TOMB && spare == DAT_DR_SET_SIZE)
+			spare = i;
+		if (!q)
+			break;
+	}
+	*found = 0;
+	return spare != DAT_DR_SET_SIZE ? spare : i;
+}
+
+/* Under dr_mutex; there is always room (twice the slots). */
+static void dr_set_add(const DAT_PROVIDER *p)
+{
+	int found;
+	unsigned i = dr_set_find(p, &found);
+
+	if (!found)
+		atomic_store_explicit(&dat_dr_set[i], p, memory_order_release);
+	dr_set_refs[i]++;
+}
+
+static void dr_set_del(const DAT_PROVIDER *p)
+{
+	int found;
+	unsigned i = dr_set_find(p, &found);
+
+	if (found && !--dr_set_refs[i])
+		atomic_store_explicit(&dat_dr_set[i], DAT_DR_SET_TOMB,
+				      memory_order_release);
+}
 
 void dat_dr_lock(void)
 {
@@ -42,7 +94,7 @@ void dat_dr_unlock(void)
 /* Called with dr_mutex held. */
 static struct dat_dr_slot *dr_find(const DAT_PROVIDER_INFO *key)
 {
-	unsigned i, n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_relaxed);
 
 	for (i = 0; i < n; i++)
 		if (dr_slots[i].provider &&
@@ -72,7 +124,7 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 
 	dat_dr_lock();
-	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
 	if (dr_find(info)) {
 		rc = DAT_ERROR(DAT_PROVIDER_ALREADY_REGISTERED, DAT_NO_SUBTYPE);
 		goto out;
@@ -89,10 +141,9 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 	slot->key = *info;
 	atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 	atomic_store_explicit(&slot->provider, provider, memory_order_release);
-	atomic_store_explicit(&dat_dr_table[slot - dr_slots], provider,
-			      memory_order_release);
+	dr_set_add(provider);
 	if (slot == &dr_slots[n])
-		atomic_store_explicit(&dat_dr_high, n + 1, memory_order_release);
+		atomic_store_explicit(&dr_high, n + 1, memory_order_release);
 out:
 	dat_dr_unlock();
 	dat_dbg(DAT_DBG_DR, "add %s u%u.%u %s: %#x", info->ia_name,
@@ -123,8 +174,7 @@ DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
 	else {
 		atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
 		atomic_store_explicit(&slot->provider, NULL, memory_order_release);
-		atomic_store_explicit(&dat_dr_table[slot - dr_slots], NULL,
-				      memory_order_release);
+		dr_set_del(provider);
 	}
 	dat_dr_unlock();
 	dat_dbg(DAT_DBG_DR, "remove %s u%u.%u %s: %#x", info->ia_name,
@@ -151,7 +201,7 @@ enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want)
 	unsigned i, n;
 
 	dat_dr_lock();
-	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
 	for (i = 0; i < n; i++) {
 		if (!dr_slots[i].provider)
 			continue;
@@ -170,7 +220,7 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 	unsigned i, high;
 
 	dat_dr_lock();
-	high = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
+	high = atomic_load_explicit(&dr_high, memory_order_relaxed);
 	for (i = 0; i < high; i++) {
 		if (!dr_slots[i].provider || dat_sr_has_key(&dr_slots[i].key))
 			continue;
@@ -196,7 +246,7 @@ DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
 	if (!provider)
 		return rc;
 	dat_dr_lock();
-	n = atomic_load_explicit(&dat_dr_high, memory_order_relaxed);
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
 	for (i = 0; i < n; i++)
 		if (atomic_load_explicit(&dr_slots[i].provider,
 					 memory_order_relaxed) == provider) {
@@ -212,7 +262,7 @@ DAT_RETURN dat_registry_add_extension(const DAT_PROVIDER *provider,
 
 int dat_dr_extension(const DAT_PROVIDER *p, DAT_EXTENSION_FUNC *ext)
 {
-	unsigned i, n = atomic_load_explicit(&dat_dr_high, memory_order_acquire);
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_acquire);
 
 	for (i = 0; p && i < n; i++)
 		if (atomic_load_explicit(&dr_slots[i].provider,

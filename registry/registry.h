@@ -86,27 +86,41 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 			    DAT_PROVIDER_INFO *list[]);
 /*
  * True if p is the table of a provider registered now.  Lock-free and
- * inline: it runs in front of every dispatched call, a load and a compare
- * per registered table (dynamic_registry.c keeps them packed).
+ * inline: it runs in front of every dispatched call.  The registered
+ * tables are a hash set (dynamic_registry.c): a hit is a hash, a load and
+ * a compare; a miss (a bad handle) ends at an empty entry.
  */
 #define DAT_DR_SLOTS 256
-extern _Atomic unsigned dat_dr_high __attribute__((visibility("hidden")));
-extern DAT_PROVIDER *_Atomic dat_dr_table[DAT_DR_SLOTS]
+#define DAT_DR_SET_SIZE (2 * DAT_DR_SLOTS)
+#define DAT_DR_SET_TOMB ((const DAT_PROVIDER *)1)
+extern const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE]
     __attribute__((visibility("hidden")));
+
+static inline unsigned dat_dr_set_hash(const DAT_PROVIDER *p)
+{
+	/* tables are at least 8-aligned: drop the zero bits, then spread */
+	return (unsigned)(((uintptr_t)p >> 3) * 2654435761u) %
+	       DAT_DR_SET_SIZE;
+}
 
 static inline int dat_dr_is_provider(const DAT_PROVIDER *p)
 {
-	unsigned i, n = atomic_load_explicit(&dat_dr_high,
-					     memory_order_acquire);
+	unsigned i = dat_dr_set_hash(p), n;
+	const DAT_PROVIDER *q;
 
-	if (!p)
+	if ((uintptr_t)p <= (uintptr_t)DAT_DR_SET_TOMB)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (atomic_load_explicit(&dat_dr_table[i],
-					 memory_order_relaxed) == p)
+	for (n = 0; n < DAT_DR_SET_SIZE;
+	     n++, i = (i + 1) & (DAT_DR_SET_SIZE - 1)) {
+		q = atomic_load_explicit(&dat_dr_set[i], memory_order_acquire);
+		if (q == p)
 			return 1;
+		if (!q)
+			return 0;
+	}
 	return 0;
 }
+
 /*
  * True if p is the table of a provider registered now; *ext then gets its
  * extension function (NULL if none was registered).  Lock-free.
