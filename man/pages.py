@@ -586,7 +586,7 @@ TRIPLETS = ("Segments of local memory: DAT_LMR_TRIPLET {lmr_context, virtual_add
 POST_ERRS = lambda flagarg, extra: [
     OK, arg(2, "*num_segments* is negative or above the EP's max iov for this operation (and 64)."),
     arg(3, "*num_segments* is not 0 and *local_iov* is NULL, or a segment is longer than 4 GiB or not inside its LMR."),
-    ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "A segment's lmr_context names no live LMR of the IA."),
+    ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "A segment's lmr_context names no live LMR of the IA, or (dat_ep_post_recv, dat_ep_post_rdma_read: the device writes there) its LMR lacks DAT_MEM_PRIV_LOCAL_WRITE_FLAG."),
     ("DAT_PROTECTION_VIOLATION", "DAT_NO_SUBTYPE", "A segment's LMR is in another PZ than the EP."),
     arg(flagarg, "An undefined completion flag, a flag the operation does not take, or DAT_COMPLETION_UNSIGNALLED_FLAG without the EP's permission."),
 ] + extra + [
@@ -1051,7 +1051,7 @@ ATOMIC_ERRS = lambda local, remote, flags: [
     arg(local, "*local_iov* is NULL, or its first 8 bytes lie outside its LMR."),
     ("DAT_LENGTH_ERROR", "DAT_NO_SUBTYPE", "*local_iov* is shorter than 8 bytes."),
     arg(remote, "*remote_iov* is NULL or its target_address is not 8-byte aligned."),
-    ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "*local_iov*'s lmr_context is not a live LMR of the IA."),
+    ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "*local_iov*'s lmr_context is not a live LMR of the IA, or its LMR lacks DAT_MEM_PRIV_LOCAL_WRITE_FLAG (the original value is written there)."),
     ("DAT_PROTECTION_VIOLATION", "DAT_NO_SUBTYPE", "*local_iov*'s LMR is in another PZ than the EP."),
     arg(flags, "*completion_flags* has a bit that is not a completion flag, or UNSIGNALLED that the EP's request_completion_flags do not allow."),
     EP_STATE, ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "max_request_dtos requests are outstanding on the EP.")]

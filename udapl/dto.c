@@ -147,15 +147,16 @@ out:
 
 /* The local side of a post: segment count and triplets into sge[]. */
 DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
-				   const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
-				   struct dapl_sge *sge, uint64_t *total)
+				const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
+				DAT_MEM_PRIV_FLAGS need_priv,
+				struct dapl_sge *sge, uint64_t *total)
 {
 	if (dapl_unlikely((unsigned)num > (unsigned)max ||
 			  num > DAPL_MAX_SGE))
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(num && !iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	return dapl_lmr_triplets_to_sge(ep, num, iov, sge, total);
+	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
@@ -187,7 +188,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	rc = dto_local(ep, num_segments, local_iov,
 		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
-		       sge, &total);
+		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
@@ -268,7 +269,7 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 	rc = dto_local(ep, num_segments, local_iov,
 		       read ? ep->attr.max_rdma_read_iov
 			    : ep->attr.max_rdma_write_iov,
-		       sge, &total);
+		       read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
 	p.sge = sge;

@@ -79,7 +79,8 @@ static DAT_RETURN ext_atomic(struct dapl_ep *ep, const struct ext_args *a)
 	/* The 8 bytes the device writes, checked against their LMR. */
 	local = *a->local;
 	local.segment_length = 8;
-	rc = dapl_lmr_triplets_to_sge(ep, 1, &local, &sge, &total);
+	rc = dapl_lmr_triplets_to_sge(ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 1,
+				      &local, &sge, &total);
 	if (rc) {
 		/* its checks name the local_iov of a post (ARG3) */
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER)

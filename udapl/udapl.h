@@ -725,14 +725,19 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 	return DAT_SUCCESS;
 }
 
-/* The same for a post on an EP: its IA and PZ. */
+/* The same for a post on an EP: its IA and PZ.  Segments the device
+ * writes into (receives, RDMA read targets, atomic results) need
+ * DAT_MEM_PRIV_LOCAL_WRITE_FLAG; a verbs device reads any registered
+ * memory, so sends and RDMA write sources need nothing. */
 static inline DAT_RETURN dapl_lmr_triplets_to_sge(struct dapl_ep *ep,
+						  DAT_MEM_PRIV_FLAGS need_priv,
 						  DAT_COUNT num,
 						  const DAT_LMR_TRIPLET *iov,
 						  struct dapl_sge *sge,
 						  uint64_t *total)
 {
-	return dapl_lmr_check_sge(ep->obj.ia, ep->pz, 0, num, iov, sge, total);
+	return dapl_lmr_check_sge(ep->obj.ia, ep->pz, need_priv, num, iov, sge,
+				  total);
 }
 
 /* ---- the automatic fence of dat_rmr_bind (rmr.c) ------------------------ */

@@ -235,7 +235,7 @@ static const struct dapl_ops fake_ops = {
 };
 
 static DAT_PROVIDER fake_table;
-static DAT_LMR_HANDLE lmr;
+static DAT_LMR_HANDLE lmr, ro_lmr;
 
 /* ---- helpers ---- */
 
@@ -253,7 +253,8 @@ static struct dapl_ia *ia;
 static DAT_PZ_HANDLE pz;
 static DAT_EVD_HANDLE dto_evd, conn_evd, cr_evd, cr_evd2;
 static char buf[4096];
-static DAT_LMR_CONTEXT lctx;
+static DAT_LMR_CONTEXT lctx, ro_lctx;
+static char robuf[64];
 
 static void setup(void)
 {
@@ -277,6 +278,10 @@ static void setup(void)
 	r.for_va = buf;
 	dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, sizeof(buf), pz,
 			DAT_MEM_PRIV_ALL_FLAG, &lmr, &lctx, NULL, NULL, NULL);
+	r.for_va = robuf;
+	dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, sizeof(robuf), pz,
+			DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro_lmr, &ro_lctx, NULL,
+			NULL, NULL);
 }
 
 static struct dapl_ep *new_ep(void)
@@ -444,9 +449,19 @@ static void test_posts(void)
 	       "rdma read: 8 bytes, not inline");
 	IS(dapl_ep_post_rdma_read(ep, 1, &t, c, NULL, 0),
 	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5), "rdma read: NULL rmr");
+	/* where the device writes, the LMR needs LOCAL_WRITE */
+	t = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
+	IS(dapl_ep_post_recv(ep, 1, &t, c, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "recv into a read-only LMR: PRIVILEGES_VIOLATION");
+	IS(dapl_ep_post_rdma_read(ep, 1, &t, c, &rt, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "rdma read into a read-only LMR: PRIVILEGES_VIOLATION");
+	IS(dapl_ep_post_send(ep, 1, &t, c, 0), DAT_SUCCESS,
+	   "send from a read-only LMR");
 	for (i = 0; i < 100 && send1(ep, 0) == DAT_SUCCESS; i++)
 		;
-	tap_ok(i == 64 - 4, "request ring holds 64");
+	tap_ok(i == 64 - 5, "request ring holds 64");
 	IS(send1(ep, 0), ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY),
 	   "full ring: INSUFFICIENT_RESOURCES");
 	IS(dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS,
@@ -669,6 +684,7 @@ int main(void)
 	test_modify();
 	test_passive();
 	IS(dapl_lmr_free(lmr), DAT_SUCCESS, "lmr freed");
+	IS(dapl_lmr_free(ro_lmr), DAT_SUCCESS, "read-only lmr freed");
 	IS(dapl_evd_free(dto_evd), DAT_SUCCESS, "no EP holds the DTO EVD");
 	IS(dapl_evd_free(conn_evd), DAT_SUCCESS, "nor the connection EVD");
 	IS(dapl_evd_free(cr_evd), DAT_SUCCESS, "nor the CR EVD");

@@ -901,25 +901,32 @@ static void test_lmr(void)
 	iov[0] = (DAT_LMR_TRIPLET){lctx, 0, (uintptr_t)buf + 10, 100};
 	iov[1] = (DAT_LMR_TRIPLET){0xdead, 0, 0, 0};
 	iov[2] = (DAT_LMR_TRIPLET){lctx, 0, (uintptr_t)buf + 4000, 96};
-	rc = dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total);
+	rc = dapl_lmr_triplets_to_sge(&ep, 0, 3, iov, sge, &total);
 	CHECK(rc == DAT_SUCCESS && total == 196 &&
 		  sge[0].addr == (uintptr_t)buf + 10 && sge[0].length == 100 &&
 		  sge[0].lkey == lctx && sge[1].length == 0,
 	      "triplets to SGEs (a zero-length one is not checked)");
+	CHECK(dapl_lmr_triplets_to_sge(&ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 3,
+				       iov, sge, &total) == DAT_SUCCESS,
+	      "the device may write where the LMR has LOCAL_WRITE");
+	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, DAT_MEM_PRIV_REMOTE_READ_FLAG,
+					     3, iov, sge, &total),
+		    DAT_PRIVILEGES_VIOLATION, 0),
+	      "a privilege the LMR lacks: PRIVILEGES_VIOLATION");
 	iov[2].segment_length = 97;
-	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
+	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 0, 3, iov, sge, &total),
 		    DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
 	      "a triplet past its LMR: INVALID_PARAMETER");
 	iov[2] = (DAT_LMR_TRIPLET){lctx, 0, (uintptr_t)buf - 1, 2};
-	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
+	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 0, 3, iov, sge, &total),
 		    DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
 	      "a triplet before its LMR: INVALID_PARAMETER");
 	iov[2] = (DAT_LMR_TRIPLET){0xdead, 0, (uintptr_t)buf, 2};
-	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 3, iov, sge, &total),
+	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 0, 3, iov, sge, &total),
 		    DAT_PRIVILEGES_VIOLATION, 0),
 	      "an unknown lmr_context: PRIVILEGES_VIOLATION");
 	ep.pz = pz2;
-	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 1, iov, sge, &total),
+	CHECK(RC_IS(dapl_lmr_triplets_to_sge(&ep, 0, 1, iov, sge, &total),
 		    DAT_PROTECTION_VIOLATION, 0),
 	      "an LMR of another PZ: PROTECTION_VIOLATION");
 

@@ -1501,6 +1501,31 @@ static void rows_dto(void)
 	t[1] = iov(&m2, 0, 64);
 	POSTS("LMR of another PZ", 2, t, NOSUB(DAT_PROTECTION_VIOLATION));
 	t[1] = iov(&m1, 64, 64);
+	{
+		/* "the local memory privileges do not allow the DTO
+		 * operation": where the device writes, local write */
+		DAT_REGION_DESCRIPTION reg;
+		DAT_LMR_CONTEXT ro_ctx;
+		DAT_LMR_TRIPLET ro_t;
+		DAT_LMR_HANDLE ro;
+
+		reg.for_va = m1.buf;
+		must("read-only LMR",
+		     dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, reg, 64, A.pz,
+				    DAT_MEM_PRIV_LOCAL_READ_FLAG, &ro, &ro_ctx,
+				    NULL, NULL, NULL));
+		ro_t = iov(&m1, 0, 64);
+		ro_t.lmr_context = ro_ctx;
+		ROW("ep_post_recv", "LMR without local write",
+		    dat_ep_post_recv(ep_a, 1, &ro_t, ck,
+				     DAT_COMPLETION_DEFAULT_FLAG),
+		    NOSUB(DAT_PRIVILEGES_VIOLATION));
+		ROW("ep_post_rdma_read", "LMR without local write",
+		    dat_ep_post_rdma_read(ep_a, 1, &ro_t, ck, &rt,
+					  DAT_COMPLETION_DEFAULT_FLAG),
+		    NOSUB(DAT_PRIVILEGES_VIOLATION));
+		must("dat_lmr_free", dat_lmr_free(ro));
+	}
 
 	ROW("ep_post_send", "completion_flags with undefined bits",
 	    dat_ep_post_send(ep_a, 1, t, ck, (DAT_COMPLETION_FLAGS)0x80),
