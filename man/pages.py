@@ -124,7 +124,11 @@ dat.conf was read and why an entry was skipped; datadm -v(8) shows each
 entry's status without opening it.
 
 The async EVD of libdaplcma receives DAT_ASYNC_ERROR_EP_BROKEN and other
-async errors that the device's async-event thread turns into events.""",
+async errors that the device's async-event thread turns into events; a
+fatal device error is DAT_ASYNC_ERROR_IA_CATASTROPHIC (close the IA).  A
+port that goes down (a cable, a link flap) posts nothing there: each
+connection through it ends with DAT_CONNECTION_EVENT_BROKEN and its DTOs
+flush, and once the port is up again the same IA connects anew.""",
      see=["dat_ia_open", "dat_ia_close", "dat_ia_query", "dat_registry_list_providers", "dat.conf", "datadm", "dat_provider_init"])
 
 page(name="dat_ia_close", brief="close an interface adapter",

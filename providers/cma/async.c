@@ -27,9 +27,8 @@ static struct dapl_list cma_devs = {&cma_devs, &cma_devs};
 
 enum { CMA_MAX_IA_REPORT = 32 };
 
-/* Device-wide trouble: every IA on the device (on that port) hears it. */
-static void cma_async_device(struct cma_dev *dev,
-			     const struct ibv_async_event *e)
+/* A fatal device error: every IA on the device hears it. */
+static void cma_async_device(struct cma_dev *dev)
 {
 	struct dapl_ia *ias[CMA_MAX_IA_REPORT];
 	struct dapl_list *pos, *tmp;
@@ -42,9 +41,6 @@ static void cma_async_device(struct cma_dev *dev,
 
 		if (n == CMA_MAX_IA_REPORT)
 			break;
-		if (e->event_type == IBV_EVENT_PORT_ERR &&
-		    e->element.port_num != cia->port)
-			continue;
 		ias[n++] = cia->ia;
 	}
 	pthread_mutex_unlock(&cma_devs_lock);
@@ -108,10 +104,28 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 		evd = e->element.cq->cq_context; /* NULL: a dummy CQ */
 		break;
 	case IBV_EVENT_DEVICE_FATAL:
-	case IBV_EVENT_PORT_ERR:
+		/* the device is gone for this process: the IA must be
+		 * closed (and opened again) to be of any use */
 		ibv_ack_async_event(e);
-		cma_async_device(dev, e);
+		dapl_dbg(DAPL_DBG_WARN, "cma: async event %s",
+			 ibv_event_type_str(e->event_type));
+		cma_async_device(dev);
 		return;
+	case IBV_EVENT_PORT_ERR:
+		/*
+		 * Not an async error.  A port that went down (a cable, a
+		 * link flap) does not end the IA: each connection through
+		 * it ends by itself (BROKEN on its connection EVD, its DTOs
+		 * flushed) and, once the port is ACTIVE again, the same IA
+		 * connects anew (test/verbs/faults.bats, "broken link").
+		 * DAT 1.2's async errors have no "port down", and
+		 * DAT_ASYNC_ERROR_IA_CATASTROPHIC tells the consumer that
+		 * the IA is unusable and must be closed: a consumer that
+		 * did so would turn a link flap into a lost IA.  (OFA
+		 * dapl's dapls_ib_get_async_event does map PORT_ERR to
+		 * IA_CATASTROPHIC.)  Logged below, nothing is posted.
+		 */
+		break;
 	case IBV_EVENT_SRQ_LIMIT_REACHED: {
 		/* the low watermark (udapl/srq.c); the SRQ object's memory
 		 * outlives its handle, so the magic check is safe */
@@ -124,7 +138,7 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 	}
 	default:
 		/* PORT_ACTIVE, LID/PKEY/GID changes, SQ drained, SRQ
-		 * events (no SRQ yet): nothing the consumer must hear. */
+		 * errors: nothing the consumer must hear. */
 		break;
 	}
 	dapl_dbg(DAPL_DBG_WARN, "cma: async event %s",

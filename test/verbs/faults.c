@@ -13,8 +13,11 @@
  *   sloppy client   the peer: must see the connection end and close cleanly
  *   link server|client  RDMA write streams both ways until the link dies:
  *                   "streaming" once going, then BROKEN, flushed DTOs and a
- *                   clean close (a new connection after the link came
- *                   back is not tested yet: see faults.bats)
+ *                   clean close ("broken").  The server then keeps its IA
+ *                   and listens again (a second "listening <qual>"): once
+ *                   the link is back, an "again" client connects to it
+ *   again server|client  a connection that moves data: RDMA write rounds
+ *                   both ways, each checked, then a graceful disconnect
  *   dead server|client  the same streams until the peer is killed: the
  *                   survivor sees DISCONNECTED or BROKEN and flushes
  *   fork server|client  a send/RDMA loop; children forked while the IA is
@@ -69,21 +72,6 @@ static void say(const char *line)
 	fflush(stdout);
 }
 
-/* Frees what side_open made, every call checked; the IA ends closed. */
-static void side_close(struct side *s)
-{
-	if (s->ep)
-		vt_ep_free(s->ep);
-	s->ep = DAT_HANDLE_NULL;
-	if (s->psp)
-		vt_expect("dat_psp_free", dat_psp_free(s->psp), DAT_SUCCESS);
-	s->psp = DAT_HANDLE_NULL;
-	vt_mem_free(&s->src);
-	vt_mem_free(&s->dst);
-	vt_mem_free(&s->rbuf);
-	vt_close(&s->v);
-}
-
 static void post_extra_recvs(struct side *s)
 {
 	DAT_LMR_TRIPLET iov;
@@ -98,22 +86,40 @@ static void post_extra_recvs(struct side *s)
 	}
 }
 
-/* Connected, buffers registered and described to each other, the extra
- * receives posted if wanted (receives are taken in posting order: a
- * ping-pong of control messages wants none behind its own). */
-static void side_open(struct side *s, const struct vt_opts *o, int server,
-		      int extras)
+/* The connection's objects freed (each call checked); the IA stays. */
+static void side_release(struct side *s)
+{
+	if (s->ep)
+		vt_ep_free(s->ep);
+	s->ep = DAT_HANDLE_NULL;
+	if (s->psp)
+		vt_expect("dat_psp_free", dat_psp_free(s->psp), DAT_SUCCESS);
+	s->psp = DAT_HANDLE_NULL;
+	vt_mem_free(&s->src);
+	vt_mem_free(&s->dst);
+	vt_mem_free(&s->rbuf);
+	memset(&s->remote, 0, sizeof(s->remote));
+	s->ctl_left = 0;
+	s->extras = 0;
+}
+
+/* Frees what side_open made, every call checked; the IA ends closed. */
+static void side_close(struct side *s)
+{
+	side_release(s);
+	vt_close(&s->v);
+}
+
+/* On an open IA: connected, buffers registered and described to each
+ * other, the extra receives posted if wanted (receives are taken in
+ * posting order: a ping-pong of control messages wants none behind its
+ * own).  A server listens on a new PSP ("listening <qual>"). */
+static void side_connect(struct side *s, const struct vt_opts *o, int server,
+			 int extras)
 {
 	struct vt_msg m;
 	DAT_EP_ATTR a;
 
-	memset(s, 0, sizeof(*s));
-	vt_open(&s->v, o->ia_name);
-	/* Fork-safe registration (RDMAV_FORK_SAFE) leaves whole pages out
-	 * of a child: every registered buffer fills its pages, so that no
-	 * malloc chunk shares one (vt_open's control area is smaller). */
-	vt_mem_free(s->v.ctl);
-	vt_mem_alloc(&s->v, s->v.ctl, PAGE, PRIV_LOCAL);
 	vt_ep_attr(&s->v, &a);
 	if (server)
 		s->ep = vt_serve_one(&s->v, &a, 2, &s->psp);
@@ -134,6 +140,20 @@ static void side_open(struct side *s, const struct vt_opts *o, int server,
 	s->ctl_left--;
 	if (extras)
 		post_extra_recvs(s);
+}
+
+/* The IA opened, then side_connect. */
+static void side_open(struct side *s, const struct vt_opts *o, int server,
+		      int extras)
+{
+	memset(s, 0, sizeof(*s));
+	vt_open(&s->v, o->ia_name);
+	/* Fork-safe registration (RDMAV_FORK_SAFE) leaves whole pages out
+	 * of a child: every registered buffer fills its pages, so that no
+	 * malloc chunk shares one (vt_open's control area is smaller). */
+	vt_mem_free(s->v.ctl);
+	vt_mem_alloc(&s->v, s->v.ctl, PAGE, PRIV_LOCAL);
+	side_connect(s, o, server, extras);
 }
 
 static DAT_RETURN post_write(struct side *s, uint64_t n)
@@ -274,7 +294,8 @@ static void expect_recvs_flushed(struct side *s)
 	s->extras = 0;
 }
 
-/* What the async EVD got (port errors are the device's business). */
+/* What the async EVD got.  A port that went down (the broken link: vethA
+ * loses its carrier too) is not catastrophic: the IA stays usable. */
 static void drain_async(struct side *s)
 {
 	DAT_EVENT ev;
@@ -283,6 +304,8 @@ static void drain_async(struct side *s)
 		vt_note("async event %s", vt_ev(ev.event_number));
 		if (ev.event_number == DAT_ASYNC_ERROR_EVD_OVERFLOW)
 			vt_fail("async EVD overflow");
+		if (ev.event_number == DAT_ASYNC_ERROR_IA_CATASTROPHIC)
+			vt_fail("async event IA_CATASTROPHIC: the IA is fine");
 	}
 }
 
@@ -359,30 +382,6 @@ static int sloppy_client(const struct vt_opts *o)
 	vt_expect_empty("connection EVD: one end event", s.v.conn_evd);
 	drain_async(&s);
 	side_close(&s);
-	return 0;
-}
-
-/* ---- broken link --------------------------------------------------------- */
-
-static int link_server(const struct vt_opts *o)
-{
-	struct side s;
-
-	side_open(&s, o, 1, 1);
-	survive(&s, DAT_CONNECTION_EVENT_BROKEN, 0);
-	say("broken");
-	side_close(&s);
-	return 0;
-}
-
-static int link_client(const struct vt_opts *o)
-{
-	struct side s;
-
-	side_open(&s, o, 0, 1);
-	survive(&s, DAT_CONNECTION_EVENT_BROKEN, 0);
-	side_close(&s);
-	say("broken");
 	return 0;
 }
 
@@ -508,16 +507,16 @@ static int fork_round(int r, int server)
 
 /*
  * Client: each round writes CHUNK bytes (seed r) into the server, with a
- * child forked while the write is outstanding in some rounds, then tells
- * the server; the server checks the bytes, writes CHUNK bytes (seed
- * 1000 + r) back and answers; the client checks them.
+ * child forked while the write is outstanding in some rounds (if forks),
+ * then tells the server; the server checks the bytes, writes CHUNK bytes
+ * (seed 1000 + r) back and answers; the client checks them.
  */
-static void fork_round_client(struct side *s, int r)
+static void fork_round_client(struct side *s, int r, int forks)
 {
 	DAT_VLEN off = (r % (BUF / CHUNK)) * CHUNK;
 	struct vt_msg m;
 	char what[64];
-	int kind = fork_round(r, 0);
+	int kind = forks ? fork_round(r, 0) : -1;
 	pid_t pid = 0;
 
 	vt_fill(s->src.buf + off, CHUNK, r);
@@ -538,12 +537,12 @@ static void fork_round_client(struct side *s, int r)
 	vt_check(what, s->dst.buf + off, CHUNK, 1000 + r);
 }
 
-static void fork_round_server(struct side *s, int r)
+static void fork_round_server(struct side *s, int r, int forks)
 {
 	DAT_VLEN off = (r % (BUF / CHUNK)) * CHUNK;
 	struct vt_msg m;
 	char what[64];
-	int kind = fork_round(r, 1);
+	int kind = forks ? fork_round(r, 1) : -1;
 	pid_t pid = 0;
 
 	vt_ctl_recv(&s->v, s->ep, &m, "round", 0);
@@ -572,9 +571,9 @@ static int fork_side(const struct vt_opts *o, int server)
 	side_open(&s, o, server, 0);
 	for (r = 0; r < rounds; r++) {
 		if (server)
-			fork_round_server(&s, r);
+			fork_round_server(&s, r, 1);
 		else
-			fork_round_client(&s, r);
+			fork_round_client(&s, r, 1);
 	}
 	if (server) {
 		vt_wait_disconnected(&s.v, s.ep);
@@ -597,11 +596,90 @@ static int fork_client(const struct vt_opts *o)
 	return fork_side(o, 0);
 }
 
+/* ---- a connection that moves data (after the link came back) ---------- */
+
+enum { AGAIN_ROUNDS = 8 };
+
+/* Checked RDMA write rounds both ways, then the client disconnects; every
+ * receive still posted flushes, the async EVD has nothing catastrophic. */
+static void exchange(struct side *s, int server)
+{
+	int r;
+
+	for (r = 0; r < AGAIN_ROUNDS; r++) {
+		if (server)
+			fork_round_server(s, r, 0);
+		else
+			fork_round_client(s, r, 0);
+	}
+	vt_note("ok %d checked write rounds each way", AGAIN_ROUNDS);
+	if (server)
+		vt_wait_disconnected(&s->v, s->ep);
+	else
+		vt_disconnect(&s->v, s->ep);
+	expect_recvs_flushed(s);
+	drain_async(s);
+}
+
+static int again_server(const struct vt_opts *o)
+{
+	struct side s;
+
+	side_open(&s, o, 1, 0);
+	exchange(&s, 1);
+	side_close(&s);
+	return 0;
+}
+
+static int again_client(const struct vt_opts *o)
+{
+	struct side s;
+
+	side_open(&s, o, 0, 0);
+	exchange(&s, 0);
+	side_close(&s);
+	return 0;
+}
+
+/* ---- broken link --------------------------------------------------------- */
+
+/*
+ * The survivor (rxe0, whose peer vanished behind vethA).  After the end of
+ * the connection the same IA listens again: the suite brings the link
+ * back and starts an "again" client, which must connect and move data.
+ */
+static int link_server(const struct vt_opts *o)
+{
+	struct side s;
+
+	side_open(&s, o, 1, 1);
+	survive(&s, DAT_CONNECTION_EVENT_BROKEN, 0);
+	say("broken");
+	side_release(&s);
+	side_connect(&s, o, 1, 0);
+	vt_note("ok a new connection on the same IA after the link came back");
+	exchange(&s, 1);
+	side_close(&s);
+	return 0;
+}
+
+static int link_client(const struct vt_opts *o)
+{
+	struct side s;
+
+	side_open(&s, o, 0, 1);
+	survive(&s, DAT_CONNECTION_EVENT_BROKEN, 0);
+	side_close(&s);
+	say("broken");
+	return 0;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static const struct vt_test tests[] = {
 	{ "sloppy", sloppy_server, sloppy_client },
 	{ "link", link_server, link_client },
+	{ "again", again_server, again_client },
 	{ "dead", dead_server, dead_client },
 	{ "fork", fork_server, fork_client },
 	{ NULL, NULL, NULL },

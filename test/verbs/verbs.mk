@@ -69,9 +69,9 @@ $(FAULTS_TEST): $(FAULTS_OBJS) $(B)/lib/libdat.so
 
 test-programs: $(FAULTS_TEST)
 
-# faults.bats is not appended here: the main Makefile runs it last of all
-# (FINAL_VERBS_SUITES), because its broken-link test leaves the guest's
-# rxe1 unable to receive for the rest of the boot (see faults.bats).
+# Its broken-link test leaves the bed as it found it (link_up in
+# faults.bats re-creates rxe1: a soft-RoCE kernel bug, explained there).
+VERBS_SUITES += test/verbs/faults.bats
 
 # The bad-input matrix (issue 5): one row per DAT_PROVIDER slot and bad
 # input, each asserting the exact DAT_RETURN; also run under valgrind.
