@@ -19,5 +19,5 @@ TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 	grep -Eq '^[0-9]+ passed, 0 failed$' <<< "$output"
 	grep -q '^=== demo results$' <<< "$output"
 	grep -q '^demo: all passed$' <<< "$output"
-	! grep -q 'FAIL' <<< "$output"
+	[ "$(grep -c 'FAIL' <<< "$output")" -eq 0 ]
 }
