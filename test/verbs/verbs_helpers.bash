@@ -63,11 +63,13 @@ start_server() {
 	SRV_PID=$!
 }
 
-# wait_listening: until the server printed "listening <qual>"; sets QUAL.
+# wait_listening [N]: until the server printed its Nth (default first)
+# "listening <qual>"; sets QUAL.
 wait_listening() {
-	local end=$((SECONDS + $(secs 30)))
+	local end=$((SECONDS + $(secs 30))) nth=${1:-1}
 	while :; do
-		QUAL=$(sed -n 's/^listening \([0-9][0-9]*\)$/\1/p' "$SRV_OUT" | head -n 1)
+		QUAL=$(sed -n 's/^listening \([0-9][0-9]*\)$/\1/p' "$SRV_OUT" |
+			sed -n "${nth}p")
 		[ -n "$QUAL" ] && return 0
 		if ! kill -0 "$SRV_PID" 2> /dev/null; then
 			echo "server exited before listening; its output:"
