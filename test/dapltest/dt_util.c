@@ -12,94 +12,26 @@
 #include <time.h>
 
 #include "dt.h"
+#include "../lib/dat_names.h"
 #include <dat/dat_ib_extensions.h>
 
 int dt_scale = 1;
 int dt_debug;
 
-/* "DAT_X DAT_Y (0x...)": the constants dat_strerror names. */
+/* the names: test/lib/dat_names.h */
 const char *dt_rc(DAT_RETURN rc)
 {
-	static __thread char buf[4][160];
-	static __thread unsigned n;
-	const char *major, *minor;
-	char *b = buf[n++ % 4];
-
-	if (dat_strerror(rc, &major, &minor) != DAT_SUCCESS) {
-		snprintf(b, sizeof(buf[0]), "0x%08x (unknown)", rc);
-		return b;
-	}
-	snprintf(b, sizeof(buf[0]), "%.*s %.*s (0x%08x)",
-		 (int)strcspn(major, ":"), major, (int)strcspn(minor, ":"),
-		 minor, rc);
-	return b;
-}
-
-#define NAME(x) { x, #x }
-struct dt_name {
-	unsigned v;
-	const char *name;
-};
-
-static const struct dt_name ev_names[] = {
-	NAME(DAT_DTO_COMPLETION_EVENT),
-	NAME(DAT_IB_DTO_EVENT),
-	NAME(DAT_RMR_BIND_COMPLETION_EVENT),
-	NAME(DAT_CONNECTION_REQUEST_EVENT),
-	NAME(DAT_CONNECTION_EVENT_ESTABLISHED),
-	NAME(DAT_CONNECTION_EVENT_PEER_REJECTED),
-	NAME(DAT_CONNECTION_EVENT_NON_PEER_REJECTED),
-	NAME(DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR),
-	NAME(DAT_CONNECTION_EVENT_DISCONNECTED),
-	NAME(DAT_CONNECTION_EVENT_BROKEN),
-	NAME(DAT_CONNECTION_EVENT_TIMED_OUT),
-	NAME(DAT_CONNECTION_EVENT_UNREACHABLE),
-	NAME(DAT_ASYNC_ERROR_EVD_OVERFLOW),
-	NAME(DAT_ASYNC_ERROR_IA_CATASTROPHIC),
-	NAME(DAT_ASYNC_ERROR_EP_BROKEN),
-	NAME(DAT_ASYNC_ERROR_TIMED_OUT),
-	NAME(DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR),
-	NAME(DAT_SOFTWARE_EVENT),
-};
-
-static const struct dt_name dto_names[] = {
-	NAME(DAT_DTO_SUCCESS),
-	NAME(DAT_DTO_ERR_FLUSHED),
-	NAME(DAT_DTO_ERR_LOCAL_LENGTH),
-	NAME(DAT_DTO_ERR_LOCAL_EP),
-	NAME(DAT_DTO_ERR_LOCAL_PROTECTION),
-	NAME(DAT_DTO_ERR_BAD_RESPONSE),
-	NAME(DAT_DTO_ERR_REMOTE_ACCESS),
-	NAME(DAT_DTO_ERR_REMOTE_RESPONDER),
-	NAME(DAT_DTO_ERR_TRANSPORT),
-	NAME(DAT_DTO_ERR_RECEIVER_NOT_READY),
-	NAME(DAT_DTO_ERR_PARTIAL_PACKET),
-	NAME(DAT_RMR_OPERATION_FAILED),
-};
-
-static const char *lookup(const struct dt_name *t, size_t n, unsigned v)
-{
-	static __thread char buf[4][32];
-	static __thread unsigned k;
-	char *b;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (t[i].v == v)
-			return t[i].name;
-	b = buf[k++ % 4];
-	snprintf(b, sizeof(buf[0]), "0x%x (unknown)", v);
-	return b;
+	return dat_name_rc(rc);
 }
 
 const char *dt_ev(DAT_EVENT_NUMBER n)
 {
-	return lookup(ev_names, sizeof(ev_names) / sizeof(ev_names[0]), n);
+	return dat_name_event(n);
 }
 
 const char *dt_dto(DAT_DTO_COMPLETION_STATUS s)
 {
-	return lookup(dto_names, sizeof(dto_names) / sizeof(dto_names[0]), s);
+	return dat_name_dto(s);
 }
 
 const char *dt_op_name(uint32_t type)

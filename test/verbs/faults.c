@@ -685,86 +685,9 @@ static const struct vt_test tests[] = {
 	{ NULL, NULL, NULL },
 };
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: dattest-faults TEST server|client "
-			"[-i IA] [-a ADDR] [-q QUAL] [-n COUNT]\n");
-	exit(2);
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "FAIL the whole test took too long\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(3);
-}
-
-static void parse(int argc, char **argv, struct vt_opts *o)
-{
-	int c;
-
-	o->test = argv[1];
-	o->role = argv[2];
-	o->ia_name = strcmp(o->role, "client") ? "rxe0-cma" : "rxe1-cma";
-	o->addr = VT_SERVER_ADDR;
-	optind = 3;
-	while ((c = getopt(argc, argv, "i:a:q:n:")) != -1) {
-		switch (c) {
-		case 'i':
-			o->ia_name = optarg;
-			break;
-		case 'a':
-			o->addr = optarg;
-			break;
-		case 'q':
-			o->qual = strtoull(optarg, NULL, 0);
-			break;
-		case 'n':
-			o->count = atoi(optarg);
-			break;
-		default:
-			usage();
-		}
-	}
-}
-
 int main(int argc, char **argv)
 {
-	const char *s = getenv("TEST_TIMEOUT_SCALE");
-	const struct vt_test *t;
-	struct vt_opts o;
-	vt_test_fn fn = NULL;
+	const struct vt_test *const tables[] = {tests};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 3)
-		usage();
-	memset(&o, 0, sizeof(o));
-	parse(argc, argv, &o);
-	if (s && atoi(s) > 0)
-		vt_scale = atoi(s);
-	for (t = tests; t->name; t++)
-		if (!strcmp(t->name, o.test))
-			break;
-	if (!t->name)
-		usage();
-	if (!strcmp(o.role, "server"))
-		fn = t->server;
-	else if (!strcmp(o.role, "client"))
-		fn = t->client;
-	if (!fn)
-		usage();
-	signal(SIGALRM, on_alarm);
-	alarm(150 * vt_scale);
-	printf("pid %d\n", (int)getpid());
-	printf("%s %s on %s\n", o.test, o.role, o.ia_name);
-	fn(&o);
-	if (vt_failures) {
-		printf("FAILED: %d check(s)\n", vt_failures);
-		return 1;
-	}
-	printf("PASS\n");
-	return 0;
+	return vt_run(argc, argv, "dattest-faults", tables, 1, 150, 1);
 }

@@ -191,6 +191,18 @@ struct vt_test {
 	vt_test_fn client;
 };
 
+/*
+ * The main of a test program: PROG TEST server|client|local [-i IA]
+ * [-a ADDR] [-q QUAL] [-n COUNT].  Finds TEST in the NULL-terminated
+ * tables, runs the role ("local" is the server slot) bounded by an alarm
+ * of alarm_secs (times TEST_TIMEOUT_SCALE) and prints PASS or FAILED;
+ * its exit status.  Usage errors exit 2.  print_pid: first print
+ * "pid <pid>" (for suites that signal the process).
+ */
+int vt_run(int argc, char **argv, const char *prog,
+	   const struct vt_test *const *tables, unsigned ntables,
+	   unsigned alarm_secs, int print_pid);
+
 extern const struct vt_test vt_cm_tests[];
 extern const struct vt_test vt_dto_tests[];
 extern const struct vt_test vt_evd_tests[];

@@ -14,17 +14,10 @@
  *                        "attr <field> <value>" line per field
  */
 #include <arpa/inet.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "vt.h"
-
-static const struct vt_test *const suites[] = {
-	vt_cm_tests, vt_dto_tests, vt_evd_tests, vt_legacy_tests,
-	vt_atomic_tests, vt_srq_tests
-};
 
 static void attr_i(const char *name, long long v)
 {
@@ -170,119 +163,34 @@ static int query_local(const struct vt_opts *o)
 	return 0;
 }
 
-static const struct vt_test query_test = { "query", query_local, NULL };
+static const struct vt_test query_tests[] = {
+	{ "query", query_local, NULL },
+	{ NULL, NULL, NULL },
+};
 
-static const struct vt_test *find(const char *name)
-{
-	const struct vt_test *t;
-	size_t i;
-
-	if (!strcmp(name, "query"))
-		return &query_test;
-	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-		for (t = suites[i]; t->name; t++)
-			if (!strcmp(t->name, name))
-				return t;
-	return NULL;
-}
+static const struct vt_test *const tables[] = {
+	query_tests,	 vt_cm_tests,	  vt_dto_tests, vt_evd_tests,
+	vt_legacy_tests, vt_atomic_tests, vt_srq_tests,
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 static void list(void)
 {
 	const struct vt_test *t;
 	size_t i;
 
-	printf("query local\n");
-	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-		for (t = suites[i]; t->name; t++)
+	for (i = 0; i < NTABLES; i++)
+		for (t = tables[i]; t->name; t++)
 			printf("%s %s\n", t->name,
 			       !t->client ? "local" :
 			       !t->server ? "client" : "server client");
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: dattest-verbs TEST server|client|local "
-			"[-i IA] [-a ADDR] [-q QUAL] [-n COUNT]\n"
-			"       dattest-verbs list\n");
-	exit(2);
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "FAIL the whole test took too long\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(3);
-}
-
-static void parse(int argc, char **argv, struct vt_opts *o)
-{
-	int c;
-
-	o->test = argv[1];
-	o->role = argv[2];
-	o->ia_name = strcmp(o->role, "client") ? "rxe0-cma" : "rxe1-cma";
-	o->addr = VT_SERVER_ADDR;
-	optind = 3;
-	while ((c = getopt(argc, argv, "i:a:q:n:")) != -1) {
-		switch (c) {
-		case 'i':
-			o->ia_name = optarg;
-			break;
-		case 'a':
-			o->addr = optarg;
-			break;
-		case 'q':
-			o->qual = strtoull(optarg, NULL, 0);
-			break;
-		case 'n':
-			o->count = atoi(optarg);
-			break;
-		default:
-			usage();
-		}
-	}
-}
-
 int main(int argc, char **argv)
 {
-	const struct vt_test *t;
-	struct vt_opts o;
-	const char *s = getenv("TEST_TIMEOUT_SCALE");
-	vt_test_fn fn;
-
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		list();
 		return 0;
 	}
-	if (argc < 3)
-		usage();
-	memset(&o, 0, sizeof(o));
-	parse(argc, argv, &o);
-	if (s && atoi(s) > 0)
-		vt_scale = atoi(s);
-	t = find(o.test);
-	if (!t)
-		usage();
-	if (!strcmp(o.role, "client"))
-		fn = t->client;
-	else if (!strcmp(o.role, "server") || !strcmp(o.role, "local"))
-		fn = t->server;
-	else
-		fn = NULL;
-	if (!fn)
-		usage();
-	signal(SIGALRM, on_alarm);
-	alarm(120 * vt_scale);
-	printf("%s %s on %s\n", o.test, o.role, o.ia_name);
-	fn(&o);
-	if (vt_failures) {
-		printf("FAILED: %d check(s)\n", vt_failures);
-		return 1;
-	}
-	printf("PASS\n");
-	return 0;
+	return vt_run(argc, argv, "dattest-verbs", tables, NTABLES, 120, 0);
 }

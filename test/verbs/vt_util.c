@@ -5,123 +5,40 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "vt.h"
+#include "../lib/dat_names.h"
 
 int vt_failures;
 int vt_scale = 1;
 
 /* ---- reporting ------------------------------------------------------- */
 
-/* "DAT_X DAT_Y" for a return value: the two constants dat_strerror names. */
+/* the names: test/lib/dat_names.h */
 const char *vt_rc(DAT_RETURN rc)
 {
-	static __thread char buf[4][160];
-	static __thread unsigned n;
-	const char *major, *minor;
-	char *b = buf[n++ % 4];
-
-	if (dat_strerror(rc, &major, &minor) != DAT_SUCCESS) {
-		snprintf(b, sizeof(buf[0]), "0x%08x (unknown)", rc);
-		return b;
-	}
-	snprintf(b, sizeof(buf[0]), "%.*s %.*s (0x%08x)",
-		 (int)strcspn(major, ":"), major, (int)strcspn(minor, ":"),
-		 minor, rc);
-	return b;
+	return dat_name_rc(rc);
 }
-
-#define NAME(x) { x, #x }
-struct vt_name {
-	unsigned v;
-	const char *name;
-};
-
-static const struct vt_name ev_names[] = {
-	NAME(DAT_DTO_COMPLETION_EVENT),
-	NAME(DAT_RMR_BIND_COMPLETION_EVENT),
-	NAME(DAT_CONNECTION_REQUEST_EVENT),
-	NAME(DAT_CONNECTION_EVENT_ESTABLISHED),
-	NAME(DAT_CONNECTION_EVENT_PEER_REJECTED),
-	NAME(DAT_CONNECTION_EVENT_NON_PEER_REJECTED),
-	NAME(DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR),
-	NAME(DAT_CONNECTION_EVENT_DISCONNECTED),
-	NAME(DAT_CONNECTION_EVENT_BROKEN),
-	NAME(DAT_CONNECTION_EVENT_TIMED_OUT),
-	NAME(DAT_CONNECTION_EVENT_UNREACHABLE),
-	NAME(DAT_ASYNC_ERROR_EVD_OVERFLOW),
-	NAME(DAT_ASYNC_ERROR_IA_CATASTROPHIC),
-	NAME(DAT_ASYNC_ERROR_EP_BROKEN),
-	NAME(DAT_ASYNC_ERROR_TIMED_OUT),
-	NAME(DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR),
-	NAME(DAT_SOFTWARE_EVENT),
-};
-
-static const struct vt_name dto_names[] = {
-	NAME(DAT_DTO_SUCCESS),
-	NAME(DAT_DTO_ERR_FLUSHED),
-	NAME(DAT_DTO_ERR_LOCAL_LENGTH),
-	NAME(DAT_DTO_ERR_LOCAL_EP),
-	NAME(DAT_DTO_ERR_LOCAL_PROTECTION),
-	NAME(DAT_DTO_ERR_BAD_RESPONSE),
-	NAME(DAT_DTO_ERR_REMOTE_ACCESS),
-	NAME(DAT_DTO_ERR_REMOTE_RESPONDER),
-	NAME(DAT_DTO_ERR_TRANSPORT),
-	NAME(DAT_DTO_ERR_RECEIVER_NOT_READY),
-	NAME(DAT_DTO_ERR_PARTIAL_PACKET),
-	NAME(DAT_RMR_OPERATION_FAILED),
-};
-
-static const struct vt_name state_names[] = {
-	NAME(DAT_EP_STATE_UNCONNECTED),
-	NAME(DAT_EP_STATE_UNCONFIGURED_UNCONNECTED),
-	NAME(DAT_EP_STATE_RESERVED),
-	NAME(DAT_EP_STATE_UNCONFIGURED_RESERVED),
-	NAME(DAT_EP_STATE_PASSIVE_CONNECTION_PENDING),
-	NAME(DAT_EP_STATE_UNCONFIGURED_PASSIVE),
-	NAME(DAT_EP_STATE_ACTIVE_CONNECTION_PENDING),
-	NAME(DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING),
-	NAME(DAT_EP_STATE_UNCONFIGURED_TENTATIVE),
-	NAME(DAT_EP_STATE_CONNECTED),
-	NAME(DAT_EP_STATE_DISCONNECT_PENDING),
-	NAME(DAT_EP_STATE_DISCONNECTED),
-	NAME(DAT_EP_STATE_COMPLETION_PENDING),
-};
-
-static const char *lookup(const struct vt_name *t, size_t n, unsigned v)
-{
-	static __thread char buf[4][32];
-	static __thread unsigned k;
-	char *b;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (t[i].v == v)
-			return t[i].name;
-	b = buf[k++ % 4];
-	snprintf(b, sizeof(buf[0]), "0x%x (unknown)", v);
-	return b;
-}
-
-#define LOOKUP(t, v) lookup(t, sizeof(t) / sizeof(t[0]), (v))
 
 const char *vt_ev(DAT_EVENT_NUMBER n)
 {
-	return LOOKUP(ev_names, n);
+	return dat_name_event(n);
 }
 
 const char *vt_dto(DAT_DTO_COMPLETION_STATUS s)
 {
-	return LOOKUP(dto_names, s);
+	return dat_name_dto(s);
 }
 
 const char *vt_state(DAT_EP_STATE s)
 {
-	return LOOKUP(state_names, s);
+	return dat_name_ep_state(s);
 }
 
 void vt_fail(const char *fmt, ...)
@@ -822,4 +739,97 @@ void vt_ctl_recv(struct vt *v, DAT_EP_HANDLE ep, struct vt_msg *m,
 		vt_die("control receive: tag '%.16s', want '%s'", m->tag,
 		       want_tag);
 	vt_note("ok control receive '%s'", m->tag);
+}
+
+/* ---- the main of a test program ---- */
+
+static const char *run_prog;
+
+static void run_usage(void)
+{
+	fprintf(stderr, "usage: %s TEST server|client|local "
+			"[-i IA] [-a ADDR] [-q QUAL] [-n COUNT]\n",
+		run_prog);
+	exit(2);
+}
+
+static void run_alarm(int sig)
+{
+	static const char msg[] = "FAIL the whole test took too long\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static void run_parse(int argc, char **argv, struct vt_opts *o)
+{
+	int c;
+
+	o->test = argv[1];
+	o->role = argv[2];
+	o->ia_name = strcmp(o->role, "client") ? "rxe0-cma" : "rxe1-cma";
+	o->addr = VT_SERVER_ADDR;
+	optind = 3;
+	while ((c = getopt(argc, argv, "i:a:q:n:")) != -1) {
+		switch (c) {
+		case 'i':
+			o->ia_name = optarg;
+			break;
+		case 'a':
+			o->addr = optarg;
+			break;
+		case 'q':
+			o->qual = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			o->count = atoi(optarg);
+			break;
+		default:
+			run_usage();
+		}
+	}
+}
+
+int vt_run(int argc, char **argv, const char *prog,
+	   const struct vt_test *const *tables, unsigned ntables,
+	   unsigned alarm_secs, int print_pid)
+{
+	const char *scale = getenv("TEST_TIMEOUT_SCALE");
+	const struct vt_test *t = NULL, *p;
+	vt_test_fn fn = NULL;
+	struct vt_opts o;
+	unsigned i;
+
+	run_prog = prog;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 3)
+		run_usage();
+	memset(&o, 0, sizeof(o));
+	run_parse(argc, argv, &o);
+	if (scale && atoi(scale) > 0)
+		vt_scale = atoi(scale);
+	for (i = 0; i < ntables && !t; i++)
+		for (p = tables[i]; p->name && !t; p++)
+			if (!strcmp(p->name, o.test))
+				t = p;
+	if (t && !strcmp(o.role, "client"))
+		fn = t->client;
+	else if (t && (!strcmp(o.role, "server") || !strcmp(o.role, "local")))
+		fn = t->server;
+	if (!fn)
+		run_usage();
+	signal(SIGALRM, run_alarm);
+	alarm(alarm_secs * vt_scale);
+	if (print_pid)
+		printf("pid %d\n", (int)getpid());
+	printf("%s %s on %s\n", o.test, o.role, o.ia_name);
+	fn(&o);
+	if (vt_failures) {
+		printf("FAILED: %d check(s)\n", vt_failures);
+		return 1;
+	}
+	printf("PASS\n");
+	return 0;
 }
