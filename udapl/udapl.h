@@ -660,7 +660,8 @@ static inline struct dapl_lmr *dapl_lmr_find(struct dapl_ia *ia,
 		return NULL;
 	p = __atomic_load_n(&t->slot[dapl_lmr_hash(ctx, t->bits)],
 			    __ATOMIC_ACQUIRE);
-	if (dapl_likely(p > DAPL_LMR_TOMB && p->lmr_context == ctx &&
+	if (dapl_likely((uintptr_t)p > (uintptr_t)DAPL_LMR_TOMB &&
+			p->lmr_context == ctx &&
 			p->obj.magic == DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
 			p->obj.ia == ia))
 		return p;
