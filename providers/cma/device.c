@@ -58,28 +58,16 @@ unsigned cma_disable_flags(const char *s)
 	return flags;
 }
 
-static uint8_t cma_ack_timeout(void)
+/* A small number from the environment: def unless it is in [lo, hi]. */
+static uint8_t cma_env_u8(const char *name, long lo, long hi, uint8_t def)
 {
-	const char *s = secure_getenv("DAPL_CMA_ACK_TIMEOUT");
+	const char *s = secure_getenv(name);
 	long v;
 
 	if (!s)
-		return CMA_DEFAULT_ACK_TIMEOUT;
+		return def;
 	v = strtol(s, NULL, 0);
-	return v >= 5 && v <= 31 ? (uint8_t)v : CMA_DEFAULT_ACK_TIMEOUT;
-}
-
-/* rxe retries forever with 7 (hardware does 7 tries), so a dead link is
- * noticed there only with a smaller count. */
-static uint8_t cma_retry_count(void)
-{
-	const char *s = secure_getenv("DAPL_CMA_RETRY_COUNT");
-	long v;
-
-	if (!s)
-		return CMA_DEFAULT_RETRY_COUNT;
-	v = strtol(s, NULL, 0);
-	return v >= 0 && v <= 7 ? (uint8_t)v : CMA_DEFAULT_RETRY_COUNT;
+	return v >= lo && v <= hi ? (uint8_t)v : def;
 }
 
 /* An address literal, with port 0. */
@@ -301,8 +289,13 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 	cia->pid = getpid();
 	cia->wake_fd = -1;
 	cia->disable = cma_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
-	cia->ack_timeout = cma_ack_timeout();
-	cia->retry_count = cma_retry_count();
+	/* the local ACK timeout exponent: 4.096 us * 2^v */
+	cia->ack_timeout = cma_env_u8("DAPL_CMA_ACK_TIMEOUT", 5, 31,
+				      CMA_DEFAULT_ACK_TIMEOUT);
+	/* rxe retries forever with 7 (hardware does 7 tries), so a dead link
+	 * is noticed there only with a smaller count */
+	cia->retry_count = cma_env_u8("DAPL_CMA_RETRY_COUNT", 0, 7,
+				      CMA_DEFAULT_RETRY_COUNT);
 	pthread_mutex_init(&cia->lock, NULL);
 	pthread_cond_init(&cia->upcall_done, NULL);
 	dapl_list_init(&cia->timers);
