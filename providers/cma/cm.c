@@ -109,16 +109,21 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	return DAT_SUCCESS;
 }
 
-/* Synchronous, so the qualifier is free again on return.  The CM thread
- * acknowledges the listener's requests without waiting for udapl, so
- * rdma_destroy_id cannot block on a caller's lock. */
+/* Synchronous, so the qualifier is free again on return, and no
+ * request upcall for sp runs any more (udapl frees sp next).  The CM
+ * thread acknowledges the listener's requests without waiting for udapl,
+ * so rdma_destroy_id cannot block on a caller's lock. */
 void cma_listen_stop(struct dapl_sp *sp)
 {
 	struct cma_sp *csp = sp->prov;
+	struct cma_ia *cia = cma_ia_of(sp);
 
 	if (!csp)
 		return;
 	sp->prov = NULL;
+	pthread_mutex_lock(&cia->lock);
+	cma_request_upcall_wait(cia, sp);
+	pthread_mutex_unlock(&cia->lock);
 	rdma_destroy_id(csp->id);
 	free(csp);
 }

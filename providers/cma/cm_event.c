@@ -133,6 +133,26 @@ void cma_upcall_wait(struct cma_ia *cia, struct dapl_ep *ep)
 			break;
 }
 
+/*
+ * listen_stop must return only when no connection-request upcall for its
+ * service point runs: udapl frees the PSP/RSP and may free its CR EVD
+ * next, which such an upcall (past its checks of the SP) would still use.
+ * One that starts later finds the SP no longer listening.  Bounded like
+ * cma_upcall_wait.
+ */
+void cma_request_upcall_wait(struct cma_ia *cia, const struct dapl_sp *sp)
+{
+	struct timespec ts;
+
+	if (pthread_equal(pthread_self(), cia->cm_thread))
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 1;
+	while (cia->cm_upcall_sp == sp)
+		if (pthread_cond_timedwait(&cia->upcall_done, &cia->lock, &ts))
+			break;
+}
+
 void cma_upcall_end(struct cma_ia *cia, struct dapl_ep **slot)
 {
 	pthread_mutex_lock(&cia->lock);
@@ -392,11 +412,14 @@ static void cma_cm_request_refused(struct cma_ia *cia, struct cma_conn *conn)
 	free(conn);
 }
 
-/* locked: an EP upcall is about to run (see cma_upcall_wait). */
+/* locked: an EP or request upcall is about to run (see cma_upcall_wait,
+ * cma_request_upcall_wait). */
 static void cma_up_mark(struct cma_ia *cia, const struct cma_up *up)
 {
 	if (up->kind == CMA_UP_EP)
 		cia->cm_upcall_ep = up->ep;
+	else if (up->kind == CMA_UP_REQUEST)
+		cia->cm_upcall_sp = up->sp;
 }
 
 static void cma_up_run(struct cma_ia *cia, struct cma_up *up)
@@ -409,12 +432,20 @@ static void cma_up_run(struct cma_ia *cia, struct cma_up *up)
 				 up->plen);
 		cma_upcall_end(cia, &cia->cm_upcall_ep);
 		break;
-	case CMA_UP_REQUEST:
-		if (dapl_cm_request(up->sp, up->conn,
-				    (struct sockaddr *)&up->peer, up->peer_port,
-				    up->plen ? up->pdata : NULL, up->plen))
+	case CMA_UP_REQUEST: {
+		int refused = dapl_cm_request(
+		    up->sp, up->conn, (struct sockaddr *)&up->peer,
+		    up->peer_port, up->plen ? up->pdata : NULL, up->plen);
+
+		/* udapl is done with the SP (cma_request_upcall_wait) */
+		pthread_mutex_lock(&cia->lock);
+		cia->cm_upcall_sp = NULL;
+		pthread_cond_broadcast(&cia->upcall_done);
+		pthread_mutex_unlock(&cia->lock);
+		if (refused)
 			cma_cm_request_refused(cia, up->conn);
 		break;
+	}
 	case CMA_UP_IA:
 		dapl_async_ia_error(cia->ia);
 		break;

@@ -84,6 +84,9 @@ struct cma_ia {
 	/* The EPs the CM and async threads are making an upcall for right
 	 * now: qp_destroy waits until its EP is in neither. */
 	struct dapl_ep *cm_upcall_ep, *async_upcall_ep;
+	/* The service point whose connection request the CM thread hands
+	 * to udapl right now: listen_stop waits until it is another. */
+	struct dapl_sp *cm_upcall_sp;
 	pthread_cond_t upcall_done;
 	struct dapl_list dev_link; /* in cma_dev.ias */
 	/* srq.c: qp_num -> EP of the EPs on an SRQ (lock-free reads) */
@@ -247,6 +250,9 @@ int cma_note_post(struct cma_ia *cia, struct dapl_ep *ep,
 void cma_note_forget(struct cma_ia *cia, struct dapl_ep *ep) DAPL_HIDDEN;
 /* locked: waits (bounded) until no upcall for ep is running */
 void cma_upcall_wait(struct cma_ia *cia, struct dapl_ep *ep) DAPL_HIDDEN;
+/* locked: the same for a connection-request upcall of sp */
+void cma_request_upcall_wait(struct cma_ia *cia, const struct dapl_sp *sp)
+    DAPL_HIDDEN;
 /* takes the lock: an upcall through *slot has returned */
 void cma_upcall_end(struct cma_ia *cia, struct dapl_ep **slot) DAPL_HIDDEN;
 
