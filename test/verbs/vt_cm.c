@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vt.h"
 
@@ -748,6 +749,191 @@ static int reuse_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- PSP churn: a PSP freed while connection requests arrive ------------ */
+
+enum { CHURN_TRIES = 20, CHURN_EPS = 4, CHURN_MAX_ROUNDS = 2000 };
+#define CHURN_DONE "churn-done"
+
+/* Rejects a CR; 1 if it carried the client's last word. */
+static int churn_reject(DAT_CR_HANDLE cr)
+{
+	DAT_CR_PARAM p;
+	int done;
+
+	memset(&p, 0, sizeof(p));
+	vt_expect("dat_cr_query", dat_cr_query(cr, DAT_CR_FIELD_ALL, &p),
+		  DAT_SUCCESS);
+	done = p.private_data && p.private_data_size >= (DAT_COUNT)sizeof(CHURN_DONE) &&
+	       !memcmp(p.private_data, CHURN_DONE, sizeof(CHURN_DONE));
+	vt_expect("dat_cr_reject", dat_cr_reject(cr), DAT_SUCCESS);
+	return done;
+}
+
+/* Rejects every CR queued on evd: their number; *done as churn_reject. */
+static int churn_reject_queued(DAT_EVD_HANDLE evd, int *done)
+{
+	DAT_EVENT ev;
+	int n = 0;
+
+	while (dat_evd_dequeue(evd, &ev) == DAT_SUCCESS) {
+		if (ev.event_number != DAT_CONNECTION_REQUEST_EVENT) {
+			vt_fail("CR EVD: event %s", vt_ev(ev.event_number));
+			continue;
+		}
+		*done |= churn_reject(
+		    ev.event_data.cr_arrival_event_data.cr_handle);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Rounds of: a CR EVD and a PSP on the same qualifier, the PSP freed
+ * (every other round the moment a request arrived, with the client's
+ * other requests still on the way), the CRs made before rejected, the CR
+ * EVD freed.  Once dat_psp_free returned no request may reach the CR EVD
+ * any more: it must free at once (a late request upcall would write
+ * into a freed EVD).  Until the client's last word.
+ */
+static int churn_server(const struct vt_opts *o)
+{
+	int r, crs = 0, raced = 0, done = 0;
+	DAT_CONN_QUAL qual = 0;
+	DAT_EVD_HANDLE evd;
+	DAT_PSP_HANDLE psp;
+	DAT_COUNT n;
+	DAT_EVENT ev;
+	struct vt v;
+
+	(void)o;
+	vt_open(&v, o->ia_name);
+	for (r = 0; !done && r < CHURN_MAX_ROUNDS; r++) {
+		DAT_CR_HANDLE held = DAT_HANDLE_NULL;
+
+		vt_must("dat_evd_create(CR)",
+			dat_evd_create(v.ia, 2 * CHURN_EPS, DAT_HANDLE_NULL,
+				       DAT_EVD_CR_FLAG, &evd));
+		if (r == 0) {
+			vt_must("dat_psp_create_any",
+				dat_psp_create_any(v.ia, &qual, evd,
+						   DAT_PSP_CONSUMER_FLAG,
+						   &psp));
+			vt_listening(qual);
+		} else {
+			vt_must("dat_psp_create(the same qualifier)",
+				dat_psp_create(v.ia, qual, evd,
+					       DAT_PSP_CONSUMER_FLAG, &psp));
+		}
+		if (r & 1) {
+			if (dat_evd_wait(evd, vt_msecs(200), 1, &ev, &n) ==
+				DAT_SUCCESS &&
+			    ev.event_number == DAT_CONNECTION_REQUEST_EVENT)
+				held = ev.event_data.cr_arrival_event_data
+					   .cr_handle;
+		} else {
+			usleep((useconds_t)(r % 5) * 2000);
+		}
+		if (!vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS))
+			break;
+		if (held) {
+			done |= churn_reject(held);
+			crs++;
+			raced++;
+		}
+		crs += churn_reject_queued(evd, &done);
+		if (!vt_expect("dat_evd_free(CR EVD) right after the PSP",
+			       dat_evd_free(evd), DAT_SUCCESS))
+			break;
+	}
+	vt_expect_true("the client's last word came", done);
+	vt_note("ok %d rounds, %d connection requests rejected, %d of them "
+		"with the PSP freed as they came", r, crs, raced);
+	vt_close(&v);
+	return 0;
+}
+
+/* One connection attempt's end: 1 rejected by the server, 0 nobody
+ * there, -1 anything else. */
+static int churn_end(const DAT_EVENT *ev)
+{
+	switch (ev->event_number) {
+	case DAT_CONNECTION_EVENT_PEER_REJECTED:
+		return 1;
+	case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+	case DAT_CONNECTION_EVENT_UNREACHABLE:
+	case DAT_CONNECTION_EVENT_TIMED_OUT:
+		return 0;
+	default:
+		vt_fail("connection event %s", vt_ev(ev->event_number));
+		return -1;
+	}
+}
+
+static void churn_connect(DAT_EP_HANDLE ep, const struct sockaddr_in *sin,
+			  DAT_CONN_QUAL qual, const char *pdata)
+{
+	vt_must("dat_ep_connect",
+		dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)sin, qual, vt_secs(5),
+			       pdata ? (DAT_COUNT)sizeof(CHURN_DONE) : 0,
+			       (DAT_PVOID)pdata, DAT_QOS_BEST_EFFORT,
+			       DAT_CONNECT_DEFAULT_FLAG));
+}
+
+/* Tries of CHURN_EPS connections at once, each of which must end
+ * rejected (the PSP was there) or find nobody (it was not), bounded;
+ * then the last word, until the server hears it. */
+static int churn_client(const struct vt_opts *o)
+{
+	int tries = o->count > 0 ? o->count : CHURN_TRIES, t, i, rej = 0,
+	    none = 0;
+	DAT_EP_HANDLE ep[CHURN_EPS];
+	struct sockaddr_in sin;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_sockaddr(&sin, o->addr);
+	for (t = 0; t < tries && !vt_failures; t++) {
+		for (i = 0; i < CHURN_EPS; i++) {
+			ep[i] = vt_ep(&v, NULL);
+			churn_connect(ep[i], &sin, o->qual, NULL);
+		}
+		for (i = 0; i < CHURN_EPS; i++) {
+			if (vt_wait(v.conn_evd, vt_secs(30), &ev) !=
+			    DAT_SUCCESS) {
+				vt_fail("try %d: no connection event", t);
+				break;
+			}
+			switch (churn_end(&ev)) {
+			case 1:
+				rej++;
+				break;
+			case 0:
+				none++;
+				break;
+			}
+		}
+		for (i = 0; i < CHURN_EPS; i++)
+			vt_ep_free(ep[i]);
+	}
+	vt_note("ok %d tries of %d: %d rejected by the server, %d found "
+		"nobody", t, CHURN_EPS, rej, none);
+	vt_expect_true("requests reached the server", rej > 0);
+	for (t = 0; t < 100; t++) {
+		ep[0] = vt_ep(&v, NULL);
+		churn_connect(ep[0], &sin, o->qual, CHURN_DONE);
+		i = vt_wait(v.conn_evd, vt_secs(30), &ev) == DAT_SUCCESS
+			? churn_end(&ev)
+			: -1;
+		vt_ep_free(ep[0]);
+		if (i != 0)
+			break;
+	}
+	vt_expect_true("the last word was heard", i == 1);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_cm_tests[] = {
 	{ "connect", connect_server, connect_client },
 	{ "reject", reject_server, reject_client },
@@ -758,5 +944,6 @@ const struct vt_test vt_cm_tests[] = {
 	{ "dup-connect", dup_server, dup_client },
 	{ "ep-modify", modify_server, modify_client },
 	{ "reuse", reuse_server, reuse_client },
+	{ "psp-churn", churn_server, churn_client },
 	{ NULL, NULL, NULL }
 };
