@@ -3,8 +3,9 @@
  *
  * A post checks the EP (magic, state), the segment count and the
  * completion flags, turns the LMR triplets into a struct dapl_sge array
- * on the stack (lmr.c checks each one against its LMR), takes a cookie
- * from the EP's ring and hands one work request to the provider.  No
+ * on the stack (dapl_lmr_check_sge, inline in udapl.h, checks each one
+ * against its LMR), takes a cookie from the EP's ring and hands one work
+ * request to the provider.  No
  * allocation, no system call of our own, one uncontended mutex (ep->lock,
  * which orders the ring's head and the state against CM upcalls).
  */
@@ -85,8 +86,8 @@ static inline int wire_signaled(const struct dapl_cookie_ring *r,
  * caller filled p's op, SGEs and remote side; total is the local length.
  */
 DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
-				    DAT_DTO_COOKIE user_cookie,
-				    DAT_COMPLETION_FLAGS flags, uint64_t total)
+				 DAT_DTO_COOKIE user_cookie,
+				 DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
 	const enum dapl_op op = p->op;
 	const int recv = op == DAPL_OP_RECV;
@@ -160,10 +161,10 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 }
 
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
-					DAT_COUNT num_segments,
-					const DAT_LMR_TRIPLET *local_iov,
-					DAT_DTO_COOKIE user_cookie,
-					DAT_COMPLETION_FLAGS flags, int recv)
+				     DAT_COUNT num_segments,
+				     const DAT_LMR_TRIPLET *local_iov,
+				     DAT_DTO_COOKIE user_cookie,
+				     DAT_COMPLETION_FLAGS flags, int recv)
 {
 	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
@@ -246,11 +247,11 @@ static inline DAT_RETURN rdma_fit(struct dapl_post *p, uint64_t *total,
 }
 
 DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
-				   DAT_COUNT num_segments,
-				   const DAT_LMR_TRIPLET *local_iov,
-				   DAT_DTO_COOKIE user_cookie,
-				   const DAT_RMR_TRIPLET *remote_iov,
-				   DAT_COMPLETION_FLAGS flags, int read)
+				DAT_COUNT num_segments,
+				const DAT_LMR_TRIPLET *local_iov,
+				DAT_DTO_COOKIE user_cookie,
+				const DAT_RMR_TRIPLET *remote_iov,
+				DAT_COMPLETION_FLAGS flags, int read)
 {
 	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
