@@ -5,9 +5,9 @@
  * completion flags, turns the LMR triplets into a struct dapl_sge array
  * on the stack (dapl_lmr_check_sge, inline in udapl.h, checks each one
  * against its LMR), takes a cookie from the EP's ring and hands one work
- * request to the provider.  No
- * allocation, no system call of our own, one uncontended mutex (ep->lock,
- * which orders the ring's head and the state against CM upcalls).
+ * request to the provider.  No allocation, no system call of our own,
+ * one uncontended mutex (ep->lock, which orders the ring's head and the
+ * state against CM upcalls).
  */
 #include "udapl.h"
 #include "slots.h"
