@@ -1,25 +1,22 @@
 # test/bench/bench.mk - `make bench`: DAT against raw verbs (perftest) on
 # the same devices in the same run (issue 10; included by the Makefile).
 #
-# datbench uses only the public API (<dat/udat.h>, -ldat); verbsloop is
-# its raw-verbs twin for the callgrind instruction counts.  run-bench.sh
+# datbench uses only the public API (<dat/udat.h>, -ldat); its raw-verbs
+# twin for the callgrind instruction counts is hotpath-verbs (callgrind
+# mode), the loop test/verbs/hotpath.bats holds the DAT path to.  run-bench.sh
 # does the runs (here when the machine has RDMA devices, else in one boot
 # of the soft-RoCE guest) and writes test/bench/results/<date>.md and
 # <date>.png.  Nothing here asserts timing.
 
 DATBENCH := $(B)/test/bench/datbench
-VERBSLOOP := $(B)/test/bench/verbsloop
 BENCH_DATE ?= $(shell date +%Y-%m-%d)
 BENCH_OUT ?= test/bench/results/$(BENCH_DATE)
 
 $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
 	$(CC) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
 
-$(VERBSLOOP): $(B)/test/bench/verbsloop.o
-	$(CC) -o $@ $(B)/test/bench/verbsloop.o -libverbs -lrdmacm
-
 .PHONY: bench-programs bench-deps
-bench-programs: all $(DATBENCH) $(VERBSLOOP)
+bench-programs: all $(DATBENCH) $(HOTPATH_VERBS)
 
 # gnuplot draws the PNG; only the benchmark needs it.
 bench-deps:

@@ -92,7 +92,7 @@ function group(ob, fl) {
 	if (ob ~ /libibverbs\/lib.*-rdmav[0-9]*\.so/) return "device"
 	if (ob ~ /librdmacm/) return "librdmacm"
 	if (ob ~ /\/libc\.so/) return "libc"
-	if (ob ~ /(datbench|verbsloop)$/) return "loop"
+	if (ob ~ /(datbench|hotpath-verbs)$/) return "loop"
 	return "other"
 }
 function ours(g) { return g == "libdat" || g == "udapl" || g == "cma" }'
@@ -246,7 +246,7 @@ plot() {
 	echo
 	echo "One process, two connected EPs (rxe0 ↔ rxe1); $(sed -n 's/^LOOP dat rounds \([0-9]*\) .*/\1/p' "$W/cg-dat.out") rounds of" \
 		"64-byte send + its completion + the receive's completion + a new receive (2 posts, 2 completions) through DAT" \
-		"(\`datbench loop\`) and through raw verbs (\`verbsloop\`), the same loop as test/verbs/hotpath*.c." \
+		"(\`datbench loop\`) and through raw verbs (\`hotpath-verbs callgrind\`), the same loop as test/verbs/hotpath*.c." \
 		"Self instructions per post + completion, the dequeues or polls that found nothing taken out" \
 		"(a second dump makes as many empty dequeues as the loop did). Kernel work (the doorbell system call) is not counted."
 	echo

@@ -6,7 +6,8 @@
 # the table (rows.txt below), and BENCH_REPS times over: perftest on raw
 # verbs, then the same operation through DAT (datbench), alternating so
 # that drift hits both alike.  Then callgrind over datbench loop and
-# verbsloop, and datbench scale.  Writes raw figures to WORKDIR:
+# hotpath-verbs callgrind, and datbench scale.  Writes raw figures to
+# WORKDIR:
 #   runs.tsv      row stack rep value   (one line per run; value "fail")
 #   cg-{dat,verbs}.{loop,empty}  callgrind dumps, cg-*.out their output
 #   scale.txt     datbench scale's SCALE lines
@@ -36,7 +37,7 @@ SADDR=${BENCH_SRV_ADDR:-10.77.0.1}
 CADDR=${BENCH_CLI_ADDR:-10.77.0.2}
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 DATBENCH=$TOP/build/test/bench/datbench
-VERBSLOOP=$TOP/build/test/bench/verbsloop
+HOTPATH_VERBS=$TOP/build/test/verbs/hotpath-verbs
 export LD_LIBRARY_PATH=$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # the guest's registry (rxe0-cma, rxe1-cma) unless the caller has one
 if [ -z "${DAT_OVERRIDE:-}" ] && [ "$SIA" = rxe0-cma ]; then
@@ -45,7 +46,7 @@ fi
 ATOMIC_HDR=$TOP/include/dat/dat_ib_extensions.h
 FAILED=0
 
-for p in "$DATBENCH" "$VERBSLOOP"; do
+for p in "$DATBENCH" "$HOTPATH_VERBS"; do
 	[ -x "$p" ] || { echo "run-bench: $p is missing (make bench-programs)" >&2; exit 2; }
 done
 for t in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_write_bw valgrind; do
@@ -132,28 +133,39 @@ run_pair_once() {
 	return $rc
 }
 
+# perftest's figure in LOG for SIZE and N (t_typical, or BW average for
+# ib_write_bw), or nothing
+perftest_figure() {
+	local cmd=$1 size=$2 n=$3 log=$4 col=5 f
+	[ "$cmd" = ib_write_bw ] && col=4
+	f=$(awk -v s="$size" -v n="$n" -v c=$col '$1 == s && $2 == n { print $c; exit }' "$log")
+	[[ $f =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "$f"
+}
+
 # verbs NAME CMD EXTRA SIZE N -> prints the figure (t_typical or BW average)
 run_verbs() {
-	local name=$1 cmd=$2 extra=${3//:/ } size=$4 n=$5 log=$6 f
+	local name=$1 cmd=$2 extra=${3//:/ } size=$4 n=$5 log=$6 f try
 	[ "$extra" = - ] && extra=
 	local -a common=(-R -F -s "$size" -n "$n")
 	[ "$cmd" = ib_write_bw ] && common+=(-t $((n < 128 ? n : 128)))
-	# shellcheck disable=SC2086
-	run_pair "$log" perftest $cmd -d "$SDEV" "${common[@]}" $extra -- \
-		$cmd -d "$CDEV" "${common[@]}" $extra "$SADDR" || return 1
-	if [ "$cmd" = ib_write_bw ]; then
-		f=$(awk -v s="$size" -v n="$n" '$1 == s && $2 == n { print $4; exit }' "$log")
-	else
-		f=$(awk -v s="$size" -v n="$n" '$1 == s && $2 == n { print $5; exit }' "$log")
-		# perftest's client sometimes prints "inf" or "-nan" for a
-		# run that completed; the ping-pong tests time the same
-		# round trips on the server side too: take its figure then
-		if ! [[ $f =~ ^[0-9]+(\.[0-9]+)?$ ]] && [[ $cmd = ib_send_lat || $cmd = ib_write_lat ]]; then
-			f=$(awk -v s="$size" -v n="$n" '$1 == s && $2 == n { print $5; exit }' "$log.srv")
-			[[ $f =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "run-bench: $name $size: client printed no figure, the server's taken ($log.srv)" >&2
+	# perftest's client sometimes prints "inf" or "-nan" for a run that
+	# completed (its cycle counter under emulation): the ping-pongs time
+	# the same round trips on the server side too, whose figure is then
+	# taken; for the others the run is made once more (the first one's
+	# output stays in LOG.inf)
+	for try in 1 2; do
+		# shellcheck disable=SC2086
+		run_pair "$log" perftest $cmd -d "$SDEV" "${common[@]}" $extra -- \
+			$cmd -d "$CDEV" "${common[@]}" $extra "$SADDR" || return 1
+		f=$(perftest_figure "$cmd" "$size" "$n" "$log")
+		if [ -z "$f" ] && [[ $cmd = ib_send_lat || $cmd = ib_write_lat ]]; then
+			f=$(perftest_figure "$cmd" "$size" "$n" "$log.srv")
+			[ -n "$f" ] && echo "run-bench: $name $size: client printed no figure, the server's taken ($log.srv)" >&2
 		fi
-	fi
-	[[ $f =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "$f"
+		[ -n "$f" ] && { echo "$f"; return 0; }
+		[ $try = 1 ] && { mv "$log" "$log.inf"; echo "run-bench: $name $size: perftest printed no figure, once more ($log.inf)" >&2; }
+	done
+	return 1
 }
 
 run_dat() {
@@ -214,7 +226,7 @@ instructions() {
 		if [ $s = dat ]; then
 			cmd=("$DATBENCH" loop -D "$SIA" -C "$CIA" -h "$SADDR" -n $n)
 		else
-			cmd=("$VERBSLOOP" "$SADDR" "$CADDR" $n)
+			cmd=("$HOTPATH_VERBS" callgrind "$SADDR" "$CADDR" $n)
 		fi
 		timeout -k 5 $((300 * SCALE)) valgrind --tool=callgrind --collect-atstart=no \
 			--callgrind-out-file="$W/cg-$s.%p" "${cmd[@]}" > "$W/cg-$s.out" 2>&1 || {

@@ -2,13 +2,20 @@
  * hotpath_verbs.c - hotpath-verbs: hotpath-dat's loop through raw
  * libibverbs and librdmacm, the baseline the DAT path is held to.
  *
- *   hotpath-verbs [N]	(N iterations, default 1000)
+ *   hotpath-verbs [N]	(N iterations, default 1000; rxe0 <-> rxe1)
+ *   hotpath-verbs callgrind SERVER_ADDR CLIENT_ADDR N
  *
- * One process: a listening rdma_cm id on 10.77.0.1 (rxe0) and an active
- * one from 10.77.0.2 (rxe1), each with its PD, CQs and RC QP.  The loop:
- * ibv_post_send of 64 bytes (signaled, inline when the QP allows, as the
- * provider does), ibv_poll_cq until its completion, ibv_poll_cq on the
- * passive side's receive CQ, ibv_post_recv to replace the receive.
+ * One process: a listening rdma_cm id on the server address (10.77.0.1,
+ * rxe0) and an active one from the client address (10.77.0.2, rxe1), each
+ * with its PD, CQs and RC QP.  The loop: ibv_post_send of 64 bytes
+ * (signaled, inline when the QP allows, as the provider does),
+ * ibv_poll_cq until its completion, ibv_poll_cq on the passive side's
+ * receive CQ, ibv_post_recv to replace the receive.
+ *
+ * The callgrind mode is the raw-verbs twin of `datbench loop` for make
+ * bench (test/bench): the N rounds are collected and dumped as "loop"
+ * under callgrind --collect-atstart=no, then as many polls of an empty CQ
+ * as the rounds made, dumped as "empty" (see test/bench/cgsum.awk).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -17,6 +24,7 @@
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <valgrind/callgrind.h>
 
 #include "hotpath.h"
 
@@ -99,7 +107,8 @@ static void side_make(struct side *s, struct rdma_cm_id *id)
 	s->sge.lkey = s->mr->lkey;
 }
 
-static void connect_pair(struct rdma_event_channel *ch, struct side *srv,
+static void connect_pair(struct rdma_event_channel *ch, const char *saddr,
+			 const char *caddr, struct side *srv,
 			 struct side *cli, struct rdma_cm_id **listen_id)
 {
 	struct rdma_conn_param cp;
@@ -111,12 +120,12 @@ static void connect_pair(struct rdma_event_channel *ch, struct side *srv,
 	if (rdma_create_id(ch, listen_id, NULL, RDMA_PS_TCP) ||
 	    rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
 		die("rdma_create_id");
-	sockaddr_of(&dst, "10.77.0.1", 0);
+	sockaddr_of(&dst, saddr, 0);
 	if (rdma_bind_addr(*listen_id, (struct sockaddr *)&dst) ||
 	    rdma_listen(*listen_id, 4))
 		die("rdma_bind_addr/rdma_listen");
 	dst.sin_port = rdma_get_src_port(*listen_id);
-	sockaddr_of(&src, "10.77.0.2", 0);
+	sockaddr_of(&src, caddr, 0);
 	if (rdma_resolve_addr(id, (struct sockaddr *)&src,
 			      (struct sockaddr *)&dst, 5000 * scale))
 		die("rdma_resolve_addr");
@@ -153,20 +162,22 @@ static void post_recv(struct side *s, uint64_t id)
 		die("ibv_post_recv");
 }
 
-/* Spins on ibv_poll_cq (alarm() bounds it). */
-static void take(struct ibv_cq *cq, uint64_t id, uint32_t len, int *bad)
+/* Spins on ibv_poll_cq (alarm() bounds it); counts the empty polls. */
+static void take(struct ibv_cq *cq, uint64_t id, uint32_t len, int *bad,
+		 unsigned long *empty)
 {
 	struct ibv_wc wc;
 	int n;
 
 	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
-		;
+		(*empty)++;
 	if (n < 0 || wc.status != IBV_WC_SUCCESS || wc.wr_id != id ||
 	    (len && wc.byte_len != len))
 		(*bad)++;
 }
 
-static int iterate(struct side *srv, struct side *cli, int first, int n)
+static int iterate(struct side *srv, struct side *cli, int first, int n,
+		   unsigned long *empty)
 {
 	struct ibv_send_wr wr, *bad_wr;
 	int i, bad = 0;
@@ -181,8 +192,8 @@ static int iterate(struct side *srv, struct side *cli, int first, int n)
 		cli->buf[0] = (unsigned char)i;
 		if (ibv_post_send(cli->id->qp, &wr, &bad_wr))
 			bad++;
-		take(cli->scq, (uint64_t)i, 0, &bad);
-		take(srv->rcq, (uint64_t)i, MSG, &bad);
+		take(cli->scq, (uint64_t)i, 0, &bad, empty);
+		take(srv->rcq, (uint64_t)i, MSG, &bad, empty);
 		if (srv->buf[0] != (unsigned char)i)
 			bad++;
 		post_recv(srv, (uint64_t)i + 1);
@@ -190,33 +201,73 @@ static int iterate(struct side *srv, struct side *cli, int first, int n)
 	return bad;
 }
 
+/* make bench's instruction count: the loop, then as many empty polls */
+static int callgrind_loop(struct side *srv, struct side *cli, int n)
+{
+	unsigned long empty = 0, i;
+	struct ibv_wc wc;
+	int bad;
+
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	bad = iterate(srv, cli, WARMUP, n, &empty);
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("loop");
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	for (i = 0; i < empty; i++)
+		if (ibv_poll_cq(cli->scq, 1, &wc) != 0)
+			die("empty poll");
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("empty");
+	printf("LOOP verbs rounds %d posts %d completions %d empty %lu\n", n,
+	       2 * n, 2 * n, empty);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("TEST_TIMEOUT_SCALE");
-	int n = argc > 1 ? atoi(argv[1]) : 1000;
+	const char *saddr = "10.77.0.1", *caddr = "10.77.0.2";
+	int cg = argc > 1 && !strcmp(argv[1], "callgrind");
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen_id;
 	struct side srv, cli;
-	int bad;
+	unsigned long empty = 0;
+	int n = 1000, bad;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (cg) {
+		if (argc != 5 || (n = atoi(argv[4])) < 1) {
+			fprintf(stderr, "usage: hotpath-verbs [N]\n"
+					"       hotpath-verbs callgrind "
+					"SERVER_ADDR CLIENT_ADDR N\n");
+			return 2;
+		}
+		saddr = argv[2];
+		caddr = argv[3];
+	} else if (argc > 1 && atoi(argv[1]) > 0) {
+		n = atoi(argv[1]);
+	}
 	if (s && atoi(s) > 0)
 		scale = atoi(s);
-	if (n < 1)
-		n = 1000;
-	alarm(120 * (unsigned)scale);
+	alarm((cg ? 600 : 120) * (unsigned)scale);
 	memset(&srv, 0, sizeof(srv));
 	memset(&cli, 0, sizeof(cli));
 	ch = rdma_create_event_channel();
 	if (!ch)
 		die("rdma_create_event_channel");
-	connect_pair(ch, &srv, &cli, &listen_id);
+	connect_pair(ch, saddr, caddr, &srv, &cli, &listen_id);
 	post_recv(&srv, 0);
-	bad = iterate(&srv, &cli, 0, WARMUP);
-	hp_begin();
-	bad += iterate(&srv, &cli, WARMUP, n);
-	hp_end();
-	hp_report("hotpath-verbs", n);
+	bad = iterate(&srv, &cli, 0, WARMUP, &empty);
+	if (cg) {
+		bad += callgrind_loop(&srv, &cli, n);
+	} else {
+		hp_begin();
+		bad += iterate(&srv, &cli, WARMUP, n, &empty);
+		hp_end();
+		hp_report("hotpath-verbs", n);
+	}
 	if (bad) {
 		printf("FAIL %d wrong results\n", bad);
 		return 1;
