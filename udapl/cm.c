@@ -351,6 +351,8 @@ static void sp_destroy(struct dapl_sp *sp)
 
 	if (was != SP_IDLE)
 		sp->obj.ia->ops->listen_stop(sp);
+	/* no request upcall for sp runs or will run after this */
+	dapl_progress_quiesce(sp);
 	if (sp_is_rsp(sp))
 		rsp_release_ep(sp);
 	dapl_evd_put(sp->evd);
@@ -485,7 +487,7 @@ static int cr_bind(struct dapl_sp *sp, struct dapl_cr *cr)
 	return 0;
 }
 
-int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
+int dapl_cm_request(struct dapl_sp *sp, struct dapl_tp_cr *prov_cr,
 		    const struct sockaddr *remote, DAT_CONN_QUAL remote_qual,
 		    const void *pdata, DAT_COUNT plen)
 {
@@ -506,7 +508,7 @@ int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
 	if (!cr)
 		return -1;
 	cr->sp = sp;
-	cr->prov = prov_cr;
+	cr->obj.tp = prov_cr;
 	cr->remote_qual = remote_qual;
 	if (remote)
 		memcpy(&cr->remote_addr, remote,
@@ -622,7 +624,8 @@ DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	ep = accept_ep(cr, ep_handle, &rc);
 	if (!ep)
 		return rc;
-	if (private_data_size < 0 || private_data_size > ops->max_private_data)
+	if (private_data_size < 0 ||
+	    private_data_size > cr->obj.ia->caps.max_private_data)
 		return bad_arg(DAT_INVALID_ARG3);
 	if (private_data_size && !private_data)
 		return bad_arg(DAT_INVALID_ARG4);
@@ -733,7 +736,7 @@ DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	n->sp = sp;
-	n->prov = cr->prov;
+	n->obj.tp = cr->obj.tp;
 	n->remote_addr = cr->remote_addr;
 	n->remote_qual = cr->remote_qual;
 	memcpy(n->pdata, cr->pdata, sizeof(n->pdata));
@@ -772,7 +775,7 @@ static DAT_RETURN connect_args(struct dapl_ep *ep, DAT_TIMEOUT timeout,
 {
 	if (!timeout) /* "Values must be positive" */
 		return bad_arg(arg[0]);
-	if (plen < 0 || plen > ep->obj.ia->ops->max_private_data)
+	if (plen < 0 || plen > ep->obj.ia->caps.max_private_data)
 		return bad_arg(arg[1]);
 	if (plen && !pdata)
 		return bad_arg(arg[2]);

@@ -918,6 +918,8 @@ DAT_RETURN dapl_ep_reset(DAT_EP_HANDLE ep_handle)
 	ep->cr = NULL;
 	ep->pdata_len = 0;
 	ep->cm_done = 0;
+	/* an event the old connection deferred is not the new one's */
+	dapl_progress_purge_ep(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return rc;
@@ -945,13 +947,15 @@ static void ep_release(struct dapl_ep *ep)
 	ep->cm_done = 1;
 	pthread_mutex_unlock(&ep->lock);
 
-	/* Outside the lock: the provider may wait for its CM thread, which
-	 * may be in an upcall for this EP.  After qp_destroy returns no
-	 * upcall for this EP runs or will run. */
+	/* Outside the lock: an upcall for this EP may be running on the
+	 * engine's thread and want it.  After qp_destroy the transport
+	 * starts no upcall for the EP; the quiesce waits for one running
+	 * (not for one of this thread: a CNO agent freeing inside it). */
 	if (ep_may_be_connected(s))
 		ops->disconnect(ep, 1);
 	if (ep_has_qp(s))
 		ops->qp_destroy(ep);
+	dapl_progress_quiesce(ep);
 
 	pz_ref(ep->pz, -1);
 	evd_put(ep->recv_evd);

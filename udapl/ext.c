@@ -68,7 +68,7 @@ static DAT_RETURN ext_atomic(struct dapl_ep *ep, const struct ext_args *a)
 	uint64_t total;
 	DAT_RETURN rc;
 
-	if (!ep->obj.ia->atomics)
+	if (!dapl_ia_has(ep->obj.ia, DAPL_CAP_ATOMICS))
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	if (!a->local)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, a->local_arg);

@@ -97,9 +97,11 @@ static void prov_attr_fill(struct dapl_ia *ia)
 	ia->prov_attr[2].value = ia->prov_entry->name;
 	/* the atomic extension (dat_ib_extensions.h, ext.c) */
 	ia->prov_attr[3].name = DAT_IB_ATTR_FETCH_AND_ADD;
-	ia->prov_attr[3].value = ia->atomics ? "TRUE" : "FALSE";
+	ia->prov_attr[3].value =
+	    dapl_ia_has(ia, DAPL_CAP_ATOMICS) ? "TRUE" : "FALSE";
 	ia->prov_attr[4].name = DAT_IB_ATTR_CMP_AND_SWAP;
-	ia->prov_attr[4].value = ia->atomics ? "TRUE" : "FALSE";
+	ia->prov_attr[4].value =
+	    dapl_ia_has(ia, DAPL_CAP_ATOMICS) ? "TRUE" : "FALSE";
 }
 
 DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
@@ -130,28 +132,35 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 				DAT_RESOURCE_MEMORY);
 	ia->obj.provider = &entry->table;
 	ia->prov_entry = entry;
-	ia->ops = entry->ops;
+	ia->ops = &entry->ops;
 	dapl_list_init(&ia->open_link);
-	rc = ia->ops->ia_open(ia, entry->ia_params);
+	if (dapl_progress_create(ia)) {
+		pthread_mutex_destroy(&ia->lock);
+		dapl_obj_free(ia);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	rc = ia->ops->ia_open(ia, entry->ia_params, &ia->caps);
 	if (rc != DAT_SUCCESS) {
+		dapl_progress_stop(ia);
 		pthread_mutex_destroy(&ia->lock);
 		dapl_obj_free(ia);
 		return rc;
 	}
-	ia->ops->ia_query(ia, &ia->attr);
-	/* A post builds its scatter list on the stack: never more than that. */
-	if (ia->attr.max_iov_segments_per_dto > DAPL_MAX_SGE)
-		ia->attr.max_iov_segments_per_dto = DAPL_MAX_SGE;
-	if (ia->attr.max_iov_segments_per_rdma_read > DAPL_MAX_SGE)
-		ia->attr.max_iov_segments_per_rdma_read = DAPL_MAX_SGE;
-	if (ia->attr.max_iov_segments_per_rdma_write > DAPL_MAX_SGE)
-		ia->attr.max_iov_segments_per_rdma_write = DAPL_MAX_SGE;
+	dapl_caps_apply(ia);
 	ia->attr.ia_address_ptr = (DAT_IA_ADDRESS_PTR)&ia->addr;
 	prov_attr_fill(ia);
 
-	rc = async_evd_attach(ia, async_evd_qlen, async_evd_handle);
+	/* The engine may post async events before the async EVD is there:
+	 * dapl_evd_post_async drops them then. */
+	if (dapl_progress_start(ia))
+		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	else
+		rc = async_evd_attach(ia, async_evd_qlen, async_evd_handle);
 	if (rc != DAT_SUCCESS) {
+		dapl_progress_stop(ia);
 		ia->ops->ia_close(ia);
+		dapl_progress_quiesce(ia);
 		dapl_lmr_table_fini(ia);
 		pthread_mutex_destroy(&ia->lock);
 		dapl_obj_free(ia);
@@ -184,10 +193,12 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	a.completion_flags_supported = DAT_COMPLETION_SUPPRESS_FLAG |
 				       DAT_COMPLETION_SOLICITED_WAIT_FLAG |
 				       DAT_COMPLETION_UNSIGNALLED_FLAG |
-				       DAT_COMPLETION_BARRIER_FENCE_FLAG |
 				       DAT_COMPLETION_EVD_THRESHOLD_FLAG;
+	if (dapl_ia_has(ia, DAPL_CAP_FENCE))
+		a.completion_flags_supported |=
+		    DAT_COMPLETION_BARRIER_FENCE_FLAG;
 	a.is_thread_safe = DAT_TRUE;
-	a.max_private_data_size = ia->ops->max_private_data;
+	a.max_private_data_size = ia->caps.max_private_data;
 	a.supports_multipath = DAT_FALSE;
 	/* The consumer always brings the EP (DAT_PSP_CONSUMER_FLAG). */
 	a.ep_creator = DAT_PSP_CREATES_EP_NEVER;
@@ -412,13 +423,16 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 			      ia->async_evd_owned ? async : NULL);
 
 	/*
-	 * The provider's async and CM threads may post to the async EVD
-	 * until ia_close stops them: keep its queue until then, but give
-	 * back its CQ (if it merges DTOs) while the device is open.
+	 * The engine (and another IA's engine reading the device's async
+	 * events) may post to the async EVD until the engine stopped and
+	 * ia_close returned: keep its queue until then, but give back its
+	 * CQ (if it merges DTOs) while the device is open.
 	 */
 	if (ia->async_evd_owned)
 		dapl_evd_quiesce(async);
+	dapl_progress_stop(ia);
 	ia->ops->ia_close(ia);
+	dapl_progress_quiesce(ia);
 	__atomic_store_n(&ia->async_evd, NULL, __ATOMIC_RELEASE);
 	if (dapl_obj_ok(async, DAT_HANDLE_TYPE_EVD)) {
 		dapl_evd_put(async);

@@ -105,7 +105,8 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 		free(p);
 		return;
 	}
-	p->ops = ops;
+	p->ops = *ops;
+	dapl_ops_fill_defaults(&p->ops);
 	p->name = provider_name ? provider_name : "dapl";
 	table_fill(&p->table);
 	p->table.device_name = p->info.ia_name;

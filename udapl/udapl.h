@@ -1,107 +1,33 @@
 /*
- * udapl: the transport-independent DAT 1.2 object layer that every
- * provider shares.
+ * udapl/udapl.h: the object internals of the DAT 1.2 object layer that
+ * every provider shares.  udapl's own files include it; a provider never
+ * does (it includes udapl/transport.h, the seam, which this includes).
  *
- * It implements all 70 slots of DAT_PROVIDER once (handles, parameter and
- * state checks, LMR triplet checks, cookies, event queues) and calls down
- * into a provider through struct dapl_ops, the seam where verbs (or any
- * other transport) plugs in.  No verbs or rdma_cm call appears in udapl/;
- * providers/<name>/ holds only the ops and the threads that turn transport
- * events into the upcalls declared at the end of this file.
+ * The layer implements all 70 slots of DAT_PROVIDER once (handles,
+ * parameter and state checks, LMR triplet checks, cookies, event queues,
+ * the progress engine) and calls down into a transport through struct
+ * dapl_ops (transport.h).
  *
  * Files: one per DAT object (ia.c, pz.c, evd.c, cno.c, ep.c, cm.c for
  * PSP/RSP/CR, lmr.c, rmr.c, srq.c) plus handle.c (allocation, magic
- * checks, consumer context) and provider.c (the DAT_PROVIDER table and
- * dat_provider_init/fini glue).
+ * checks, consumer context), progress.c (the per-IA progress engine and
+ * the upcall brackets), ops.c (default ops, accessors of transport.h) and
+ * provider.c (the DAT_PROVIDER table and dat_provider_init/fini glue).
  *
  * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
  * has its own lock for its software queue and waiters; each EP its own
  * lock for its state and connection data.  Never take an IA lock while
- * holding an EVD or EP lock.  The hot path (post, poll, dequeue) takes no
- * lock beyond the EVD's own, allocates nothing and makes no system call
- * of its own.
+ * holding an EVD or EP lock.  The engine's lock (progress.c) is a leaf:
+ * nothing is called with it held.  The hot path (post, poll, dequeue)
+ * takes no lock beyond the EVD's own (the EP's for a post), allocates
+ * nothing and makes no system call of its own.
  */
 #ifndef DAT_UDAPL_H
 #define DAT_UDAPL_H
 
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <time.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 
-#include <dat/udat.h>
-#include <dat/dat_registry.h>
-
-#define DAPL_ERR(type, subtype) \
-	((DAT_RETURN)(DAT_CLASS_ERROR | (DAT_RETURN)(type) | (DAT_RETURN)(subtype)))
-
-#define DAPL_UNUSED __attribute__((unused))
-#define DAPL_HIDDEN __attribute__((visibility("hidden")))
-#define dapl_likely(x) __builtin_expect(!!(x), 1)
-#define dapl_unlikely(x) __builtin_expect(!!(x), 0)
-
-/* ---- intrusive list ----------------------------------------------------- */
-
-struct dapl_list {
-	struct dapl_list *next, *prev;
-};
-
-static inline void dapl_list_init(struct dapl_list *l)
-{
-	l->next = l->prev = l;
-}
-
-static inline int dapl_list_empty(const struct dapl_list *l)
-{
-	return l->next == l;
-}
-
-static inline void dapl_list_add_tail(struct dapl_list *l, struct dapl_list *n)
-{
-	n->prev = l->prev;
-	n->next = l;
-	l->prev->next = n;
-	l->prev = n;
-}
-
-static inline void dapl_list_del(struct dapl_list *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->next = n->prev = n;
-}
-
-#define dapl_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - __builtin_offsetof(type, member)))
-
-#define dapl_list_for_each_safe(pos, tmp, head)                                \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);       \
-	     (pos) = (tmp), (tmp) = (pos)->next)
-
-/* ---- the common object header ------------------------------------------ */
-
-/*
- * The magic of a live object of each type.  On free the magic is cleared
- * and the provider word kept, and the memory goes to a per-type free list
- * (never back to malloc while the provider is loaded), so a stale handle
- * meets a cleared magic and gets DAT_INVALID_HANDLE, never a crash.
- */
-#define DAPL_MAGIC_BASE 0xDA710000u
-#define DAPL_MAGIC(type) (DAPL_MAGIC_BASE | (uint32_t)(type))
-
-struct dapl_ia;
-
-struct dapl_obj {
-	DAT_PROVIDER *provider;		/* first word: the ABI's dispatch rule */
-	uint32_t magic;			/* DAPL_MAGIC(type) while alive, else 0 */
-	DAT_HANDLE_TYPE type;
-	struct dapl_ia *ia;		/* the owning IA (the IA itself for an IA) */
-	DAT_CONTEXT context;		/* dat_set/get_consumer_context */
-	struct dapl_list ia_link;	/* in ia->objects[type] */
-	struct dapl_list free_link;	/* in the per-type free list once freed */
-};
+#include "transport.h"
 
 /*
  * handle.c.  dapl_obj_alloc returns a zeroed object of the given size
@@ -116,36 +42,8 @@ void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size);
 void dapl_obj_free(void *obj);
 void dapl_obj_release_all(void);
 
-/* True if h is a live object of this type.  No lock: a magic compare. */
-static inline int dapl_obj_ok(const void *h, DAT_HANDLE_TYPE type)
-{
-	const struct dapl_obj *o = h;
 
-	return h && !((uintptr_t)h & 7) && o->magic == DAPL_MAGIC(type);
-}
-
-/* ---- the provider seam --------------------------------------------------- */
-
-/* One scatter/gather element: the layout of struct ibv_sge on purpose
- * (providers/cma asserts it), so a post passes the array through as is. */
-struct dapl_sge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t lkey;
-};
-
-enum dapl_op {
-	DAPL_OP_SEND,
-	DAPL_OP_RECV,
-	DAPL_OP_RDMA_WRITE,
-	DAPL_OP_RDMA_READ,
-	DAPL_OP_BIND_MW,		/* the RMR issue */
-	DAPL_OP_ATOMIC_FETCH_ADD,	/* the atomics issue */
-	DAPL_OP_ATOMIC_CMP_SWAP,
-	DAPL_OP_SRQ_RECV,		/* a receive posted to an SRQ (srq.c) */
-	DAPL_OP_LOCAL_INV,		/* rmr.c: invalidates a window before a
-					 * rebind; its completion is dropped */
-};
+/* ---- cookies (dto.c, ep.c) ---------------------------------------------- */
 
 /*
  * A posted work request's context, in a per-EP ring (one for requests,
@@ -153,8 +51,6 @@ enum dapl_op {
  * and the consumer's cookie without a lookup.  The wr_id of the transport
  * is the address of the cookie.
  */
-struct dapl_ep;
-
 struct dapl_cookie {
 	/* NULL once the EP was freed or reset while this was outstanding
 	 * (the ring memory stays valid): the poller drops the completion. */
@@ -238,179 +134,16 @@ static inline uint32_t dapl_cookie_outstanding(const struct dapl_cookie_ring *r)
 	return r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 }
 
-/* post flags for dapl_ops.post_send: the values of the verbs send flags
- * (IBV_SEND_*), so that a verbs provider hands them on as they are */
-enum {
-	DAPL_POST_FENCE = 1 << 0,	/* DAT_COMPLETION_BARRIER_FENCE_FLAG */
-	DAPL_POST_SIGNALED = 1 << 1,	/* ask for a completion */
-	DAPL_POST_SOLICITED = 1 << 2,	/* DAT_COMPLETION_SOLICITED_WAIT_FLAG */
-	DAPL_POST_INLINE = 1 << 3,	/* small enough for the inline limit */
-};
-
-struct dapl_post {
-	enum dapl_op op;
-	struct dapl_cookie *cookie;	/* becomes the wr_id */
-	struct dapl_sge *sge;
-	int num_sge;
-	unsigned flags;
-	uint64_t remote_addr;		/* RDMA and atomics */
-	uint32_t rkey;
-	uint64_t compare_add;		/* atomics */
-	uint64_t swap;
-	struct dapl_mw_post *mw;	/* DAPL_OP_BIND_MW, DAPL_OP_LOCAL_INV */
-};
-
-/*
- * What a memory window post carries (rmr.c).  DAPL_OP_BIND_MW binds rmr
- * to [addr, addr + length) of lmr with the remote privileges priv, or
- * unbinds it (length 0, lmr NULL) where the window allows that;
- * DAPL_OP_LOCAL_INV invalidates the window's current binding (windows
- * with rmr->inv_first).  The provider sets context to the window's new
- * rmr_context.  flush: the EP is DISCONNECTED, the request only comes
- * back flushed and the window keeps its state.
- */
-struct dapl_mw_post {
-	struct dapl_rmr *rmr;
-	struct dapl_lmr *lmr;
-	uint64_t addr, length;
-	DAT_MEM_PRIV_FLAGS priv;
-	int flush;
-	DAT_RMR_CONTEXT context;	/* out */
-};
-
-/* A completion as the provider reports it. */
-struct dapl_cqe {
-	uint64_t wr_id;			/* the struct dapl_cookie * */
-	DAT_DTO_COMPLETION_STATUS status;	/* already mapped from the transport */
-	uint32_t byte_len;		/* receives: bytes received */
-	/* Receives from an SRQ: the EP the message arrived on (NULL if it
-	 * is gone); the cookie cannot know it.  Others: unused. */
-	struct dapl_ep *ep;
-};
-
-/* Connection-manager events a provider reports for an active or accepted
- * EP (upcall dapl_cm_ep_event). */
-enum dapl_cm_event {
-	DAPL_CM_ESTABLISHED,
-	DAPL_CM_PEER_REJECTED,		/* the peer's consumer said no */
-	DAPL_CM_NON_PEER_REJECTED,	/* nobody listens there */
-	DAPL_CM_UNREACHABLE,		/* address or route resolution failed */
-	DAPL_CM_TIMED_OUT,
-	DAPL_CM_DISCONNECTED,		/* orderly, either side */
-	DAPL_CM_BROKEN,			/* the link or the peer died */
-	DAPL_CM_ACCEPT_ERROR,		/* passive side: accept did not complete */
-};
-
-struct dapl_pz;
-struct dapl_evd;
-struct dapl_cno;
-struct dapl_sp;
-struct dapl_cr;
-struct dapl_lmr;
-struct dapl_rmr;
-struct dapl_srq;
-
-/*
- * What a provider implements.  Every function returns a DAT_RETURN that
- * udapl hands to the consumer unchanged (the provider maps transport
- * errors to the DAT type and subtype the spec names), or nothing.  The
- * provider keeps its own state in the *prov fields of the objects.
- */
-struct dapl_ops {
-	/* IA: parse ia_params ("<netdev|IP|hostname> <port>" or "<device>
-	 * <port>"), open the device, start the CM and async threads; fill
-	 * ia->addr.  ia_query fills the device limits into *attr (udapl
-	 * fills the fields that are not about the device). */
-	DAT_RETURN (*ia_open)(struct dapl_ia *ia, const char *ia_params);
-	void (*ia_close)(struct dapl_ia *ia);
-	void (*ia_query)(struct dapl_ia *ia, DAT_IA_ATTR *attr);
-
-	DAT_RETURN (*pz_create)(struct dapl_pz *pz);
-	DAT_RETURN (*pz_free)(struct dapl_pz *pz);
-
-	/* Registers [addr, addr + len) with DAT privileges priv; sets
-	 * lmr->lmr_context, lmr->rmr_context, lmr->reg_addr, lmr->reg_len. */
-	DAT_RETURN (*mr_register)(struct dapl_lmr *lmr, void *addr,
-				  DAT_VLEN len, DAT_MEM_PRIV_FLAGS priv);
-	/* The same registration, shared (DAT_MEM_TYPE_LMR). */
-	DAT_RETURN (*mr_share)(struct dapl_lmr *lmr, struct dapl_lmr *orig);
-	DAT_RETURN (*mr_deregister)(struct dapl_lmr *lmr);
-
-	/* A completion queue for a DTO/RMR_BIND EVD: at least *qlen entries
-	 * (updated to the real size).  *fd is a file descriptor that becomes
-	 * readable when an armed queue gets a completion. */
-	DAT_RETURN (*cq_create)(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd);
-	DAT_RETURN (*cq_resize)(struct dapl_evd *evd, DAT_COUNT *qlen);
-	void (*cq_destroy)(struct dapl_evd *evd);
-	/* Non-blocking: up to max completions, their number, or < 0.  It
-	 * may take fewer than are queued when max is over 16: callers poll
-	 * again while they got all they asked for. */
-	int (*cq_poll)(struct dapl_evd *evd, struct dapl_cqe *cqe, int max);
-	/* Arms the next notification (solicited only, or any). */
-	DAT_RETURN (*cq_arm)(struct dapl_evd *evd, int solicited_only);
-	/* After fd was readable: consume the notification. */
-	void (*cq_ack)(struct dapl_evd *evd);
-
-	/* EP: the queue pair, from ep->attr, ep->pz and the EVDs. */
-	DAT_RETURN (*qp_create)(struct dapl_ep *ep);
-	void (*qp_destroy)(struct dapl_ep *ep);
-	/* Back to a fresh QP for reuse after a disconnect (dat_ep_reset). */
-	DAT_RETURN (*qp_reset)(struct dapl_ep *ep);
-	DAT_RETURN (*qp_modify)(struct dapl_ep *ep, const DAT_EP_ATTR *attr);
-	DAT_RETURN (*post_send)(struct dapl_ep *ep, const struct dapl_post *p);
-	DAT_RETURN (*post_recv)(struct dapl_ep *ep, const struct dapl_post *p);
-
-	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
-	 * returns it.  A qualifier in use gives DAT_CONN_QUAL_IN_USE. */
-	DAT_RETURN (*listen)(struct dapl_sp *sp, DAT_CONN_QUAL *qual);
-	void (*listen_stop)(struct dapl_sp *sp);
-	DAT_RETURN (*connect)(struct dapl_ep *ep, const struct sockaddr *remote,
-			      DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-			      const void *pdata, DAT_COUNT plen);
-	DAT_RETURN (*accept)(struct dapl_cr *cr, struct dapl_ep *ep,
-			     const void *pdata, DAT_COUNT plen);
-	DAT_RETURN (*reject)(struct dapl_cr *cr);
-	/* Drops the provider's part of a CR that was never accepted. */
-	void (*cr_destroy)(struct dapl_cr *cr);
-	DAT_RETURN (*disconnect)(struct dapl_ep *ep, int abrupt);
-
-	/* Limits of the CM, for DAT_PROVIDER_ATTR. */
-	DAT_COUNT max_private_data;
-
-	/* SRQ (srq.c).  srq_create makes a shared receive queue on srq->pz
-	 * for srq->attr (max_recv_dtos and max_recv_iov may grow to what
-	 * the device gives); qp_create puts an EP with ep->srq on it, and
-	 * the provider's cq_poll fills dapl_cqe.ep for its receives.
-	 * srq_modify: max_wr > 0 grows the queue, limit >= 0 arms the low
-	 * watermark (0 disarms); DAT_INVALID_STATE if fewer than limit
-	 * receives are queued now (the caller reports the event itself).
-	 * The provider calls dapl_srq_lw_event when the watermark fires. */
-	DAT_RETURN (*srq_create)(struct dapl_srq *srq);
-	DAT_RETURN (*srq_modify)(struct dapl_srq *srq, DAT_COUNT max_wr,
-				 DAT_COUNT limit);
-	void (*srq_destroy)(struct dapl_srq *srq);
-	DAT_RETURN (*srq_post_recv)(struct dapl_srq *srq,
-				    const struct dapl_post *p);
-
-	/* RMR (rmr.c).  mw_alloc makes a memory window in rmr->pz and sets
-	 * rmr->inv_first if a bound window must be invalidated
-	 * (DAPL_OP_LOCAL_INV) before it is bound again or unbound; mw_free
-	 * destroys it (the transport unbinds a bound one).  Binds and
-	 * invalidations go through post_send with p->mw. */
-	DAT_RETURN (*mw_alloc)(struct dapl_rmr *rmr);
-	void (*mw_free)(struct dapl_rmr *rmr);
-};
 
 /*
  * What ep.c, dto.c and cm.c implement, for DAT_PROVIDER_ATTR and
  * DAT_IA_ATTR (ia.c): QoS classes, who creates EPs for a PSP (PSPs with
  * DAT_PSP_PROVIDER_FLAG and RSPs without an EP get
  * DAT_MODEL_NOT_SUPPORTED), and the most segments a post takes (its
- * struct dapl_sge array lives on the stack).
+ * struct dapl_sge array lives on the stack: DAPL_MAX_SGE, transport.h).
  */
 #define DAPL_QOS_SUPPORTED DAT_QOS_BEST_EFFORT
 #define DAPL_EP_CREATOR DAT_PSP_CREATES_EP_NEVER
-#define DAPL_MAX_SGE 64
 
 /* ---- objects -------------------------------------------------------------- */
 
@@ -421,7 +154,8 @@ struct dapl_provider {
 	DAT_PROVIDER table;		/* what libdat dispatches through */
 	DAT_PROVIDER_INFO info;
 	char *ia_params;
-	const struct dapl_ops *ops;
+	/* the transport's ops, optional ones filled with defaults (ops.c) */
+	struct dapl_ops ops;
 	const char *name;		/* provider_name of DAT_PROVIDER_ATTR */
 	struct dapl_provider *next;
 };
@@ -435,15 +169,14 @@ struct dapl_ia {
 	struct dapl_evd *async_evd;
 	int async_evd_owned;		/* created by ia_open, freed by close */
 	struct sockaddr_storage addr;	/* the IA address */
-	DAT_IA_ATTR attr;		/* filled at open by ops->ia_query */
-	void *prov;			/* the provider's device state */
+	DAT_IA_ATTR attr;		/* caps.attr and udapl's fields */
+	struct dapl_caps caps;		/* what ops->ia_open filled, checked */
+	struct dapl_engine *engine;	/* progress.c */
 	/* udapl-internal (ia.c, lmr.c): */
 	struct dapl_list open_link;	/* in the list of open IAs */
 	struct dapl_lmr_table *lmr_table; /* lmr_context -> LMR, lock-free */
 	int async_evd_shared;		/* DAT_EVD_ASYNC_EXISTS: an earlier IA's */
 	DAT_NAMED_ATTR prov_attr[5];	/* provider-specific attributes */
-	/* Set by ops->ia_open: the device does IB atomics (ext.c). */
-	int atomics;
 	/* rmr.c: automatic fences applied after binds (atomic), shown by
 	 * dat_ia_query as the vendor attribute DAPL_RMR_FENCES. */
 	uint64_t rmr_fences;
@@ -454,7 +187,6 @@ struct dapl_ia {
 struct dapl_pz {
 	struct dapl_obj obj;
 	int use_count;			/* EPs, LMRs, RMRs, SRQs using it */
-	void *prov;
 };
 
 /* A ring of DAT_EVENTs: the EVD's software queue. */
@@ -479,7 +211,6 @@ struct dapl_evd {
 	int threshold;			/* of the current waiter */
 	int use_count;			/* EPs, PSPs, RSPs using it */
 	int dead;			/* the async EVD overflowed */
-	void *prov;			/* the provider's CQ */
 	struct dapl_list cno_link;	/* in cno->evds (guarded by ia->lock) */
 	int closing;			/* torn down: waiters get DAT_ABORT */
 };
@@ -513,7 +244,10 @@ struct dapl_ep {
 	DAT_COUNT pdata_len;
 	uint32_t max_inline;		/* set by qp_create */
 	int cm_done;			/* the connection's last event is out */
-	void *prov;			/* the provider's QP and CM id */
+	/* progress.c: a connection event the transport deferred
+	 * (dapl_ep_defer_cm_event), in the engine's list while pending */
+	struct dapl_list defer_link;
+	enum dapl_cm_event deferred;
 	/* rmr.c: a bind was posted; the next request posted carries
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
@@ -528,7 +262,6 @@ struct dapl_sp {
 	struct dapl_ep *ep;		/* RSP: its EP */
 	int listening;
 	int cr_count;			/* CRs not yet accepted or rejected */
-	void *prov;			/* the listening CM id */
 };
 
 struct dapl_cr {
@@ -539,7 +272,6 @@ struct dapl_cr {
 	DAT_CONN_QUAL remote_qual;
 	unsigned char pdata[256];
 	DAT_COUNT pdata_len;
-	void *prov;			/* the request's CM id */
 };
 
 struct dapl_lmr {
@@ -555,7 +287,6 @@ struct dapl_lmr {
 	DAT_VLEN reg_len;
 	int use_count;			/* RMR binds, shared LMRs */
 	struct dapl_lmr *shared_from;
-	void *prov;
 };
 
 struct dapl_rmr {
@@ -565,7 +296,6 @@ struct dapl_rmr {
 	DAT_MEM_PRIV_FLAGS priv;
 	DAT_RMR_CONTEXT rmr_context;
 	struct dapl_lmr *lmr;		/* bound to (a use_count), or NULL */
-	void *prov;
 	int inv_first;			/* set by ops->mw_alloc */
 };
 
@@ -574,7 +304,6 @@ struct dapl_srq {
 	struct dapl_pz *pz;
 	DAT_SRQ_ATTR attr;
 	int use_count;			/* EPs on it (ia->lock) */
-	void *prov;
 	/* srq.c.  Receives complete in any order across the EPs, so the
 	 * cookies are a free list, not a ring; their memory comes at
 	 * create and resize, never on the post or poll path. */
@@ -766,25 +495,6 @@ void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event);
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
 			 DAT_HANDLE handle, DAT_COUNT reason);
 
-/* ---- upcalls from the provider's threads (ep.c, cm.c) -------------------- */
-
-/* A connection event for an EP (active side, or an accepted EP). */
-void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
-		      const void *pdata, DAT_COUNT plen);
-/* A connection request arrived at a listening service point: udapl makes
- * the CR (cr->prov = prov_cr) and posts DAT_CONNECTION_REQUEST_EVENT.
- * Returns nonzero if the request could not be queued (the provider then
- * rejects it). */
-int dapl_cm_request(struct dapl_sp *sp, void *prov_cr,
-		    const struct sockaddr *remote, DAT_CONN_QUAL remote_qual,
-		    const void *pdata, DAT_COUNT plen);
-/* A transport async error on a QP/CQ/device. */
-void dapl_async_ep_error(struct dapl_ep *ep, DAT_EVENT_NUMBER number);
-void dapl_async_evd_error(struct dapl_evd *evd);
-void dapl_async_ia_error(struct dapl_ia *ia);
-/* The SRQ's low watermark fired (srq.c): the async EVD hears of it. */
-void dapl_srq_lw_event(struct dapl_srq *srq);
-
 /* ---- teardown, for IA close ABRUPT (each in its object's file) ---------- */
 
 /*
@@ -823,20 +533,6 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 void dapl_evd_get(struct dapl_evd *evd);
 void dapl_evd_put(struct dapl_evd *evd);
 
-/* ---- provider glue (provider.c) -------------------------------------------- */
-
-/*
- * A provider's dat_provider_init calls this with its ops: it makes the
- * DAT_PROVIDER table for the entry and registers it with libdat.
- * dapl_provider_fini undoes it; the last one also empties the free lists.
- */
-void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
-			const struct dapl_ops *ops, const char *provider_name);
-void dapl_provider_fini(const DAT_PROVIDER_INFO *info);
-/* True in a child forked after dapl_provider_init: its fini must not
- * touch the parent's threads or devices. */
-int dapl_provider_forked(void);
-
 /* ---- internal to the object layer (not for providers) --------------------- */
 
 struct dapl_provider *dapl_provider_find(const char *ia_name);
@@ -864,15 +560,36 @@ struct dapl_deadline {
 void dapl_deadline_set(struct dapl_deadline *d, DAT_TIMEOUT timeout);
 int dapl_deadline_ms(const struct dapl_deadline *d);
 
-/* Debug output of the provider: DAPL_DBG_TYPE bit mask, stderr. */
-enum {
-	DAPL_DBG_ERR = 0x1,
-	DAPL_DBG_WARN = 0x2,
-	DAPL_DBG_CM = 0x4,
-	DAPL_DBG_EVD = 0x8,
-	DAPL_DBG_EP = 0x10,
-};
-void dapl_dbg(unsigned type, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* ---- the progress engine, udapl's side (progress.c) ---------------------- */
+
+/* At IA open, before ops->ia_open (which may watch fds): 0 or -1. */
+int dapl_progress_create(struct dapl_ia *ia);
+/* After ops->ia_open succeeded: the engine's thread. */
+int dapl_progress_start(struct dapl_ia *ia);
+/* Before ops->ia_close (and on a failed open): stops the thread (from the
+ * engine's own thread too: it then ends by itself) and frees the engine. */
+void dapl_progress_stop(struct dapl_ia *ia);
+/*
+ * The one place an object that gets upcalls (EP, PSP/RSP, IA) is made
+ * quiet before its memory is recycled: drops a deferred event still
+ * pending for it, refuses new upcall brackets and waits, with no time
+ * bound, for the brackets open on other threads to close.  Called after
+ * the transport's destroy op (qp_destroy, listen_stop, ia_close).
+ */
+void dapl_progress_quiesce(void *obj);
+/* dat_ep_reset: drops a deferred event of the old connection. */
+void dapl_progress_purge_ep(struct dapl_ep *ep);
+
+/* ---- default ops (ops.c) ------------------------------------------------- */
+
+/* Fills the optional ops a transport left NULL with udapl's defaults. */
+void dapl_ops_fill_defaults(struct dapl_ops *ops);
+/* After ops->ia_open: clears capabilities whose ops are the defaults,
+ * and copies the limits into ia->attr. */
+void dapl_caps_apply(struct dapl_ia *ia);
+static inline int dapl_ia_has(const struct dapl_ia *ia, uint32_t cap)
+{
+	return (ia->caps.flags & cap) == cap;
+}
 
 #endif

@@ -1,24 +1,22 @@
 /*
- * Verbs devices and their async threads.
+ * Verbs devices and their async events.
  *
  * librdmacm opens each device once per process and every IA on that
- * device shares the context, so async events (ibv_get_async_event) are
- * read by one thread per device, not per IA: two readers would steal each
- * other's events.  The thread maps each event to its object through the
+ * device shares the context, so the context's async fd is made
+ * non-blocking once and every IA's progress engine watches it: whichever
+ * engine reads an event (ibv_get_async_event) reports it, the others find
+ * nothing.  cma_async_event maps each event to its object through the
  * context pointers we set at creation (a QP's qp_context is its
  * struct dapl_ep, a CQ's cq_context its struct dapl_evd) and reports it
  * with the udapl async upcalls, after acknowledging it: ibv_destroy_qp and
  * ibv_destroy_cq wait for those acknowledgements, and a consumer may be
- * destroying while we report.
+ * destroying while we report.  An EP's upcall bracket is opened before
+ * the acknowledgement, while its QP (and so the EP) is certainly alive.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <unistd.h>
-#include <sys/eventfd.h>
 
 #include "cma.h"
 
@@ -27,7 +25,8 @@ static struct dapl_list cma_devs = {&cma_devs, &cma_devs};
 
 enum { CMA_MAX_IA_REPORT = 32 };
 
-/* A fatal device error: every IA on the device hears it. */
+/* A fatal device error: every IA on the device hears it (an IA leaves
+ * the list in ia_close, under the lock its bracket is opened in). */
 static void cma_async_device(struct cma_dev *dev)
 {
 	struct dapl_ia *ias[CMA_MAX_IA_REPORT];
@@ -36,16 +35,19 @@ static void cma_async_device(struct cma_dev *dev)
 
 	pthread_mutex_lock(&cma_devs_lock);
 	dapl_list_for_each_safe (pos, tmp, &dev->ias) {
-		struct cma_ia *cia =
-		    dapl_container_of(pos, struct cma_ia, dev_link);
+		struct dapl_tp_ia *cia =
+		    dapl_container_of(pos, struct dapl_tp_ia, dev_link);
 
 		if (n == CMA_MAX_IA_REPORT)
 			break;
-		ias[n++] = cia->ia;
+		if (!dapl_upcall_begin(cia->ia))
+			ias[n++] = cia->ia;
 	}
 	pthread_mutex_unlock(&cma_devs_lock);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		dapl_async_ia_error(ias[i]);
+		dapl_upcall_end(ias[i]);
+	}
 }
 
 /*
@@ -55,11 +57,11 @@ static void cma_async_device(struct cma_dev *dev)
  */
 static void cma_async_comm_est(struct dapl_ep *ep)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct cma_ep *cep;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep;
 
 	pthread_mutex_lock(&cia->lock);
-	cep = ep->prov;
+	cep = dapl_ep_tp(ep);
 	if (cep && cep->conn && cep->conn->id)
 		rdma_notify(cep->conn->id, IBV_EVENT_COMM_EST);
 	pthread_mutex_unlock(&cia->lock);
@@ -67,26 +69,24 @@ static void cma_async_comm_est(struct dapl_ep *ep)
 
 /*
  * Before the acknowledgement (the QP, its EP and IA are alive): is the EP
- * still reportable?  If so it is marked as in an upcall, which keeps
- * qp_destroy waiting until cma_upcall_end.
+ * still reportable (qp_destroy has not begun)?  If so its upcall bracket
+ * is opened: udapl frees the EP only once it is closed.
  */
-static struct cma_ia *cma_async_ep_begin(struct dapl_ep *ep)
+static int cma_async_ep_begin(struct dapl_ep *ep)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	int alive;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	int held;
 
 	pthread_mutex_lock(&cia->lock);
-	alive = ep->prov != NULL;
-	if (alive)
-		cia->async_upcall_ep = ep;
+	held = dapl_ep_tp(ep) && !dapl_upcall_begin(ep);
 	pthread_mutex_unlock(&cia->lock);
-	return alive ? cia : NULL;
+	return held;
 }
 
 static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 {
-	struct cma_ia *cia = NULL;
 	struct dapl_ep *ep = NULL;
+	int held = 0;
 	struct dapl_evd *evd = NULL;
 	DAT_EVENT_NUMBER number = DAT_ASYNC_ERROR_EP_BROKEN;
 
@@ -144,50 +144,27 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 	dapl_dbg(DAPL_DBG_WARN, "cma: async event %s",
 		 ibv_event_type_str(e->event_type));
 	if (ep)
-		cia = cma_async_ep_begin(ep);
+		held = cma_async_ep_begin(ep);
 	ibv_ack_async_event(e);
-	if (cia) {
+	if (held) {
 		dapl_async_ep_error(ep, number);
-		cma_upcall_end(cia, &cia->async_upcall_ep);
+		dapl_upcall_end(ep);
 	}
 	if (evd && dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		dapl_async_evd_error(evd);
 }
 
-static void *cma_async_thread(void *arg)
+/* The engine's callback for the device's async fd: one event, 1 if there
+ * was one. */
+int cma_async_event(void *arg)
 {
 	struct cma_dev *dev = arg;
-	struct pollfd pfd[2] = {
-	    {.fd = dev->stop_fd, .events = POLLIN},
-	    {.fd = dev->ctx->async_fd, .events = POLLIN},
-	};
 	struct ibv_async_event e;
 
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pfd[0].revents)
-			break;
-		while (!ibv_get_async_event(dev->ctx, &e))
-			cma_async_one(dev, &e);
-	}
-	return NULL;
-}
-
-/* Starts a thread with every signal blocked: signals are the consumer's. */
-int cma_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
-		     const char *name)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!rc)
-		pthread_setname_np(*t, name);
-	return rc;
+	if (ibv_get_async_event(dev->ctx, &e))
+		return 0;
+	cma_async_one(dev, &e);
+	return 1;
 }
 
 static struct cma_dev *cma_dev_new(struct ibv_context *ctx)
@@ -200,14 +177,8 @@ static struct cma_dev *cma_dev_new(struct ibv_context *ctx)
 	dev->ctx = ctx;
 	dev->refs = 1;
 	dapl_list_init(&dev->ias);
-	dev->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	fl = fcntl(ctx->async_fd, F_GETFL);
-	if (dev->stop_fd < 0 || fl < 0 ||
-	    fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    cma_thread_start(&dev->thread, cma_async_thread, dev,
-			     "dapl-cma-async")) {
-		if (dev->stop_fd >= 0)
-			close(dev->stop_fd);
+	if (fl < 0 || fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		free(dev);
 		return NULL;
 	}
@@ -239,17 +210,17 @@ struct cma_dev *cma_dev_get(struct ibv_context *ctx)
 	return dev;
 }
 
-void cma_dev_add_ia(struct cma_dev *dev, struct cma_ia *cia)
+void cma_dev_add_ia(struct cma_dev *dev, struct dapl_tp_ia *cia)
 {
 	pthread_mutex_lock(&cma_devs_lock);
 	dapl_list_add_tail(&dev->ias, &cia->dev_link);
 	pthread_mutex_unlock(&cma_devs_lock);
 }
 
-/* Drops an IA's reference (cia may be NULL if it was never added). */
-void cma_dev_put(struct cma_dev *dev, struct cma_ia *cia)
+/* Drops an IA's reference (cia may be NULL if it was never added).  The
+ * engines of the IAs still on the device keep watching its fd. */
+void cma_dev_put(struct cma_dev *dev, struct dapl_tp_ia *cia)
 {
-	uint64_t one = 1;
 	int last;
 
 	pthread_mutex_lock(&cma_devs_lock);
@@ -259,14 +230,6 @@ void cma_dev_put(struct cma_dev *dev, struct cma_ia *cia)
 	if (last)
 		dapl_list_del(&dev->link);
 	pthread_mutex_unlock(&cma_devs_lock);
-	if (!last)
-		return;
-	if (write(dev->stop_fd, &one, sizeof(one)) != sizeof(one)) {
-		/* the thread still runs: leave it its memory */
-		dapl_dbg(DAPL_DBG_ERR, "cma: cannot stop the async thread");
-		return;
-	}
-	pthread_join(dev->thread, NULL);
-	close(dev->stop_fd);
-	free(dev);
+	if (last)
+		free(dev);
 }

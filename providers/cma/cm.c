@@ -12,9 +12,9 @@
  * to ERR on rdma_disconnect.  The QP is given back (cm_id->qp = NULL)
  * before the id is destroyed; rdma_destroy_id never frees it.
  *
- * The active side only starts address resolution here; the CM thread
- * (cm_event.c) resolves the route and sends the request, and enforces the
- * DAT timeout with a deadline.
+ * The active side only starts address resolution here; the CM callback
+ * (cm_event.c) resolves the route and sends the request, and the
+ * connection's engine timer enforces the DAT timeout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,7 +51,7 @@ static void cma_set_port(struct sockaddr_storage *ss, uint16_t port)
 }
 
 /* The local ACK timeout for the QP rdma_cm moves to RTS (long on TCG). */
-static void cma_set_ack_timeout(struct cma_ia *cia, struct rdma_cm_id *id)
+static void cma_set_ack_timeout(struct dapl_tp_ia *cia, struct rdma_cm_id *id)
 {
 	uint8_t t = cia->ack_timeout;
 
@@ -70,9 +70,9 @@ static uint8_t cma_min_u8(long a, long b)
 
 DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 {
-	struct cma_ia *cia = cma_ia_of(sp);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
 	struct sockaddr_storage ss;
-	struct cma_sp *csp;
+	struct dapl_tp_sp *csp;
 	DAT_RETURN ret;
 	int err;
 
@@ -89,7 +89,8 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
-	memcpy(&ss, &cia->ia->addr, sizeof(ss));
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, dapl_ia_addr(cia->ia), cma_addr_len(dapl_ia_addr(cia->ia)));
 	cma_set_port(&ss, (uint16_t)*qual);
 	if (rdma_bind_addr(csp->id, (struct sockaddr *)&ss) ||
 	    rdma_listen(csp->id, 128)) {
@@ -105,31 +106,32 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 		*qual = ntohs(rdma_get_src_port(csp->id));
 	dapl_dbg(DAPL_DBG_CM, "cma: listening on %llu",
 		 (unsigned long long)*qual);
-	sp->prov = csp;
+	dapl_sp_set_tp(sp, csp);
 	return DAT_SUCCESS;
 }
 
-/* Synchronous, so the qualifier is free again on return, and no
- * request upcall for sp runs any more (udapl frees sp next).  The CM
- * thread acknowledges the listener's requests without waiting for udapl,
- * so rdma_destroy_id cannot block on a caller's lock. */
+/* Synchronous, so the qualifier is free again on return; once csp->sp is
+ * cleared (under the lock the CM callback handles requests in) no new
+ * request upcall for sp starts, and udapl waits for one running.  The CM
+ * callback acknowledges the listener's requests without waiting for
+ * udapl, so rdma_destroy_id cannot block on a caller's lock. */
 void cma_listen_stop(struct dapl_sp *sp)
 {
-	struct cma_sp *csp = sp->prov;
-	struct cma_ia *cia = cma_ia_of(sp);
+	struct dapl_tp_sp *csp = dapl_sp_tp(sp);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
 
 	if (!csp)
 		return;
-	sp->prov = NULL;
+	dapl_sp_set_tp(sp, NULL);
 	pthread_mutex_lock(&cia->lock);
-	cma_request_upcall_wait(cia, sp);
+	csp->sp = NULL;
 	pthread_mutex_unlock(&cia->lock);
 	rdma_destroy_id(csp->id);
 	free(csp);
 }
 
 /* locked: takes conn's id away from it (the caller destroys it). */
-static struct rdma_cm_id *cma_conn_unhook(struct cma_conn *conn)
+static struct rdma_cm_id *cma_conn_unhook(struct dapl_tp_cr *conn)
 {
 	struct rdma_cm_id *id = conn->id;
 
@@ -141,19 +143,15 @@ static struct rdma_cm_id *cma_conn_unhook(struct cma_conn *conn)
 	return id;
 }
 
-void cma_conn_drop(struct cma_ia *cia, struct cma_ep *cep)
+void cma_conn_drop(struct dapl_tp_ia *cia, struct dapl_tp_ep *cep)
 {
 	struct rdma_cm_id *id = NULL;
-	struct cma_conn *conn;
+	struct dapl_tp_cr *conn;
 
 	pthread_mutex_lock(&cia->lock);
 	conn = cep->conn;
 	cep->conn = NULL;
 	if (conn) {
-		/* upcalls queued for the old connection must not meet a
-		 * new one */
-		if (conn->ep)
-			cma_note_forget(cia, conn->ep);
 		conn->ep = NULL;
 		id = cma_conn_unhook(conn);
 	}
@@ -161,6 +159,14 @@ void cma_conn_drop(struct cma_ia *cia, struct cma_ep *cep)
 	/* Destroying a connected id also sends the peer a DREQ. */
 	if (id)
 		rdma_destroy_id(id);
+	if (conn)
+		cma_conn_free(conn);
+}
+
+void cma_conn_free(struct dapl_tp_cr *conn)
+{
+	/* its timer's callback may be running on the engine's thread */
+	dapl_timer_cancel_sync(&conn->timer);
 	free(conn);
 }
 
@@ -176,10 +182,10 @@ static int cma_resolve_ms(DAT_TIMEOUT timeout)
 	return ms > CMA_RESOLVE_MAX_MS ? CMA_RESOLVE_MAX_MS : (int)ms;
 }
 
-int cma_resolve_addr_step(struct cma_conn *conn)
+int cma_resolve_addr_step(struct dapl_tp_cr *conn)
 {
 	struct sockaddr_storage src;
-	uint64_t now = cma_now_ns();
+	uint64_t now = dapl_now_ns();
 	int ms;
 
 	if (now >= conn->resolve_end) {
@@ -189,18 +195,20 @@ int cma_resolve_addr_step(struct cma_conn *conn)
 	ms = (int)((conn->resolve_end - now + 999999) / 1000000);
 	if (ms > CMA_ADDR_STEP_MS)
 		ms = CMA_ADDR_STEP_MS;
-	memcpy(&src, &conn->cia->ia->addr, sizeof(src));
+	memset(&src, 0, sizeof(src));
+	memcpy(&src, dapl_ia_addr(conn->cia->ia),
+	       cma_addr_len(dapl_ia_addr(conn->cia->ia)));
 	cma_set_port(&src, 0);
 	return rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
 				 (struct sockaddr *)&conn->dst, ms);
 }
 
-static struct cma_conn *cma_conn_new_active(struct cma_ia *cia,
+static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 					    struct dapl_ep *ep,
 					    const void *pdata, DAT_COUNT plen,
 					    DAT_TIMEOUT timeout)
 {
-	struct cma_conn *conn = calloc(1, sizeof(*conn));
+	struct dapl_tp_cr *conn = calloc(1, sizeof(*conn));
 
 	if (!conn)
 		return NULL;
@@ -210,13 +218,13 @@ static struct cma_conn *cma_conn_new_active(struct cma_ia *cia,
 	conn->state = CMA_CONN_ADDR;
 	conn->resolve_ms = cma_resolve_ms(timeout);
 	conn->resp_res =
-	    cma_min_u8(ep->attr.max_rdma_read_in, cia->dattr.max_qp_rd_atom);
-	conn->init_depth = cma_min_u8(ep->attr.max_rdma_read_out,
+	    cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_in, cia->dattr.max_qp_rd_atom);
+	conn->init_depth = cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_out,
 				      cia->dattr.max_qp_init_rd_atom);
 	conn->plen = plen;
 	if (plen)
 		memcpy(conn->pdata, pdata, plen);
-	dapl_list_init(&conn->timer_link);
+	cma_timer_init(conn);
 	if (rdma_create_id(cia->ch, &conn->id, conn, RDMA_PS_TCP)) {
 		free(conn);
 		return NULL;
@@ -229,10 +237,10 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
 		       const void *pdata, DAT_COUNT plen)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct sockaddr_storage dst;
-	struct cma_conn *conn;
+	struct dapl_tp_cr *conn;
 	int err;
 
 	if (qual > 0xffff)
@@ -256,7 +264,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 				DAT_RESOURCE_MEMORY);
 	memcpy(&conn->dst, &dst, sizeof(dst));
 	conn->resolve_end =
-	    cma_now_ns() + (uint64_t)conn->resolve_ms * 1000000ull;
+	    dapl_now_ns() + (uint64_t)conn->resolve_ms * 1000000ull;
 
 	pthread_mutex_lock(&cia->lock);
 	if (cma_resolve_addr_step(conn)) {
@@ -274,7 +282,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	}
 	cep->conn = conn;
 	if (timeout != DAT_TIMEOUT_INFINITE)
-		cma_timer_set(conn, cma_now_ns() + (uint64_t)timeout * 1000);
+		cma_timer_set(conn, dapl_now_ns() + (uint64_t)timeout * 1000);
 	pthread_mutex_unlock(&cia->lock);
 	return DAT_SUCCESS;
 }
@@ -282,9 +290,9 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 		      DAT_COUNT plen)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct cma_conn *conn = cr->prov;
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_cr *conn = dapl_cr_tp(cr);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct rdma_conn_param param = {
 	    .private_data = plen ? pdata : NULL,
 	    .private_data_len = (uint8_t)plen,
@@ -303,10 +311,10 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	/* Reads in: no more than the peer will issue; out: no more than the
 	 * peer accepts. */
 	param.responder_resources = cma_min_u8(
-	    cma_min_u8(ep->attr.max_rdma_read_in, cia->dattr.max_qp_rd_atom),
+	    cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_in, cia->dattr.max_qp_rd_atom),
 	    conn->peer_init_depth);
 	param.initiator_depth =
-	    cma_min_u8(cma_min_u8(ep->attr.max_rdma_read_out,
+	    cma_min_u8(cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_out,
 				  cia->dattr.max_qp_init_rd_atom),
 		       conn->peer_resp_res);
 
@@ -329,7 +337,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 			conn->state = CMA_CONN_ACCEPTING;
 			conn->ep = ep;
 			cep->conn = conn;
-			cr->prov = NULL; /* the EP owns it now */
+			dapl_cr_set_tp(cr, NULL); /* the EP owns it now */
 		}
 	}
 	pthread_mutex_unlock(&cia->lock);
@@ -340,13 +348,13 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
  * forgets it. */
 static void cma_cr_refuse(struct dapl_cr *cr)
 {
-	struct cma_ia *cia = cma_ia_of(cr);
-	struct cma_conn *conn = cr->prov;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(cr);
+	struct dapl_tp_cr *conn = dapl_cr_tp(cr);
 	struct rdma_cm_id *id;
 
 	if (!conn)
 		return;
-	cr->prov = NULL;
+	dapl_cr_set_tp(cr, NULL);
 	pthread_mutex_lock(&cia->lock);
 	if (conn->id && conn->state == CMA_CONN_REQUEST)
 		rdma_reject(conn->id, NULL, 0);
@@ -354,12 +362,12 @@ static void cma_cr_refuse(struct dapl_cr *cr)
 	pthread_mutex_unlock(&cia->lock);
 	if (id)
 		rdma_destroy_id(id);
-	free(conn);
+	cma_conn_free(conn);
 }
 
 DAT_RETURN cma_reject(struct dapl_cr *cr)
 {
-	if (!cr->prov)
+	if (!dapl_cr_tp(cr))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
 	cma_cr_refuse(cr);
 	return DAT_SUCCESS;
@@ -380,10 +388,10 @@ void cma_cr_destroy(struct dapl_cr *cr)
  */
 DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct rdma_cm_id *id = NULL;
-	struct cma_conn *conn;
+	struct dapl_tp_cr *conn;
 	int report = 0;
 
 	if (!cep)
@@ -398,7 +406,7 @@ DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 		if (rdma_disconnect(conn->id))
 			report = !abrupt; /* no answer will come */
 		else if (!abrupt)
-			cma_timer_set(conn, cma_now_ns() + CMA_DISC_TIMEOUT_NS);
+			cma_timer_set(conn, dapl_now_ns() + CMA_DISC_TIMEOUT_NS);
 	} else if (conn->state != CMA_CONN_DISCONNECTING) {
 		id = cma_conn_unhook(conn);
 		report = !abrupt;
@@ -414,8 +422,7 @@ DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 			conn->state = CMA_CONN_CLOSED;
 			cma_timer_set(conn, 0);
 		}
-		if (cma_note_post(cia, ep, DAPL_CM_DISCONNECTED))
-			dapl_dbg(DAPL_DBG_ERR, "cma: disconnect event lost");
+		dapl_ep_defer_cm_event(ep, DAPL_CM_DISCONNECTED);
 	}
 	pthread_mutex_unlock(&cia->lock);
 	if (id)

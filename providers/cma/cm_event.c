@@ -1,11 +1,13 @@
 /*
- * The CM thread of an IA: rdma_cm events, connect timeouts and deferred
- * upcalls.
+ * rdma_cm events and connection timers, run by udapl's progress engine:
+ * cma_cm_event is the callback of the IA's event channel, cma_conn_timer
+ * the callback of a connection's timer (the DAT connect timeout, the
+ * bound of a graceful disconnect).
  *
- * Each round fetches one event (the channel fd is non-blocking) and
+ * Each call fetches one event (the channel fd is non-blocking) and
  * handles and acknowledges it inside one cia->lock section, filling a
- * struct cma_up with what to tell udapl; the upcall runs after the lock
- * is dropped.  Acknowledging before the upcall is what lets a consumer
+ * struct cma_up with what to tell udapl and opening its upcall bracket;
+ * the upcall runs after the lock is dropped.  Acknowledging before the upcall is what lets a consumer
  * call rdma_destroy_id at any time: it waits only for acknowledgements,
  * never for udapl.
  *
@@ -25,12 +27,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/eventfd.h>
 
 #include "cma.h"
 
@@ -48,7 +46,7 @@ struct cma_up {
 	struct dapl_ep *ep;
 	enum dapl_cm_event event;
 	struct dapl_sp *sp;
-	struct cma_conn *conn;	    /* CMA_UP_REQUEST: the new request */
+	struct dapl_tp_cr *conn;	    /* CMA_UP_REQUEST: the new request */
 	struct rdma_cm_id *destroy; /* an id to destroy first */
 	struct sockaddr_storage peer;
 	DAT_CONN_QUAL peer_port;
@@ -56,113 +54,23 @@ struct cma_up {
 	unsigned char pdata[256];
 };
 
-uint64_t cma_now_ns(void)
-{
-	struct timespec ts;
+static void cma_conn_timer(struct dapl_timer *t);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+void cma_timer_init(struct dapl_tp_cr *conn)
+{
+	dapl_timer_init(&conn->timer, conn->cia->ia, cma_conn_timer);
 }
 
-void cma_cm_wake(struct cma_ia *cia)
+void cma_timer_set(struct dapl_tp_cr *conn, uint64_t deadline)
 {
-	uint64_t one = 1;
-
-	if (write(cia->wake_fd, &one, sizeof(one)) != sizeof(one))
-		dapl_dbg(DAPL_DBG_ERR, "cma: cannot wake the CM thread");
-}
-
-void cma_timer_set(struct cma_conn *conn, uint64_t deadline)
-{
-	int linked = !dapl_list_empty(&conn->timer_link);
-
-	conn->deadline = deadline;
-	if (!deadline && linked)
-		dapl_list_del(&conn->timer_link);
-	if (deadline && !linked) {
-		dapl_list_add_tail(&conn->cia->timers, &conn->timer_link);
-		cma_cm_wake(conn->cia); /* recompute its poll timeout */
-	}
-}
-
-int cma_note_post(struct cma_ia *cia, struct dapl_ep *ep,
-		  enum dapl_cm_event event)
-{
-	struct cma_note *n = malloc(sizeof(*n));
-
-	if (!n)
-		return -1;
-	n->ep = ep;
-	n->event = event;
-	dapl_list_add_tail(&cia->notes, &n->link);
-	cma_cm_wake(cia);
-	return 0;
-}
-
-void cma_note_forget(struct cma_ia *cia, struct dapl_ep *ep)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe (pos, tmp, &cia->notes) {
-		struct cma_note *n =
-		    dapl_container_of(pos, struct cma_note, link);
-
-		if (n->ep == ep) {
-			dapl_list_del(&n->link);
-			free(n);
-		}
-	}
-}
-
-/*
- * qp_destroy must return only when no upcall for its EP runs or will
- * run (udapl then recycles the EP).  Bounded: a caller that holds the
- * EP's lock while the upcall waits for it must not hang forever; after
- * the bound the late upcall meets an EP udapl already marked done.
- */
-void cma_upcall_wait(struct cma_ia *cia, struct dapl_ep *ep)
-{
-	struct timespec ts;
-
-	if (pthread_equal(pthread_self(), cia->cm_thread))
-		return; /* an upcall destroying its own EP */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 1;
-	while (cia->cm_upcall_ep == ep || cia->async_upcall_ep == ep)
-		if (pthread_cond_timedwait(&cia->upcall_done, &cia->lock, &ts))
-			break;
-}
-
-/*
- * listen_stop must return only when no connection-request upcall for its
- * service point runs: udapl frees the PSP/RSP and may free its CR EVD
- * next, which such an upcall (past its checks of the SP) would still use.
- * One that starts later finds the SP no longer listening.  Bounded like
- * cma_upcall_wait.
- */
-void cma_request_upcall_wait(struct cma_ia *cia, const struct dapl_sp *sp)
-{
-	struct timespec ts;
-
-	if (pthread_equal(pthread_self(), cia->cm_thread))
-		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 1;
-	while (cia->cm_upcall_sp == sp)
-		if (pthread_cond_timedwait(&cia->upcall_done, &cia->lock, &ts))
-			break;
-}
-
-void cma_upcall_end(struct cma_ia *cia, struct dapl_ep **slot)
-{
-	pthread_mutex_lock(&cia->lock);
-	*slot = NULL;
-	pthread_cond_broadcast(&cia->upcall_done);
-	pthread_mutex_unlock(&cia->lock);
+	if (deadline)
+		dapl_timer_arm(&conn->timer, deadline);
+	else
+		dapl_timer_cancel(&conn->timer);
 }
 
 /* locked: the connection's one terminal event. */
-static void cma_final(struct cma_conn *conn, enum dapl_cm_event ev,
+static void cma_final(struct dapl_tp_cr *conn, enum dapl_cm_event ev,
 		      struct cma_up *up)
 {
 	if (conn->state == CMA_CONN_CLOSED)
@@ -190,14 +98,15 @@ static void cma_copy_pdata(struct cma_up *up, const struct rdma_cm_event *ev)
 }
 
 /* locked: a new connect request on one of our listeners. */
-static void cma_cm_request(struct cma_ia *cia, struct rdma_cm_event *ev,
+static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 			   struct cma_up *up)
 {
-	struct cma_sp *csp = ev->listen_id ? ev->listen_id->context : NULL;
-	struct cma_conn *conn = calloc(1, sizeof(*conn));
+	struct dapl_tp_sp *csp = ev->listen_id ? ev->listen_id->context : NULL;
+	struct dapl_tp_cr *conn = calloc(1, sizeof(*conn));
 	struct sockaddr *peer = rdma_get_peer_addr(ev->id);
 
-	if (!conn || !csp || csp->kind != CMA_KIND_SP || !csp->sp) {
+	if (!conn || !csp || csp->kind != CMA_KIND_SP || !csp->sp ||
+	    dapl_upcall_begin(csp->sp)) {
 		free(conn);
 		rdma_reject(ev->id, NULL, 0);
 		up->destroy = ev->id;
@@ -209,7 +118,7 @@ static void cma_cm_request(struct cma_ia *cia, struct rdma_cm_event *ev,
 	conn->state = CMA_CONN_REQUEST;
 	conn->peer_resp_res = ev->param.conn.responder_resources;
 	conn->peer_init_depth = ev->param.conn.initiator_depth;
-	dapl_list_init(&conn->timer_link);
+	cma_timer_init(conn);
 	ev->id->context = conn;
 
 	up->kind = CMA_UP_REQUEST;
@@ -222,9 +131,9 @@ static void cma_cm_request(struct cma_ia *cia, struct rdma_cm_event *ev,
 }
 
 /* locked: the route is known; attach the EP's QP and send the REQ. */
-static void cma_cm_route_resolved(struct cma_conn *conn, struct cma_up *up)
+static void cma_cm_route_resolved(struct dapl_tp_cr *conn, struct cma_up *up)
 {
-	struct cma_ep *cep = conn->ep ? conn->ep->prov : NULL;
+	struct dapl_tp_ep *cep = conn->ep ? dapl_ep_tp(conn->ep) : NULL;
 	struct rdma_conn_param param = {
 	    .private_data = conn->plen ? conn->pdata : NULL,
 	    .private_data_len = (uint8_t)conn->plen,
@@ -266,7 +175,7 @@ static int cma_qp_failed(struct ibv_qp *qp)
 }
 
 /* locked: the connection is gone, from either side. */
-static void cma_cm_disconnected(struct cma_conn *conn, struct cma_up *up)
+static void cma_cm_disconnected(struct dapl_tp_cr *conn, struct cma_up *up)
 {
 	enum dapl_cm_event ev = DAPL_CM_DISCONNECTED;
 
@@ -295,7 +204,7 @@ static void cma_cm_disconnected(struct cma_conn *conn, struct cma_up *up)
 }
 
 /* locked: the connect request was refused. */
-static void cma_cm_rejected(struct cma_conn *conn, int status,
+static void cma_cm_rejected(struct dapl_tp_cr *conn, int status,
 			    struct cma_up *up)
 {
 	dapl_dbg(DAPL_DBG_CM, "cma: rejected, status %d", status);
@@ -308,7 +217,7 @@ static void cma_cm_rejected(struct cma_conn *conn, int status,
 }
 
 /* locked: an event on one of our connections. */
-static void cma_cm_conn_event(struct cma_conn *conn, struct rdma_cm_event *ev,
+static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 			      struct cma_up *up)
 {
 	int passive = conn->state == CMA_CONN_ACCEPTING ||
@@ -376,7 +285,7 @@ static void cma_cm_conn_event(struct cma_conn *conn, struct rdma_cm_event *ev,
 }
 
 /* locked */
-static void cma_cm_handle(struct cma_ia *cia, struct rdma_cm_event *ev,
+static void cma_cm_handle(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 			  struct cma_up *up)
 {
 	enum cma_kind *kind = ev->id ? ev->id->context : NULL;
@@ -388,7 +297,7 @@ static void cma_cm_handle(struct cma_ia *cia, struct rdma_cm_event *ev,
 		return;
 	}
 	if (kind && *kind == CMA_KIND_CONN) {
-		cma_cm_conn_event((struct cma_conn *)kind, ev, up);
+		cma_cm_conn_event((struct dapl_tp_cr *)kind, ev, up);
 		return;
 	}
 	/* A listener or the anchor: only losing the device matters. */
@@ -397,7 +306,8 @@ static void cma_cm_handle(struct cma_ia *cia, struct rdma_cm_event *ev,
 }
 
 /* A request udapl could not queue: refuse it and forget it. */
-static void cma_cm_request_refused(struct cma_ia *cia, struct cma_conn *conn)
+static void cma_cm_request_refused(struct dapl_tp_ia *cia,
+				   struct dapl_tp_cr *conn)
 {
 	struct rdma_cm_id *id;
 
@@ -409,219 +319,106 @@ static void cma_cm_request_refused(struct cma_ia *cia, struct cma_conn *conn)
 	pthread_mutex_unlock(&cia->lock);
 	if (id)
 		rdma_destroy_id(id);
-	free(conn);
+	cma_conn_free(conn);
 }
 
-/* locked: an EP or request upcall is about to run (see cma_upcall_wait,
- * cma_request_upcall_wait). */
-static void cma_up_mark(struct cma_ia *cia, const struct cma_up *up)
+/* locked: opens the bracket of an EP or IA upcall about to run (that of a
+ * request was opened by cma_cm_request); an object being freed gets
+ * none. */
+static void cma_up_begin(struct dapl_tp_ia *cia, struct cma_up *up)
 {
-	if (up->kind == CMA_UP_EP)
-		cia->cm_upcall_ep = up->ep;
-	else if (up->kind == CMA_UP_REQUEST)
-		cia->cm_upcall_sp = up->sp;
+	if ((up->kind == CMA_UP_EP && dapl_upcall_begin(up->ep)) ||
+	    (up->kind == CMA_UP_IA && dapl_upcall_begin(cia->ia)))
+		up->kind = CMA_UP_NONE;
 }
 
-static void cma_up_run(struct cma_ia *cia, struct cma_up *up)
+/* The upcall, without the lock.  The IA may be gone when it returns (a
+ * CNO agent may close it): nothing after it touches cia but a refused
+ * request, which the consumer cannot have closed the IA for. */
+static void cma_up_run(struct dapl_tp_ia *cia, struct cma_up *up)
 {
+	struct dapl_ia *ia = cia->ia;
+
 	if (up->destroy)
 		rdma_destroy_id(up->destroy);
 	switch (up->kind) {
 	case CMA_UP_EP:
 		dapl_cm_ep_event(up->ep, up->event, up->plen ? up->pdata : NULL,
 				 up->plen);
-		cma_upcall_end(cia, &cia->cm_upcall_ep);
+		dapl_upcall_end(up->ep);
 		break;
 	case CMA_UP_REQUEST: {
 		int refused = dapl_cm_request(
 		    up->sp, up->conn, (struct sockaddr *)&up->peer,
 		    up->peer_port, up->plen ? up->pdata : NULL, up->plen);
 
-		/* udapl is done with the SP (cma_request_upcall_wait) */
-		pthread_mutex_lock(&cia->lock);
-		cia->cm_upcall_sp = NULL;
-		pthread_cond_broadcast(&cia->upcall_done);
-		pthread_mutex_unlock(&cia->lock);
+		dapl_upcall_end(up->sp);
 		if (refused)
 			cma_cm_request_refused(cia, up->conn);
 		break;
 	}
 	case CMA_UP_IA:
-		dapl_async_ia_error(cia->ia);
+		dapl_async_ia_error(ia);
+		dapl_upcall_end(ia);
 		break;
 	case CMA_UP_NONE:
 		break;
 	}
 }
 
-/* All pending rdma_cm events, one lock section each. */
-static void cma_cm_drain(struct cma_ia *cia)
+static void cma_up_clear(struct cma_up *up)
 {
+	up->kind = CMA_UP_NONE;
+	up->destroy = NULL;
+	up->plen = 0;
+}
+
+/* The engine's callback for the event channel: one event, 1 if there was
+ * one (there may be more). */
+int cma_cm_event(void *arg)
+{
+	struct dapl_tp_ia *cia = arg;
 	struct rdma_cm_event *ev;
 	struct cma_up up;
 
-	for (;;) {
-		up.kind = CMA_UP_NONE;
-		up.destroy = NULL;
-		up.plen = 0;
-		pthread_mutex_lock(&cia->lock);
-		if (rdma_get_cm_event(cia->ch, &ev)) {
-			pthread_mutex_unlock(&cia->lock);
-			return;
-		}
-		cma_cm_handle(cia, ev, &up);
-		rdma_ack_cm_event(ev);
-		cma_up_mark(cia, &up);
+	cma_up_clear(&up);
+	pthread_mutex_lock(&cia->lock);
+	if (rdma_get_cm_event(cia->ch, &ev)) {
 		pthread_mutex_unlock(&cia->lock);
-		cma_up_run(cia, &up);
-	}
-}
-
-/* locked: one expired deadline, if any. */
-static int cma_cm_expire_one(struct cma_ia *cia, uint64_t now,
-			     struct cma_up *up)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe (pos, tmp, &cia->timers) {
-		struct cma_conn *conn =
-		    dapl_container_of(pos, struct cma_conn, timer_link);
-
-		if (conn->deadline > now)
-			continue;
-		cma_timer_set(conn, 0);
-		if (conn->state == CMA_CONN_DISCONNECTING) {
-			/* the peer never answered our DREQ */
-			cma_final(conn, DAPL_CM_DISCONNECTED, up);
-			return 1;
-		}
-		if (conn->state == CMA_CONN_CLOSED ||
-		    conn->state == CMA_CONN_ESTABLISHED)
-			return 1;
-		/* The DAT connect timeout: abandon the attempt. */
-		cma_final(conn, DAPL_CM_TIMED_OUT, up);
-		if (conn->id) {
-			conn->id->qp = NULL;
-			up->destroy = conn->id;
-			conn->id = NULL;
-		}
-		return 1;
-	}
-	return 0;
-}
-
-/* locked: one queued upcall, if any. */
-static int cma_cm_note_one(struct cma_ia *cia, struct cma_up *up)
-{
-	struct cma_note *n;
-
-	if (dapl_list_empty(&cia->notes))
 		return 0;
-	n = dapl_container_of(cia->notes.next, struct cma_note, link);
-	dapl_list_del(&n->link);
-	up->kind = CMA_UP_EP;
-	up->ep = n->ep;
-	up->event = n->event;
-	free(n);
+	}
+	cma_cm_handle(cia, ev, &up);
+	rdma_ack_cm_event(ev);
+	cma_up_begin(cia, &up);
+	pthread_mutex_unlock(&cia->lock);
+	cma_up_run(cia, &up);
 	return 1;
 }
 
-static void cma_cm_service(struct cma_ia *cia)
+/* A connection's timer expired. */
+static void cma_conn_timer(struct dapl_timer *t)
 {
+	struct dapl_tp_cr *conn = dapl_container_of(t, struct dapl_tp_cr, timer);
+	struct dapl_tp_ia *cia = conn->cia;
 	struct cma_up up;
-	int more;
 
-	do {
-		up.kind = CMA_UP_NONE;
-		up.destroy = NULL;
-		up.plen = 0;
-		pthread_mutex_lock(&cia->lock);
-		more = cma_cm_expire_one(cia, cma_now_ns(), &up) ||
-		       cma_cm_note_one(cia, &up);
-		cma_up_mark(cia, &up);
-		pthread_mutex_unlock(&cia->lock);
-		cma_up_run(cia, &up);
-	} while (more);
-}
-
-/* locked: poll timeout until the nearest deadline, -1 for none. */
-static int cma_cm_timeout(struct cma_ia *cia)
-{
-	struct dapl_list *pos, *tmp;
-	uint64_t now = cma_now_ns(), next = UINT64_MAX;
-
-	dapl_list_for_each_safe (pos, tmp, &cia->timers) {
-		struct cma_conn *conn =
-		    dapl_container_of(pos, struct cma_conn, timer_link);
-
-		if (conn->deadline < next)
-			next = conn->deadline;
-	}
-	if (next == UINT64_MAX)
-		return -1;
-	if (next <= now)
-		return 0;
-	next = (next - now + 999999) / 1000000;
-	return next > 60000 ? 60000 : (int)next;
-}
-
-static void *cma_cm_thread(void *arg)
-{
-	struct cma_ia *cia = arg;
-	struct pollfd pfd[2] = {
-	    {.fd = cia->wake_fd, .events = POLLIN},
-	    {.fd = cia->ch->fd, .events = POLLIN},
-	};
-	uint64_t v;
-	int tmo;
-
-	for (;;) {
-		pthread_mutex_lock(&cia->lock);
-		tmo = cia->stopping ? -2 : cma_cm_timeout(cia);
-		pthread_mutex_unlock(&cia->lock);
-		if (tmo == -2)
-			break;
-		if (poll(pfd, 2, tmo) < 0 && errno != EINTR)
-			break;
-		if ((pfd[0].revents & POLLIN) &&
-		    read(cia->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			break;
-		cma_cm_drain(cia);
-		cma_cm_service(cia);
-	}
-	return NULL;
-}
-
-int cma_cm_start(struct cma_ia *cia)
-{
-	cia->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (cia->wake_fd < 0)
-		return -1;
-	if (cma_thread_start(&cia->cm_thread, cma_cm_thread, cia,
-			     "dapl-cma-cm")) {
-		close(cia->wake_fd);
-		cia->wake_fd = -1;
-		return -1;
-	}
-	return 0;
-}
-
-void cma_cm_stop(struct cma_ia *cia)
-{
-	struct dapl_list *pos, *tmp;
-
+	cma_up_clear(&up);
 	pthread_mutex_lock(&cia->lock);
-	cia->stopping = 1;
-	pthread_mutex_unlock(&cia->lock);
-	cma_cm_wake(cia);
-	pthread_join(cia->cm_thread, NULL);
-	close(cia->wake_fd);
-	cia->wake_fd = -1;
-	dapl_list_for_each_safe (pos, tmp, &cia->notes) {
-		dapl_list_del(pos);
-		free(dapl_container_of(pos, struct cma_note, link));
+	if (conn->state == CMA_CONN_DISCONNECTING) {
+		/* the peer never answered our DREQ */
+		cma_final(conn, DAPL_CM_DISCONNECTED, &up);
+	} else if (conn->state != CMA_CONN_CLOSED &&
+		   conn->state != CMA_CONN_ESTABLISHED) {
+		/* The DAT connect timeout: abandon the attempt. */
+		cma_final(conn, DAPL_CM_TIMED_OUT, &up);
+		if (conn->id) {
+			conn->id->qp = NULL;
+			up.destroy = conn->id;
+			conn->id = NULL;
+		}
 	}
-	/* Connections still on the timer list belong to EPs udapl tore
-	 * down already; their memory went with cma_conn_drop. */
-	dapl_list_init(&cia->timers);
+	cma_up_begin(cia, &up);
+	pthread_mutex_unlock(&cia->lock);
+	/* conn may be freed from here on (the upcall's consequences) */
+	cma_up_run(cia, &up);
 }

@@ -50,10 +50,10 @@ DAT_DTO_COMPLETION_STATUS cma_wc_status(enum ibv_wc_status st)
 	}
 }
 
-static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct cma_cq *c,
+static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct dapl_tp_evd *c,
 			     DAT_COUNT *qlen)
 {
-	struct cma_ia *cia = cma_ia_of(evd);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(evd);
 	int fl;
 
 	c->ch = ibv_create_comp_channel(cia->ctx);
@@ -80,7 +80,7 @@ static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct cma_cq *c,
 
 DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
-	struct cma_cq *c = calloc(1, sizeof(*c));
+	struct dapl_tp_evd *c = calloc(1, sizeof(*c));
 	DAT_RETURN ret;
 
 	if (!c)
@@ -91,14 +91,14 @@ DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 		free(c);
 		return ret;
 	}
-	evd->prov = c;
+	dapl_evd_set_tp(evd, c);
 	*fd = c->ch->fd;
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN cma_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
 {
-	struct cma_cq *c = evd->prov;
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	int rc;
 
 	if (!c)
@@ -115,11 +115,11 @@ DAT_RETURN cma_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
 
 void cma_cq_destroy(struct dapl_evd *evd)
 {
-	struct cma_cq *c = evd->prov;
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 
 	if (!c)
 		return;
-	evd->prov = NULL;
+	dapl_evd_set_tp(evd, NULL);
 	/* cq_ack acknowledges every event it takes, so this cannot wait. */
 	if (ibv_destroy_cq(c->cq))
 		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_cq failed (in use?)");
@@ -132,23 +132,22 @@ void cma_cq_destroy(struct dapl_evd *evd)
  * An error completion other than a flush: the QP went to ERR by itself
  * (retries exhausted on a dead link or a vanished peer, a remote access
  * or length error).  The CM may never say so (a dead link carries no
- * DREQ), so the connection ends here as BROKEN: the CM thread reports it,
+ * DREQ), so the connection ends here as BROKEN: the engine reports it,
  * the peer gets a DREQ if it can still hear one, and what the CM says
  * later about this connection is ignored.  Error path only.
  */
 static void cma_cq_conn_broken(uint64_t wr_id)
 {
-	const struct dapl_cookie *ck = (const void *)(uintptr_t)wr_id;
-	struct dapl_ep *ep = ck ? ck->ep : NULL;
-	struct cma_conn *conn;
-	struct cma_ep *cep;
-	struct cma_ia *cia;
+	struct dapl_ep *ep = dapl_wr_id_ep(wr_id);
+	struct dapl_tp_cr *conn;
+	struct dapl_tp_ep *cep;
+	struct dapl_tp_ia *cia;
 
 	if (!ep || !dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return;
-	cia = cma_ia_of(ep);
+	cia = dapl_tp_ia_of(ep);
 	pthread_mutex_lock(&cia->lock);
-	cep = ep->prov;
+	cep = dapl_ep_tp(ep);
 	conn = cep ? cep->conn : NULL;
 	if (conn && conn->state == CMA_CONN_ESTABLISHED) {
 		dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP",
@@ -158,8 +157,7 @@ static void cma_cq_conn_broken(uint64_t wr_id)
 		cma_timer_set(conn, 0);
 		if (conn->id)
 			rdma_disconnect(conn->id);
-		if (cma_note_post(cia, ep, DAPL_CM_BROKEN))
-			dapl_dbg(DAPL_DBG_ERR, "cma: broken event lost");
+		dapl_ep_defer_cm_event(ep, DAPL_CM_BROKEN);
 	}
 	pthread_mutex_unlock(&cia->lock);
 }
@@ -181,9 +179,9 @@ static void cma_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
  */
 int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
-	struct cma_cq *c = evd->prov;
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	struct ibv_wc wc[CMA_POLL_BATCH];
-	struct cma_ia *cia;
+	struct dapl_tp_ia *cia;
 	int n, i;
 
 	if (dapl_unlikely(!c))
@@ -192,7 +190,7 @@ int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 			wc);
 	if (n <= 0)
 		return n;
-	cia = cma_ia_of(evd);
+	cia = dapl_tp_ia_of(evd);
 	for (i = 0; i < n; i++) {
 		cqe[i].wr_id = wc[i].wr_id;
 		if (dapl_likely(wc[i].status == IBV_WC_SUCCESS)) {
@@ -213,7 +211,7 @@ int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 
 DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
 {
-	struct cma_cq *c = evd->prov;
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 
 	if (!c || ibv_req_notify_cq(c->cq, !!solicited_only))
 		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
@@ -224,7 +222,7 @@ DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
  * (acknowledging at once keeps ibv_destroy_cq from ever waiting). */
 void cma_cq_ack(struct dapl_evd *evd)
 {
-	struct cma_cq *c = evd->prov;
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	struct ibv_cq *cq;
 	void *ctx;
 

@@ -228,7 +228,7 @@ static DAT_RETURN cma_parse_params(struct rdma_event_channel *ch,
 }
 
 /* Binds the anchor id and learns the device context and port. */
-static DAT_RETURN cma_bind_anchor(struct cma_ia *cia,
+static DAT_RETURN cma_bind_anchor(struct dapl_tp_ia *cia,
 				  struct sockaddr_storage *ss, unsigned port)
 {
 	char buf[INET6_ADDRSTRLEN] = "?";
@@ -261,22 +261,25 @@ static DAT_RETURN cma_bind_anchor(struct cma_ia *cia,
 	return DAT_SUCCESS;
 }
 
-static void cma_ia_free(struct cma_ia *cia)
+static void cma_ia_free(struct dapl_tp_ia *cia)
 {
 	if (cia->anchor)
 		rdma_destroy_id(cia->anchor);
 	if (cia->ch)
 		rdma_destroy_event_channel(cia->ch);
-	pthread_cond_destroy(&cia->upcall_done);
 	pthread_mutex_destroy(&cia->lock);
 	cma_qpn_map_free(cia);
 	free(cia);
 }
 
-DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
+static void cma_fill_caps(const struct dapl_tp_ia *cia,
+			  struct dapl_caps *caps);
+
+DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
+		       struct dapl_caps *caps)
 {
 	struct sockaddr_storage ss;
-	struct cma_ia *cia;
+	struct dapl_tp_ia *cia;
 	unsigned port;
 	DAT_RETURN ret;
 	int fl;
@@ -287,7 +290,6 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 				DAT_RESOURCE_MEMORY);
 	cia->ia = ia;
 	cia->pid = getpid();
-	cia->wake_fd = -1;
 	cia->disable = cma_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
 	/* the local ACK timeout exponent: 4.096 us * 2^v */
 	cia->ack_timeout = cma_env_u8("DAPL_CMA_ACK_TIMEOUT", 5, 31,
@@ -297,9 +299,6 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 	cia->retry_count = cma_env_u8("DAPL_CMA_RETRY_COUNT", 0, 7,
 				      CMA_DEFAULT_RETRY_COUNT);
 	pthread_mutex_init(&cia->lock, NULL);
-	pthread_cond_init(&cia->upcall_done, NULL);
-	dapl_list_init(&cia->timers);
-	dapl_list_init(&cia->notes);
 	dapl_list_init(&cia->dev_link);
 
 	cia->ch = rdma_create_event_channel();
@@ -315,7 +314,8 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 	if (ret != DAT_SUCCESS)
 		goto err;
 
-	/* The CM thread reads the channel without blocking under cia->lock. */
+	/* The CM callback reads the channel without blocking under
+	 * cia->lock. */
 	fl = fcntl(cia->ch->fd, F_GETFL);
 	if (fl < 0 || fcntl(cia->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		ret = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
@@ -326,14 +326,20 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params)
 		ret = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto err;
 	}
-	if (cma_cm_start(cia)) {
+	cia->atomics = !(cia->disable & CMA_NO_ATOMIC) &&
+		       cia->dattr.atomic_cap != IBV_ATOMIC_NONE;
+	/* the engine starts once this returned: what it watches */
+	if (dapl_progress_watch(ia, cia->ch->fd, cma_cm_event, cia) ||
+	    dapl_progress_watch(ia, cia->ctx->async_fd, cma_async_event,
+				cia->dev)) {
 		cma_dev_put(cia->dev, NULL);
 		ret = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto err;
 	}
 	cma_dev_add_ia(cia->dev, cia);
-	memcpy(&ia->addr, &ss, sizeof(ss));
-	ia->prov = cia;
+	dapl_ia_set_addr(ia, (struct sockaddr *)&ss);
+	dapl_ia_set_tp(ia, cia);
+	cma_fill_caps(cia, caps);
 	return DAT_SUCCESS;
 err:
 	cma_ia_free(cia);
@@ -342,18 +348,18 @@ err:
 
 void cma_ia_close(struct dapl_ia *ia)
 {
-	struct cma_ia *cia = ia->prov;
+	struct dapl_tp_ia *cia = dapl_ia_tp(ia);
 
 	if (!cia)
 		return;
-	ia->prov = NULL;
+	dapl_ia_set_tp(ia, NULL);
 	/*
-	 * In a forked child the threads do not exist and the device state
-	 * belongs to the parent: touch nothing, leave the memory.
+	 * In a forked child the device state belongs to the parent: touch
+	 * nothing, leave the memory.  (udapl stopped the engine, so nothing
+	 * watches our fds any more.)
 	 */
 	if (cia->pid != getpid())
 		return;
-	cma_cm_stop(cia);
 	cma_dev_put(cia->dev, cia);
 	cma_ia_free(cia);
 }
@@ -387,7 +393,7 @@ static DAT_COUNT cma_count(long long v)
 	return v > INT_MAX ? INT_MAX : v < 0 ? 0 : (DAT_COUNT)v;
 }
 
-static void cma_query_names(const struct cma_ia *cia, DAT_IA_ATTR *attr)
+static void cma_query_names(const struct dapl_tp_ia *cia, DAT_IA_ATTR *attr)
 {
 	const struct ibv_device_attr *d = &cia->dattr;
 	const char *vendor = cma_vendor(d->vendor_id);
@@ -408,9 +414,10 @@ static void cma_query_names(const struct cma_ia *cia, DAT_IA_ATTR *attr)
 	attr->firmware_version_minor = fw_minor;
 }
 
-void cma_ia_query(struct dapl_ia *ia, DAT_IA_ATTR *attr)
+/* The capability record: what the device and DAPL_CMA_DISABLE allow. */
+static void cma_fill_caps(const struct dapl_tp_ia *cia, struct dapl_caps *caps)
 {
-	const struct cma_ia *cia = ia->prov;
+	DAT_IA_ATTR *attr = &caps->attr;
 	const struct ibv_device_attr *d = &cia->dattr;
 	int mw = !(cia->disable & CMA_NO_MW) &&
 		 (d->device_cap_flags & IBV_DEVICE_MEM_WINDOW) && d->max_mw;
@@ -435,9 +442,6 @@ void cma_ia_query(struct dapl_ia *ia, DAT_IA_ATTR *attr)
 	attr->max_rdma_size = cia->pattr.max_msg_sz;
 	attr->max_rmrs = mw ? d->max_mw : 0;
 	attr->max_rmr_target_address = mw ? UINT64_MAX : 0;
-	/* the atomic extension (udapl/ext.c, provider attributes) */
-	ia->atomics = !(cia->disable & CMA_NO_ATOMIC) &&
-		      d->atomic_cap != IBV_ATOMIC_NONE;
 	attr->max_srqs = srq ? d->max_srq : 0;
 	attr->max_ep_per_srq = srq ? d->max_qp : 0;
 	attr->max_recv_per_srq = srq ? d->max_srq_wr : 0;
@@ -449,4 +453,20 @@ void cma_ia_query(struct dapl_ia *ia, DAT_IA_ATTR *attr)
 	attr->max_rdma_read_out = cma_count(rd_total);
 	attr->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	attr->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
+
+	caps->flags = DAPL_CAP_FENCE;
+	/* the atomic extension (udapl/ext.c, provider attributes) */
+	if (cia->atomics)
+		caps->flags |= DAPL_CAP_ATOMICS;
+	if (srq)
+		caps->flags |= DAPL_CAP_SRQ;
+	if (mw) {
+		caps->flags |= DAPL_CAP_MW;
+		caps->mw_types = cma_mw_types(cia);
+	}
+	caps->max_inline = cma_max_inline();
+	caps->max_private_data = CMA_MAX_PDATA_REQ;
+	/* rdma_cm and the async events come on fds; completions are the
+	 * device's own business */
+	caps->progress = DAPL_PROGRESS_FD;
 }

@@ -30,7 +30,6 @@
 const struct dapl_ops cma_ops = {
     .ia_open = cma_ia_open,
     .ia_close = cma_ia_close,
-    .ia_query = cma_ia_query,
     .pz_create = cma_pz_create,
     .pz_free = cma_pz_free,
     .mr_register = cma_mr_register,
@@ -57,7 +56,6 @@ const struct dapl_ops cma_ops = {
     .reject = cma_reject,
     .cr_destroy = cma_cr_destroy,
     .disconnect = cma_disconnect,
-    .max_private_data = CMA_MAX_PDATA_REQ,
     .srq_create = cma_srq_create,
     .srq_modify = cma_srq_modify,
     .srq_destroy = cma_srq_destroy,

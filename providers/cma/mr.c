@@ -20,32 +20,40 @@
 
 DAT_RETURN cma_pz_create(struct dapl_pz *pz)
 {
-	struct cma_ia *cia = cma_ia_of(pz);
-	struct ibv_pd *pd = ibv_alloc_pd(cia->ctx);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(pz);
+	struct dapl_tp_pz *t = calloc(1, sizeof(*t));
 
-	if (!pd)
+	if (!t)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	t->pd = ibv_alloc_pd(cia->ctx);
+	if (!t->pd) {
+		free(t);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_PROTECTION_DOMAIN);
-	pz->prov = pd;
+	}
+	dapl_pz_set_tp(pz, t);
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN cma_pz_free(struct dapl_pz *pz)
 {
+	struct dapl_tp_pz *t = dapl_pz_tp(pz);
 	int rc;
 
-	if (!pz->prov)
+	if (!t)
 		return DAT_SUCCESS;
-	rc = ibv_dealloc_pd(pz->prov);
+	rc = ibv_dealloc_pd(t->pd);
 	if (rc == EBUSY)
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_PZ_IN_USE);
 	if (rc)
 		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
-	pz->prov = NULL;
+	dapl_pz_set_tp(pz, NULL);
+	free(t);
 	return DAT_SUCCESS;
 }
 
-static int cma_access(const struct cma_ia *cia, DAT_MEM_PRIV_FLAGS priv)
+static int cma_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 {
 	int a = IBV_ACCESS_LOCAL_WRITE;
 
@@ -54,7 +62,7 @@ static int cma_access(const struct cma_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		a |= IBV_ACCESS_REMOTE_WRITE;
 	/* verbs wants local write with remote atomic: it is always there */
-	if ((priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC) && cia->ia->atomics)
+	if ((priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC) && cia->atomics)
 		a |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (!(cia->disable & CMA_NO_MW) &&
 	    (cia->dattr.device_cap_flags & IBV_DEVICE_MEM_WINDOW))
@@ -77,7 +85,7 @@ static DAT_RETURN cma_reg_err(int err)
 	}
 }
 
-static struct ibv_mr *cma_reg(struct cma_ia *cia, struct ibv_pd *pd, void *addr,
+static struct ibv_mr *cma_reg(struct dapl_tp_ia *cia, struct ibv_pd *pd, void *addr,
 			      size_t len, DAT_MEM_PRIV_FLAGS priv)
 {
 	int access = cma_access(cia, priv);
@@ -97,29 +105,28 @@ static struct ibv_mr *cma_reg(struct cma_ia *cia, struct ibv_pd *pd, void *addr,
 	return mr;
 }
 
-static void cma_lmr_fill(struct dapl_lmr *lmr, struct cma_mr *m, void *addr,
+static void cma_lmr_fill(struct dapl_lmr *lmr, struct dapl_tp_lmr *m, void *addr,
 			 DAT_VLEN len)
 {
-	lmr->prov = m;
-	lmr->lmr_context = m->mr->lkey;
-	lmr->rmr_context = m->mr->rkey;
-	lmr->reg_addr = (DAT_VADDR)(uintptr_t)addr;
-	lmr->reg_len = len;
+	dapl_lmr_set_tp(lmr, m);
+	dapl_lmr_set_reg(lmr, m->mr->lkey, m->mr->rkey,
+			 (DAT_VADDR)(uintptr_t)addr, len);
 }
 
 DAT_RETURN cma_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 			   DAT_MEM_PRIV_FLAGS priv)
 {
-	struct cma_ia *cia = cma_ia_of(lmr);
-	struct cma_mr *m;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(lmr);
+	struct ibv_pd *pd = cma_pd(dapl_lmr_pz(lmr));
+	struct dapl_tp_lmr *m;
 
-	if (!lmr->pz || !lmr->pz->prov)
+	if (!pd)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	m->mr = cma_reg(cia, lmr->pz->prov, addr, len, priv);
+	m->mr = cma_reg(cia, pd, addr, len, priv);
 	if (!m->mr) {
 		int err = errno;
 
@@ -133,21 +140,24 @@ DAT_RETURN cma_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 
 DAT_RETURN cma_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
 {
-	struct cma_mr *m = orig->prov;
+	struct dapl_tp_lmr *m = dapl_lmr_tp(orig);
+	DAT_VADDR addr;
+	DAT_VLEN len;
 
 	if (!m)
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
-	if (lmr->pz != orig->pz)
-		return cma_mr_register(lmr, (void *)(uintptr_t)orig->reg_addr,
-				       orig->reg_len, lmr->priv);
+	dapl_lmr_reg(orig, &addr, &len);
+	if (dapl_lmr_pz(lmr) != dapl_lmr_pz(orig))
+		return cma_mr_register(lmr, (void *)(uintptr_t)addr, len,
+				       dapl_lmr_priv(lmr));
 	__atomic_add_fetch(&m->refs, 1, __ATOMIC_ACQ_REL);
-	cma_lmr_fill(lmr, m, (void *)(uintptr_t)orig->reg_addr, orig->reg_len);
+	cma_lmr_fill(lmr, m, (void *)(uintptr_t)addr, len);
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN cma_mr_deregister(struct dapl_lmr *lmr)
 {
-	struct cma_mr *m = lmr->prov;
+	struct dapl_tp_lmr *m = dapl_lmr_tp(lmr);
 
 	if (!m)
 		return DAT_SUCCESS;
@@ -164,6 +174,6 @@ DAT_RETURN cma_mr_deregister(struct dapl_lmr *lmr)
 		}
 		free(m);
 	}
-	lmr->prov = NULL;
+	dapl_lmr_set_tp(lmr, NULL);
 	return DAT_SUCCESS;
 }

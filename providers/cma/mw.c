@@ -3,15 +3,15 @@
  *
  * A window is type 2 where the device advertises type 2A or 2B windows
  * (rxe: 2B), else type 1; DAPL_CMA_MW_TYPE=1 asks for type 1 where the
- * device has both (the tests use it to cover that path).  rmr->prov is
- * the struct ibv_mw.
+ * device has both (the tests use it to cover that path).  The RMR's
+ * transport part holds the struct ibv_mw.
  *
  * Type 2: a bind is an IBV_WR_BIND_MW work request with the next key of
  * the window (ibv_inc_rkey); a bound window must be invalidated
  * (IBV_WR_LOCAL_INV) before it is bound again, and an unbind is that
  * invalidation alone -- rxe, like the IB rules for type 2, refuses to
  * bind a window that is not free and refuses a zero-length bind, and
- * either would move the QP to error.  So rmr->inv_first is set and
+ * either would move the QP to error.  So the window's inv_first is set and
  * udapl posts the invalidation first.  Type 1: ibv_bind_mw, which
  * rebinds a bound window itself and unbinds with a zero length.
  *
@@ -27,7 +27,7 @@
 
 #include "cma.h"
 
-static enum ibv_mw_type cma_mw_type(const struct cma_ia *cia)
+static enum ibv_mw_type cma_mw_type(const struct dapl_tp_ia *cia)
 {
 	const char *e = secure_getenv("DAPL_CMA_MW_TYPE");
 
@@ -39,37 +39,53 @@ static enum ibv_mw_type cma_mw_type(const struct cma_ia *cia)
 	return IBV_MW_TYPE_1;
 }
 
+uint32_t cma_mw_types(const struct dapl_tp_ia *cia)
+{
+	return cma_mw_type(cia) == IBV_MW_TYPE_2 ? DAPL_MW_TYPE_2
+						 : DAPL_MW_TYPE_1;
+}
+
 DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr)
 {
-	struct cma_ia *cia = cma_ia_of(rmr);
-	struct ibv_mw *mw;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(rmr);
+	struct ibv_pd *pd = cma_pd(dapl_rmr_pz(rmr));
+	struct dapl_tp_rmr *t;
+	int err;
 
-	if (!rmr->pz || !rmr->pz->prov)
+	if (!pd)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	mw = ibv_alloc_mw(rmr->pz->prov, cma_mw_type(cia));
-	if (!mw)
-		return errno == EOPNOTSUPP || errno == ENOSYS
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	t->mw = ibv_alloc_mw(pd, cma_mw_type(cia));
+	if (!t->mw) {
+		err = errno;
+		free(t);
+		return err == EOPNOTSUPP || err == ENOSYS
 			   ? DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE)
 			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				      DAT_RESOURCE_MEMORY_REGION);
-	rmr->prov = mw;
-	rmr->inv_first = mw->type == IBV_MW_TYPE_2;
+	}
+	dapl_rmr_set_tp(rmr, t);
+	dapl_rmr_set_inv_first(rmr, t->mw->type == IBV_MW_TYPE_2);
 	return DAT_SUCCESS;
 }
 
 void cma_mw_free(struct dapl_rmr *rmr)
 {
-	struct ibv_mw *mw = rmr->prov;
+	struct dapl_tp_rmr *t = dapl_rmr_tp(rmr);
 
-	if (!mw)
+	if (!t)
 		return;
-	if (ibv_dealloc_mw(mw))
+	if (ibv_dealloc_mw(t->mw))
 		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_dealloc_mw failed");
-	rmr->prov = NULL;
+	dapl_rmr_set_tp(rmr, NULL);
+	free(t);
 }
 
 /* The window's remote access: what the LMRs would give (mr.c). */
-static unsigned cma_mw_access(const struct cma_ia *cia, DAT_MEM_PRIV_FLAGS priv)
+static unsigned cma_mw_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 {
 	unsigned a = 0;
 
@@ -113,8 +129,8 @@ static DAT_RETURN cma_mw_error(int err)
 /* The MR of the bind; of an unbind, the one the window is bound to. */
 static struct ibv_mr *cma_mw_mr(const struct dapl_mw_post *m)
 {
-	const struct dapl_lmr *lmr = m->lmr ? m->lmr : m->rmr->lmr;
-	const struct cma_mr *cm = lmr ? lmr->prov : NULL;
+	const struct dapl_lmr *lmr = m->lmr ? m->lmr : dapl_rmr_lmr(m->rmr);
+	const struct dapl_tp_lmr *cm = lmr ? dapl_lmr_tp(lmr) : NULL;
 
 	return cm ? cm->mr : NULL;
 }
@@ -124,7 +140,7 @@ static DAT_RETURN cma_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
 			       const struct dapl_post *p)
 {
 	struct dapl_mw_post *m = p->mw;
-	struct cma_ia *cia = cma_ia_of(m->rmr);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(m->rmr);
 	uint32_t old = mw->rkey;
 	struct ibv_mw_bind b;
 	int rc;
@@ -166,7 +182,7 @@ static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 		wr.opcode = IBV_WR_LOCAL_INV;
 		wr.invalidate_rkey = key;
 	} else {
-		struct cma_ia *cia = cma_ia_of(m->rmr);
+		struct dapl_tp_ia *cia = dapl_tp_ia_of(m->rmr);
 
 		key = ibv_inc_rkey(key);
 		wr.opcode = IBV_WR_BIND_MW;
@@ -192,8 +208,8 @@ static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 
 DAT_RETURN cma_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
 {
-	struct cma_ep *cep = ep->prov;
-	struct ibv_mw *mw = p->mw && p->mw->rmr ? p->mw->rmr->prov : NULL;
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	struct ibv_mw *mw = p->mw ? cma_mw(p->mw->rmr) : NULL;
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);

@@ -43,7 +43,7 @@ static DAT_RETURN cma_post_error(int err)
  */
 DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct ibv_send_wr *bad, wr;
 	int rc;
 
@@ -91,7 +91,7 @@ DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 
 DAT_RETURN cma_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 {
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct ibv_recv_wr *bad, wr;
 	int rc;
 

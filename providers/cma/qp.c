@@ -9,7 +9,7 @@
  * struct dapl_ep, so async events find their EP.
  *
  * Inline data: we ask for CMA_INLINE_WANT bytes and take what the device
- * grants (ep->max_inline); udapl sends anything that small inline.
+ * grants (dapl_ep_set_max_inline); udapl sends anything that small inline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,9 +20,14 @@
 
 static const uint32_t cma_inline_try[] = {256, 128, 64, 0};
 
+uint32_t cma_max_inline(void)
+{
+	return cma_inline_try[0];
+}
+
 static struct ibv_cq *cma_evd_cq(struct dapl_evd *evd)
 {
-	struct cma_cq *c = evd ? evd->prov : NULL;
+	struct dapl_tp_evd *c = evd ? dapl_evd_tp(evd) : NULL;
 
 	return c ? c->cq : NULL;
 }
@@ -54,7 +59,7 @@ void cma_qp_to_error(struct ibv_qp *qp)
 
 /* RESET -> INIT with every access the device has: rdma_cm narrows it to
  * the negotiated RDMA read depth when the connection is set up. */
-static int cma_qp_init(struct cma_ia *cia, struct ibv_qp *qp)
+static int cma_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 	    .qp_state = IBV_QPS_INIT,
@@ -81,14 +86,14 @@ static DAT_RETURN cma_qp_err(int err)
 
 /* A new QP in INIT for ep with attr, into out (qp, dummy_cq, cap). */
 static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
-			       struct cma_ep *out)
+			       struct dapl_tp_ep *out)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct ibv_pd *pd = ep->pz ? ep->pz->prov : NULL;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct ibv_pd *pd = cma_pd(dapl_ep_pz(ep));
 	struct ibv_qp_init_attr init = {
 	    .qp_context = ep,
-	    .send_cq = cma_evd_cq(ep->request_evd),
-	    .recv_cq = cma_evd_cq(ep->recv_evd),
+	    .send_cq = cma_evd_cq(dapl_ep_request_evd(ep)),
+	    .recv_cq = cma_evd_cq(dapl_ep_recv_evd(ep)),
 	    .qp_type = IBV_QPT_RC,
 	    .sq_sig_all = 0,
 	};
@@ -108,8 +113,8 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 	}
 	cma_caps(attr, &out->cap);
 	/* receives come from the SRQ (udapl/srq.c, srq.c) */
-	if (ep->srq) {
-		init.srq = ep->srq->prov;
+	if (dapl_ep_srq(ep)) {
+		init.srq = cma_srq(dapl_ep_srq(ep));
 		out->cap.max_recv_wr = out->cap.max_recv_sge = 0;
 	}
 	out->qp = NULL;
@@ -132,13 +137,13 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 		out->qp = NULL;
 		goto fail;
 	}
-	if (ep->srq && cma_qpn_add(cia, out->qp->qp_num, ep)) {
+	if (init.srq && cma_qpn_add(cia, out->qp->qp_num, ep)) {
 		ibv_destroy_qp(out->qp);
 		out->qp = NULL;
 		err = ENOMEM;
 		goto fail;
 	}
-	ep->max_inline = init.cap.max_inline_data;
+	dapl_ep_set_max_inline(ep, init.cap.max_inline_data);
 	return DAT_SUCCESS;
 fail:
 	dapl_dbg(DAPL_DBG_ERR, "cma: QP create: %s", strerror(err));
@@ -148,10 +153,10 @@ fail:
 	return cma_qp_err(err);
 }
 
-static void cma_qp_free(struct cma_ep *q)
+static void cma_qp_free(struct dapl_tp_ep *q)
 {
 	if (q->qp && q->qp->srq)
-		cma_qpn_del(cma_ia_of(q->qp->qp_context), q->qp->qp_num);
+		cma_qpn_del(dapl_tp_ia_of(q->qp->qp_context), q->qp->qp_num);
 	if (q->qp && ibv_destroy_qp(q->qp))
 		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_qp failed");
 	if (q->dummy_cq)
@@ -162,33 +167,33 @@ static void cma_qp_free(struct cma_ep *q)
 
 DAT_RETURN cma_qp_create(struct dapl_ep *ep)
 {
-	struct cma_ep *cep = calloc(1, sizeof(*cep));
+	struct dapl_tp_ep *cep = calloc(1, sizeof(*cep));
 	DAT_RETURN ret;
 
 	if (!cep)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	ret = cma_qp_build(ep, &ep->attr, cep);
+	ret = cma_qp_build(ep, dapl_ep_attr(ep), cep);
 	if (ret != DAT_SUCCESS) {
 		free(cep);
 		return ret;
 	}
-	ep->prov = cep;
+	dapl_ep_set_tp(ep, cep);
 	return DAT_SUCCESS;
 }
 
 void cma_qp_destroy(struct dapl_ep *ep)
 {
-	struct cma_ep *cep = ep->prov;
-	struct cma_ia *cia = cma_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 
 	if (!cep)
 		return;
 	cma_conn_drop(cia, cep);
+	/* no async upcall for the EP starts after this (async.c); udapl
+	 * waits for one running */
 	pthread_mutex_lock(&cia->lock);
-	cma_note_forget(cia, ep);
-	ep->prov = NULL; /* the async thread reports nothing more */
-	cma_upcall_wait(cia, ep);
+	dapl_ep_set_tp(ep, NULL);
 	pthread_mutex_unlock(&cia->lock);
 	cma_qp_free(cep);
 	free(cep);
@@ -197,8 +202,8 @@ void cma_qp_destroy(struct dapl_ep *ep)
 /* Builds the replacement first, so a failure leaves the EP as it was. */
 static DAT_RETURN cma_qp_replace(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 {
-	struct cma_ep *cep = ep->prov;
-	struct cma_ep fresh;
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	struct dapl_tp_ep fresh;
 	DAT_RETURN ret;
 
 	ret = cma_qp_build(ep, attr, &fresh);
@@ -214,30 +219,30 @@ static DAT_RETURN cma_qp_replace(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 /* After a disconnect: a fresh QP (the old one is in ERR) and no CM id. */
 DAT_RETURN cma_qp_reset(struct dapl_ep *ep)
 {
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 
 	if (!cep)
 		return cma_qp_create(ep);
-	cma_conn_drop(cma_ia_of(ep), cep);
-	return cma_qp_replace(ep, &ep->attr);
+	cma_conn_drop(dapl_tp_ia_of(ep), cep);
+	return cma_qp_replace(ep, dapl_ep_attr(ep));
 }
 
 /* Does the current QP already fit attr and the EP's PZ and EVDs? */
-static int cma_qp_fits(const struct dapl_ep *ep, const struct cma_ep *cep,
+static int cma_qp_fits(const struct dapl_ep *ep, const struct dapl_tp_ep *cep,
 		       const DAT_EP_ATTR *attr)
 {
-	struct ibv_cq *scq = cma_evd_cq(ep->request_evd);
-	struct ibv_cq *rcq = cma_evd_cq(ep->recv_evd);
+	struct ibv_cq *scq = cma_evd_cq(dapl_ep_request_evd(ep));
+	struct ibv_cq *rcq = cma_evd_cq(dapl_ep_recv_evd(ep));
 	struct ibv_qp_cap cap;
 
 	cma_caps(attr, &cap);
-	if (ep->srq)
+	if (dapl_ep_srq(ep))
 		cap.max_recv_wr = cap.max_recv_sge = 0;
 	return cap.max_send_wr == cep->cap.max_send_wr &&
 	       cap.max_recv_wr == cep->cap.max_recv_wr &&
 	       cap.max_send_sge == cep->cap.max_send_sge &&
 	       cap.max_recv_sge == cep->cap.max_recv_sge &&
-	       cep->qp->pd == (struct ibv_pd *)ep->pz->prov &&
+	       cep->qp->pd == cma_pd(dapl_ep_pz(ep)) &&
 	       cep->qp->send_cq == (scq ? scq : cep->dummy_cq) &&
 	       cep->qp->recv_cq == (rcq ? rcq : cep->dummy_cq);
 }
@@ -249,8 +254,8 @@ static int cma_qp_fits(const struct dapl_ep *ep, const struct cma_ep *cep,
  */
 DAT_RETURN cma_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 {
-	struct cma_ia *cia = cma_ia_of(ep);
-	struct cma_ep *cep = ep->prov;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	int busy;
 
 	if (!cep || !cep->qp)
@@ -262,8 +267,7 @@ DAT_RETURN cma_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	if (cma_qp_fits(ep, cep, attr))
 		return DAT_SUCCESS;
-	if (dapl_cookie_outstanding(&ep->send_ring) ||
-	    dapl_cookie_outstanding(&ep->recv_ring))
+	if (dapl_ep_busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	cma_conn_drop(cia, cep);
 	return cma_qp_replace(ep, attr);

@@ -2,8 +2,8 @@
  * Shared receive queues (ibv_create_srq) and the map that tells a
  * receive completion which EP its message came in on.
  *
- * srq->prov is the struct ibv_srq; its srq_context is the struct
- * dapl_srq, so the async thread finds it for IBV_EVENT_SRQ_LIMIT_REACHED.
+ * The SRQ's transport part holds the struct ibv_srq; its srq_context is
+ * the struct dapl_srq, so the async thread finds it for IBV_EVENT_SRQ_LIMIT_REACHED.
  * The low watermark is the verbs SRQ limit: armed by ibv_modify_srq, it
  * fires once when fewer receives than the limit are queued, and the
  * device refuses a limit above what is queued now (DAT_INVALID_STATE:
@@ -38,7 +38,7 @@ static unsigned cma_qpn_hash(uint32_t qpn)
 	return (qpn * 2654435761u) & (CMA_QPN_SLOTS - 1);
 }
 
-int cma_qpn_add(struct cma_ia *cia, uint32_t qpn, struct dapl_ep *ep)
+int cma_qpn_add(struct dapl_tp_ia *cia, uint32_t qpn, struct dapl_ep *ep)
 {
 	struct cma_qpn_map *m;
 	unsigned i, h = cma_qpn_hash(qpn);
@@ -73,7 +73,7 @@ out:
 	return rc;
 }
 
-void cma_qpn_del(struct cma_ia *cia, uint32_t qpn)
+void cma_qpn_del(struct dapl_tp_ia *cia, uint32_t qpn)
 {
 	struct cma_qpn_map *m;
 	unsigned i, h = cma_qpn_hash(qpn);
@@ -95,7 +95,7 @@ void cma_qpn_del(struct cma_ia *cia, uint32_t qpn)
 }
 
 /* The poll path: a few loads, no lock. */
-struct dapl_ep *cma_qpn_lookup(struct cma_ia *cia, uint32_t qpn)
+struct dapl_ep *cma_qpn_lookup(struct dapl_tp_ia *cia, uint32_t qpn)
 {
 	struct cma_qpn_map *m =
 	    __atomic_load_n(&cia->qpn_map, __ATOMIC_ACQUIRE);
@@ -114,7 +114,7 @@ struct dapl_ep *cma_qpn_lookup(struct cma_ia *cia, uint32_t qpn)
 	return NULL;
 }
 
-void cma_qpn_map_free(struct cma_ia *cia)
+void cma_qpn_map_free(struct dapl_tp_ia *cia)
 {
 	free(cia->qpn_map);
 	cia->qpn_map = NULL;
@@ -122,25 +122,31 @@ void cma_qpn_map_free(struct cma_ia *cia)
 
 DAT_RETURN cma_srq_create(struct dapl_srq *srq)
 {
-	struct cma_ia *cia = cma_ia_of(srq);
+	const DAT_SRQ_ATTR *attr = dapl_srq_attr(srq);
 	struct ibv_srq_init_attr init = {
 	    .srq_context = srq,
 	    .attr =
 		{
-		    .max_wr = (uint32_t)srq->attr.max_recv_dtos,
-		    .max_sge = (uint32_t)srq->attr.max_recv_iov,
+		    .max_wr = (uint32_t)attr->max_recv_dtos,
+		    .max_sge = (uint32_t)attr->max_recv_iov,
 		},
 	};
-	struct ibv_srq *s;
+	struct dapl_tp_srq *t = calloc(1, sizeof(*t));
+	int err;
 
-	(void)cia;
-	s = ibv_create_srq(srq->pz->prov, &init);
-	if (!s)
-		return errno == EINVAL
+	if (!t)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	t->srq = ibv_create_srq(cma_pd(dapl_srq_pz(srq)), &init);
+	if (!t->srq) {
+		err = errno;
+		free(t);
+		return err == EINVAL
 			   ? DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3)
 			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				      DAT_RESOURCE_SRQ);
-	srq->prov = s;
+	}
+	dapl_srq_set_tp(srq, t);
 	return DAT_SUCCESS;
 }
 
@@ -160,7 +166,7 @@ DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
 	}
 	if (!mask)
 		return DAT_SUCCESS;
-	rc = ibv_modify_srq(srq->prov, &a, mask);
+	rc = ibv_modify_srq(cma_srq(srq), &a, mask);
 	if (!rc)
 		return DAT_SUCCESS;
 	/* A limit above the receives queued now: due at once. */
@@ -173,9 +179,14 @@ DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
 
 void cma_srq_destroy(struct dapl_srq *srq)
 {
-	if (srq->prov && ibv_destroy_srq(srq->prov))
+	struct dapl_tp_srq *t = dapl_srq_tp(srq);
+
+	if (!t)
+		return;
+	if (ibv_destroy_srq(t->srq))
 		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_srq failed");
-	srq->prov = NULL;
+	dapl_srq_set_tp(srq, NULL);
+	free(t);
 }
 
 /* The hot path: one ibv_post_srq_recv, udapl holds the SRQ's lock. */
@@ -186,7 +197,7 @@ DAT_RETURN cma_srq_post_recv(struct dapl_srq *srq, const struct dapl_post *p)
 				     .sg_list = (struct ibv_sge *)p->sge,
 				     .num_sge = p->num_sge,
 				 };
-	int rc = ibv_post_srq_recv(srq->prov, &wr, &bad);
+	int rc = ibv_post_srq_recv(dapl_srq_tp(srq)->srq, &wr, &bad);
 
 	if (dapl_likely(!rc))
 		return DAT_SUCCESS;

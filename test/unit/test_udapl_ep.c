@@ -33,10 +33,12 @@ static void keep(const struct dapl_post *p)
 	f.last.sge = f.sge;
 }
 
-static DAT_RETURN ok_ia(struct dapl_ia *ia, const char *p)
+static DAT_RETURN ok_ia(struct dapl_ia *ia, const char *p,
+			struct dapl_caps *caps)
 {
 	(void)ia;
 	(void)p;
+	(void)caps;
 	return DAT_SUCCESS;
 }
 
@@ -231,7 +233,6 @@ static const struct dapl_ops fake_ops = {
     .reject = reject_,
     .cr_destroy = cr_destroy,
     .disconnect = disconnect_,
-    .max_private_data = 56,
 };
 
 static DAT_PROVIDER fake_table;
@@ -263,6 +264,7 @@ static void setup(void)
 	ia = dapl_obj_alloc(NULL, DAT_HANDLE_TYPE_IA, sizeof(*ia));
 	ia->obj.provider = &fake_table;
 	ia->ops = &fake_ops;
+	ia->caps.max_private_data = 56;
 	ia->attr.max_dto_per_ep = 1024;
 	ia->attr.max_evd_qlen = 4096;
 	ia->attr.max_iov_segments_per_dto = 8;

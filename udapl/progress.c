@@ -1,0 +1,583 @@
+/*
+ * The progress engine: per IA, the one thread that waits on the
+ * transport's file descriptors, runs its progress hook and its DAT timers
+ * and delivers the connection events it deferred; and the upcall brackets
+ * (dapl_upcall_begin/end) with the one wait, dapl_progress_quiesce, that
+ * makes an object quiet before its memory is recycled.
+ *
+ * One round of the thread, all with the engine's lock dropped around
+ * each call out:
+ *   1. ppoll on the wake eventfd and the watched fds, until the nearest
+ *      timer, or the polling interval of a DAPL_PROGRESS_POLL transport;
+ *   2. the callback of each readable fd, once per event it reports;
+ *   3. ops->progress, if the transport has one;
+ *   4. expired timers, one at a time;
+ *   5. deferred connection events (kept in the EPs), one at a time.
+ * Every call out may end in a consumer's CNO agent, which may free
+ * objects or close the IA itself: after each one the thread looks at
+ * e->stopping first, and an IA closed from its own engine thread leaves
+ * the engine to free itself on the way out (it cannot join itself).
+ *
+ * Upcall brackets: each object that gets upcalls (EP, service point, IA)
+ * counts the brackets open for it (obj->upcalls) and refuses new ones
+ * once it is closing (obj->closing); both under one global lock, since
+ * an upcall may come from any IA's engine (a verbs device's async fd is
+ * shared by its IAs).  A thread remembers the brackets it holds
+ * (upcall_held), so a consumer that frees the object from inside its own
+ * upcall does not wait for itself.  The wait has no time bound: it ends
+ * when the bracket closes.
+ *
+ * Lock order: a transport's lock -> the engine's lock -> upcall_lock.
+ * Neither of the last two is held while anything outside this file runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "udapl.h"
+
+enum {
+	ENGINE_MAX_WATCH = 8,
+	/* Calls of one fd's callback per round, so that a flood of events
+	 * cannot starve the timers. */
+	ENGINE_FD_BURST = 64,
+	/* Upcall brackets one thread may hold at once (a device error is
+	 * reported to each IA of the device). */
+	UPCALL_HELD_MAX = 32,
+	/* POLL transports: bounds of the sleep between rounds, when the
+	 * capability record leaves them 0 */
+	ENGINE_POLL_MIN_US = 10,
+	ENGINE_POLL_MAX_US = 10000,
+	/* The longest ppoll, so a lost kick costs at most this. */
+	ENGINE_MAX_SLEEP_MS = 60000,
+};
+
+struct engine_watch {
+	int fd;
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+struct dapl_engine {
+	struct dapl_ia *ia;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;		/* a callback or a timer returned */
+	int wake_fd;			/* eventfd: kick */
+	pthread_t thread;
+	int running;			/* the thread was started */
+	int stopping;
+	int self_stop;			/* stopped from its own thread */
+	struct engine_watch watch[ENGINE_MAX_WATCH];
+	int nwatch;
+	int busy_fd;			/* whose callback runs, or -1 */
+	struct dapl_timer *firing;	/* whose fn runs, or NULL */
+	struct dapl_list timers;	/* armed dapl_timer.link */
+	struct dapl_list deferred;	/* dapl_ep.defer_link */
+	uint32_t poll_us;		/* the next sleep of a POLL transport */
+};
+
+/* The engine whose thread this is. */
+static __thread struct dapl_engine *engine_self;
+
+static pthread_mutex_t upcall_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t upcall_cond = PTHREAD_COND_INITIALIZER;
+static __thread const struct dapl_obj *upcall_held[UPCALL_HELD_MAX];
+
+uint64_t dapl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A list link that is in a list (zeroed memory counts as not). */
+static int linked(const struct dapl_list *l)
+{
+	return l->next && l->next != l;
+}
+
+static void unlink_all(struct dapl_list *head)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe (pos, tmp, head)
+		dapl_list_del(pos);
+}
+
+/* ---- upcall brackets ---------------------------------------------------- */
+
+int dapl_upcall_begin(void *obj)
+{
+	struct dapl_obj *o = obj;
+	int i, rc = -1;
+
+	pthread_mutex_lock(&upcall_lock);
+	for (i = 0; i < UPCALL_HELD_MAX; i++) {
+		if (upcall_held[i])
+			continue;
+		if (!o->closing && o->magic == DAPL_MAGIC(o->type)) {
+			o->upcalls++;
+			upcall_held[i] = o;
+			rc = 0;
+		}
+		break;
+	}
+	if (i == UPCALL_HELD_MAX)
+		dapl_dbg(DAPL_DBG_ERR, "too many upcalls open in one thread");
+	pthread_mutex_unlock(&upcall_lock);
+	return rc;
+}
+
+void dapl_upcall_end(void *obj)
+{
+	struct dapl_obj *o = obj;
+	int i;
+
+	pthread_mutex_lock(&upcall_lock);
+	for (i = 0; i < UPCALL_HELD_MAX; i++) {
+		if (upcall_held[i] == o) {
+			upcall_held[i] = NULL;
+			o->upcalls--;
+			break;
+		}
+	}
+	pthread_cond_broadcast(&upcall_cond);
+	pthread_mutex_unlock(&upcall_lock);
+}
+
+/* upcall_lock: the brackets this thread holds for o. */
+static uint32_t upcalls_of_self(const struct dapl_obj *o)
+{
+	uint32_t n = 0;
+	int i;
+
+	for (i = 0; i < UPCALL_HELD_MAX; i++)
+		n += upcall_held[i] == o;
+	return n;
+}
+
+void dapl_progress_purge_ep(struct dapl_ep *ep)
+{
+	struct dapl_engine *e = ep->obj.ia->engine;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	if (linked(&ep->defer_link))
+		dapl_list_del(&ep->defer_link);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void dapl_progress_quiesce(void *obj)
+{
+	struct dapl_obj *o = obj;
+
+	if (o->type == DAT_HANDLE_TYPE_EP)
+		dapl_progress_purge_ep(obj);
+	pthread_mutex_lock(&upcall_lock);
+	o->closing = 1;
+	while (o->upcalls > upcalls_of_self(o))
+		pthread_cond_wait(&upcall_cond, &upcall_lock);
+	pthread_mutex_unlock(&upcall_lock);
+}
+
+/* ---- what a transport asks of the engine ---------------------------------- */
+
+void dapl_progress_kick(struct dapl_ia *ia)
+{
+	struct dapl_engine *e = ia->engine;
+	uint64_t one = 1;
+
+	if (e && write(e->wake_fd, &one, sizeof(one)) != sizeof(one) &&
+	    errno != EAGAIN)
+		dapl_dbg(DAPL_DBG_ERR, "progress: cannot wake the engine");
+}
+
+int dapl_progress_watch(struct dapl_ia *ia, int fd, int (*fn)(void *arg),
+			void *arg)
+{
+	struct dapl_engine *e = ia->engine;
+	int rc = -1;
+
+	if (!e || fd < 0 || !fn)
+		return -1;
+	pthread_mutex_lock(&e->lock);
+	if (e->nwatch < ENGINE_MAX_WATCH) {
+		e->watch[e->nwatch].fd = fd;
+		e->watch[e->nwatch].fn = fn;
+		e->watch[e->nwatch].arg = arg;
+		e->nwatch++;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	dapl_progress_kick(ia);
+	return rc;
+}
+
+void dapl_progress_unwatch(struct dapl_ia *ia, int fd)
+{
+	struct dapl_engine *e = ia->engine;
+	int i;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	for (i = 0; i < e->nwatch; i++) {
+		if (e->watch[i].fd != fd)
+			continue;
+		e->watch[i] = e->watch[--e->nwatch];
+		break;
+	}
+	while (e->busy_fd == fd && engine_self != e)
+		pthread_cond_wait(&e->idle, &e->lock);
+	pthread_mutex_unlock(&e->lock);
+	dapl_progress_kick(ia);
+}
+
+void dapl_timer_init(struct dapl_timer *t, struct dapl_ia *ia,
+		     void (*fn)(struct dapl_timer *t))
+{
+	dapl_list_init(&t->link);
+	t->deadline = 0;
+	t->ia = ia;
+	t->fn = fn;
+}
+
+void dapl_timer_arm(struct dapl_timer *t, uint64_t deadline_ns)
+{
+	struct dapl_engine *e = t->ia->engine;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	t->deadline = deadline_ns;
+	if (!linked(&t->link))
+		dapl_list_add_tail(&e->timers, &t->link);
+	pthread_mutex_unlock(&e->lock);
+	dapl_progress_kick(t->ia); /* the engine's sleep may be too long now */
+}
+
+static void timer_cancel(struct dapl_timer *t, int sync)
+{
+	struct dapl_engine *e = t->ia ? t->ia->engine : NULL;
+
+	if (!e) {
+		dapl_list_init(&t->link);
+		return;
+	}
+	pthread_mutex_lock(&e->lock);
+	if (linked(&t->link))
+		dapl_list_del(&t->link);
+	while (sync && e->firing == t && engine_self != e)
+		pthread_cond_wait(&e->idle, &e->lock);
+	pthread_mutex_unlock(&e->lock);
+}
+
+void dapl_timer_cancel(struct dapl_timer *t)
+{
+	timer_cancel(t, 0);
+}
+
+void dapl_timer_cancel_sync(struct dapl_timer *t)
+{
+	timer_cancel(t, 1);
+}
+
+void dapl_ep_defer_cm_event(struct dapl_ep *ep, enum dapl_cm_event event)
+{
+	struct dapl_engine *e = ep->obj.ia->engine;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	if (!linked(&ep->defer_link)) {
+		ep->deferred = event;
+		dapl_list_add_tail(&e->deferred, &ep->defer_link);
+	}
+	pthread_mutex_unlock(&e->lock);
+	dapl_progress_kick(ep->obj.ia);
+}
+
+/* ---- the thread ------------------------------------------------------------- */
+
+/* locked: the sleep before the next round, for ppoll (NULL: forever). */
+static struct timespec *engine_sleep(struct dapl_engine *e,
+				     struct timespec *ts)
+{
+	const struct dapl_caps *c = &e->ia->caps;
+	struct dapl_list *pos, *tmp;
+	uint64_t now = dapl_now_ns(), next = UINT64_MAX, ns;
+
+	dapl_list_for_each_safe (pos, tmp, &e->timers) {
+		struct dapl_timer *t =
+		    dapl_container_of(pos, struct dapl_timer, link);
+
+		if (t->deadline < next)
+			next = t->deadline;
+	}
+	if (!dapl_list_empty(&e->deferred))
+		next = now;
+	if (c->progress == DAPL_PROGRESS_POLL &&
+	    now + (uint64_t)e->poll_us * 1000 < next)
+		next = now + (uint64_t)e->poll_us * 1000;
+	if (next == UINT64_MAX)
+		return NULL;
+	ns = next > now ? next - now : 0;
+	if (ns > (uint64_t)ENGINE_MAX_SLEEP_MS * 1000000)
+		ns = (uint64_t)ENGINE_MAX_SLEEP_MS * 1000000;
+	ts->tv_sec = (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+	return ts;
+}
+
+/* locked: calls fd's callback while it reports more; nonzero if the
+ * callback did anything.  Returns with the lock held. */
+static int engine_run_fd(struct dapl_engine *e, int fd)
+{
+	int i, burst, did = 0;
+
+	for (burst = 0; burst < ENGINE_FD_BURST && !e->stopping; burst++) {
+		struct engine_watch w;
+		int more;
+
+		for (i = 0; i < e->nwatch && e->watch[i].fd != fd; i++)
+			;
+		if (i == e->nwatch)
+			break; /* unwatched meanwhile */
+		w = e->watch[i];
+		e->busy_fd = fd;
+		pthread_mutex_unlock(&e->lock);
+		more = w.fn(w.arg);
+		pthread_mutex_lock(&e->lock);
+		e->busy_fd = -1;
+		pthread_cond_broadcast(&e->idle);
+		did = 1;
+		if (!more)
+			break;
+	}
+	return did;
+}
+
+/* locked: one expired timer, if any; nonzero if one ran. */
+static int engine_run_timer(struct dapl_engine *e, uint64_t now)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe (pos, tmp, &e->timers) {
+		struct dapl_timer *t =
+		    dapl_container_of(pos, struct dapl_timer, link);
+
+		if (t->deadline > now)
+			continue;
+		dapl_list_del(&t->link);
+		e->firing = t;
+		pthread_mutex_unlock(&e->lock);
+		t->fn(t);
+		pthread_mutex_lock(&e->lock);
+		e->firing = NULL;
+		pthread_cond_broadcast(&e->idle);
+		return 1;
+	}
+	return 0;
+}
+
+/* locked: one deferred connection event, if any. */
+static int engine_run_deferred(struct dapl_engine *e)
+{
+	struct dapl_ep *ep;
+	enum dapl_cm_event ev;
+	int held;
+
+	if (dapl_list_empty(&e->deferred))
+		return 0;
+	ep = dapl_container_of(e->deferred.next, struct dapl_ep, defer_link);
+	dapl_list_del(&ep->defer_link);
+	ev = ep->deferred;
+	/* the bracket under the engine's lock, so that a quiesce (which
+	 * purges under it first) either finds the event still queued or
+	 * waits for this bracket */
+	held = !dapl_upcall_begin(ep);
+	pthread_mutex_unlock(&e->lock);
+	if (held) {
+		dapl_cm_ep_event(ep, ev, NULL, 0);
+		dapl_upcall_end(ep);
+	}
+	pthread_mutex_lock(&e->lock);
+	return 1;
+}
+
+/* locked: everything due after a wake-up, with ready[] the readable fds. */
+static void engine_round(struct dapl_engine *e, const int *ready, int nready)
+{
+	const struct dapl_caps *c = &e->ia->caps;
+	int (*progress)(struct dapl_ia *) = e->ia->ops->progress;
+	int i, work = nready > 0;
+
+	for (i = 0; i < nready && !e->stopping; i++)
+		engine_run_fd(e, ready[i]);
+	if (progress && !e->stopping) {
+		pthread_mutex_unlock(&e->lock);
+		work |= progress(e->ia) > 0;
+		pthread_mutex_lock(&e->lock);
+	}
+	while (!e->stopping && engine_run_timer(e, dapl_now_ns()))
+		;
+	while (!e->stopping && engine_run_deferred(e))
+		;
+	if (!e->stopping && c->progress == DAPL_PROGRESS_POLL) {
+		if (work)
+			e->poll_us = c->poll_min_us;
+		else if (e->poll_us < c->poll_max_us)
+			e->poll_us = e->poll_us * 2 > c->poll_max_us
+					 ? c->poll_max_us
+					 : e->poll_us * 2 + 1;
+	}
+}
+
+static void engine_free(struct dapl_engine *e)
+{
+	unlink_all(&e->timers);
+	unlink_all(&e->deferred);
+	close(e->wake_fd);
+	pthread_cond_destroy(&e->idle);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+static void *engine_thread(void *arg)
+{
+	struct dapl_engine *e = arg;
+	struct pollfd pfd[1 + ENGINE_MAX_WATCH];
+	int ready[ENGINE_MAX_WATCH];
+	struct timespec ts, *tmo;
+	uint64_t v;
+	int i, n, nready, rc;
+
+	engine_self = e;
+	pthread_mutex_lock(&e->lock);
+	while (!e->stopping) {
+		pfd[0].fd = e->wake_fd;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < e->nwatch; i++) {
+			pfd[1 + i].fd = e->watch[i].fd;
+			pfd[1 + i].events = POLLIN;
+			pfd[1 + i].revents = 0;
+		}
+		n = 1 + e->nwatch;
+		tmo = engine_sleep(e, &ts);
+		pthread_mutex_unlock(&e->lock);
+		rc = ppoll(pfd, (nfds_t)n, tmo, NULL);
+		if (rc < 0 && errno != EINTR) {
+			dapl_dbg(DAPL_DBG_ERR, "progress: ppoll: %s",
+				 strerror(errno));
+			pthread_mutex_lock(&e->lock);
+			break;
+		}
+		if (rc > 0 && (pfd[0].revents & POLLIN) &&
+		    read(e->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			dapl_dbg(DAPL_DBG_ERR, "progress: wake fd: %s",
+				 strerror(errno));
+		for (i = 1, nready = 0; rc > 0 && i < n; i++)
+			if (pfd[i].revents)
+				ready[nready++] = pfd[i].fd;
+		pthread_mutex_lock(&e->lock);
+		engine_round(e, ready, nready);
+	}
+	if (e->self_stop) {
+		/* closed from one of its own callbacks: nobody joins */
+		pthread_mutex_unlock(&e->lock);
+		engine_free(e);
+		return NULL;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* ---- life cycle ---------------------------------------------------------------- */
+
+int dapl_progress_create(struct dapl_ia *ia)
+{
+	struct dapl_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	e->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->wake_fd < 0) {
+		free(e);
+		return -1;
+	}
+	e->ia = ia;
+	e->busy_fd = -1;
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_cond_init(&e->idle, NULL);
+	dapl_list_init(&e->timers);
+	dapl_list_init(&e->deferred);
+	ia->engine = e;
+	return 0;
+}
+
+int dapl_progress_start(struct dapl_ia *ia)
+{
+	struct dapl_engine *e = ia->engine;
+	struct dapl_caps *c = &ia->caps;
+	sigset_t all, old;
+	int rc;
+
+	if (c->progress == DAPL_PROGRESS_POLL) {
+		if (!c->poll_max_us)
+			c->poll_max_us = ENGINE_POLL_MAX_US;
+		if (!c->poll_min_us)
+			c->poll_min_us = ENGINE_POLL_MIN_US;
+		if (c->poll_min_us > c->poll_max_us)
+			c->poll_min_us = c->poll_max_us;
+		e->poll_us = c->poll_min_us;
+	}
+	/* signals are the consumer's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&e->thread, NULL, engine_thread, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return -1;
+	pthread_setname_np(e->thread, "dapl-progress");
+	e->running = 1;
+	return 0;
+}
+
+void dapl_progress_stop(struct dapl_ia *ia)
+{
+	struct dapl_engine *e = ia->engine;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	e->stopping = 1;
+	/* what is still armed or queued belongs to objects already gone */
+	unlink_all(&e->timers);
+	unlink_all(&e->deferred);
+	ia->engine = NULL;
+	if (e->running && engine_self == e) {
+		/* from a callback of the engine itself (a CNO agent closing
+		 * the IA): the thread frees the engine when it returns */
+		e->self_stop = 1;
+		pthread_detach(e->thread);
+		pthread_mutex_unlock(&e->lock);
+		return;
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (e->running) {
+		uint64_t one = 1;
+
+		if (write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
+			dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
+		pthread_join(e->thread, NULL);
+	}
+	engine_free(e);
+}
