@@ -27,3 +27,11 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
 
 # The seam's rules for providers/ (test/seam/seam.bats).
 HOST_BATS_SUITES += test/seam/seam.bats
+
+# test_progress drives the progress engine (progress.c) on its own: fd
+# watches, timers, deferred events, brackets and quiesce, polling.
+$(B)/test/unit/test_progress: $(B)/test/unit/test_progress.o \
+		$(addprefix $(B)/udapl/,progress.o handle.o)
+	$(CC) -o $@ $^ -lpthread
+
+HOST_TAP_TESTS += $(B)/test/unit/test_progress
