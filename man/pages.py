@@ -730,6 +730,7 @@ access rights that *privileges* translate to) so that posts can use it.""",
              arg(3, "DAT_MEM_TYPE_VIRTUAL with a NULL address; libdaplcma also when the device refuses the range (EINVAL)."),
              arg(4, "*length* is 0 or above max_lmr_block_size."),
              bad("DAT_INVALID_HANDLE_LMR", "DAT_MEM_TYPE_LMR and for_lmr_handle is not a live LMR of this IA."),
+             ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "DAT_MEM_TYPE_LMR and *privileges* has a right that for_lmr_handle's LMR was not created with (in its PZ or another): a shared LMR never has more rights than its original."),
              ("DAT_PRIVILEGES_VIOLATION", "DAT_NO_SUBTYPE", "libdaplcma: the memory cannot be registered with these rights (EACCES, EFAULT), e.g. remote write on read-only pages."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY_REGION", "libdaplcma: the device or the locked-memory limit (ulimit -l) refused the registration."),
              NOMEM],
@@ -956,9 +957,15 @@ page(name="dat_cr_handoff", brief="pass a connection request to another service 
      desc="""dat_cr_handoff() gives the request to the service point listening on
 *handoff*: a new CR with the same remote address and private data is
 announced by a DAT_CONNECTION_REQUEST_EVENT on that service point's EVD, and
-*cr_handle* is destroyed.""",
+*cr_handle* is destroyed.
+
+A connection request is never lost: a request whose event has no room on
+its service point's CR EVD (which other service points or connection events
+may share) is rejected to the peer, which gets a rejected connection event,
+and DAT_ASYNC_ERROR_EVD_OVERFLOW is posted on the IA's async EVD.""",
      errors=[OK, bad("DAT_INVALID_HANDLE_CR", "The provider: not a live CR."),
              arg(2, "No PSP or RSP of the IA listens on *handoff*, or it is an RSP that is no longer RESERVED."),
+             ("DAT_QUEUE_FULL", "DAT_NO_SUBTYPE", "The EVD of the service point on *handoff* has no room for the request's event: nothing changed, *cr_handle* is still valid (accept, reject or hand it off again)."),
              NOMEM],
      see=["dat_cr_accept", "dat_psp_create"])
 

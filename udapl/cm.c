@@ -77,7 +77,7 @@ static void post_cr_event(struct dapl_sp *sp, struct dapl_cr *cr)
 	    (DAT_IA_ADDRESS_PTR)&sp->obj.ia->addr;
 	ev.event_data.cr_arrival_event_data.conn_qual = sp->qual;
 	ev.event_data.cr_arrival_event_data.cr_handle = cr;
-	dapl_evd_post(sp->evd, &ev);
+	dapl_evd_post_reserved(sp->evd, &ev);
 }
 
 /* Posts a connection event of ep with ep->pdata; called with ep->lock. */
@@ -504,9 +504,25 @@ int dapl_cm_request(struct dapl_sp *sp, struct dapl_tp_cr *prov_cr,
 				    sp->evd, DAT_EVD_OVERFLOW_ERROR);
 		return -1;
 	}
-	cr = cr_alloc(sp->obj.ia); /* before any EP lock: takes the IA's */
-	if (!cr)
+	/* The request's event must have room on the EVD, which other
+	 * service points and connection events may share: a request that
+	 * would be dropped there is rejected instead (the peer hears of it)
+	 * and the overflow reported, so that no request is ever lost. */
+	switch (dapl_evd_reserve(sp->evd)) {
+	case 0:
+		break;
+	case DAPL_EVD_FULL:
+		dapl_evd_post_async(sp->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
+				    sp->evd, DAT_EVD_OVERFLOW_ERROR);
 		return -1;
+	default:
+		return -1;
+	}
+	cr = cr_alloc(sp->obj.ia); /* before any EP lock: takes the IA's */
+	if (!cr) {
+		dapl_evd_unreserve(sp->evd);
+		return -1;
+	}
 	cr->sp = sp;
 	cr->obj.tp = prov_cr;
 	cr->remote_qual = remote_qual;
@@ -523,6 +539,7 @@ int dapl_cm_request(struct dapl_sp *sp, struct dapl_tp_cr *prov_cr,
 	}
 	if (cr_bind(sp, cr)) {
 		dapl_obj_free(cr);
+		dapl_evd_unreserve(sp->evd);
 		return -1;
 	}
 	__atomic_add_fetch(&sp->cr_count, 1, __ATOMIC_RELAXED);
@@ -731,10 +748,22 @@ DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 	sp = sp_find(cr->obj.ia, handoff);
 	if (!sp)
 		return bad_arg(DAT_INVALID_ARG2);
+	/* Room for the new request event first: a handoff to a service
+	 * point whose EVD is full fails and leaves this CR as it was. */
+	switch (dapl_evd_reserve(sp->evd)) {
+	case 0:
+		break;
+	case DAPL_EVD_FULL:
+		return DAPL_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
+	default:
+		return bad_arg(DAT_INVALID_ARG2);
+	}
 	n = cr_alloc(cr->obj.ia);
-	if (!n)
+	if (!n) {
+		dapl_evd_unreserve(sp->evd);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
+	}
 	n->sp = sp;
 	n->obj.tp = cr->obj.tp;
 	n->remote_addr = cr->remote_addr;
@@ -744,6 +773,7 @@ DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 	if (cr_bind(sp, n)) {
 		/* An RSP that is not RESERVED any more: no taker. */
 		dapl_obj_free(n);
+		dapl_evd_unreserve(sp->evd);
 		return bad_arg(DAT_INVALID_ARG2);
 	}
 	cr_release_ep(cr);

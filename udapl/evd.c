@@ -70,11 +70,6 @@ static int flags_ok(DAT_EVD_FLAGS flags)
 
 /* ---- the ring ---- */
 
-static int ring_full(const struct dapl_event_ring *r)
-{
-	return r->count >= r->size;
-}
-
 static void ring_push(struct dapl_event_ring *r, const DAT_EVENT *ev)
 {
 	r->ev[(r->head + r->count) % r->size] = *ev;
@@ -239,7 +234,7 @@ static void evd_fill(struct dapl_evd *evd)
 
 	if (!evd_has_cq(evd))
 		return;
-	while ((room = evd->ring.size - evd->ring.count) > 0) {
+	while ((room = evd->ring.size - evd->ring.count - evd->reserved) > 0) {
 		if (room > 16)
 			room = 16;
 		n = evd->obj.ia->ops->cq_poll(evd, cqe, room);
@@ -486,7 +481,8 @@ DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 	if (qlen < 1 || qlen > evd->obj.ia->attr.max_evd_qlen)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	pthread_mutex_lock(&evd->lock);
-	if (qlen < evd->ring.count || (evd->waiters && qlen < evd->threshold)) {
+	if (qlen < evd->ring.count + evd->reserved ||
+	    (evd->waiters && qlen < evd->threshold)) {
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 		goto out;
 	}
@@ -583,7 +579,7 @@ DAT_RETURN dapl_evd_free(DAT_EVD_HANDLE evd_handle)
 static int evd_enqueue(struct dapl_evd *evd, const DAT_EVENT *ev,
 		       DAT_OS_WAIT_PROXY_AGENT *agent)
 {
-	if (ring_full(&evd->ring))
+	if (evd->ring.count + evd->reserved >= evd->ring.size)
 		return -1;
 	ring_push(&evd->ring, ev);
 	if (evd->waiters)
@@ -600,7 +596,30 @@ static void agent_call(const DAT_OS_WAIT_PROXY_AGENT *agent,
 		agent->proxy_agent_func(agent->instance_data, evd);
 }
 
-void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
+int dapl_evd_reserve(struct dapl_evd *evd)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&evd->lock);
+	if (evd->closing || evd->dead)
+		rc = DAPL_EVD_GONE;
+	else if (evd->ring.count + evd->reserved >= evd->ring.size)
+		rc = DAPL_EVD_FULL;
+	else
+		evd->reserved++;
+	pthread_mutex_unlock(&evd->lock);
+	return rc;
+}
+
+void dapl_evd_unreserve(struct dapl_evd *evd)
+{
+	pthread_mutex_lock(&evd->lock);
+	evd->reserved--;
+	pthread_mutex_unlock(&evd->lock);
+}
+
+static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
+		     int reserved)
 {
 	DAT_OS_WAIT_PROXY_AGENT agent = {NULL, NULL};
 	int overflow = 0;
@@ -608,6 +627,8 @@ void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
 
 	ev.evd_handle = evd;
 	pthread_mutex_lock(&evd->lock);
+	/* the reserved slot becomes the event's own, so it cannot overflow */
+	evd->reserved -= reserved;
 	if (evd->closing || evd->dead) {
 		pthread_mutex_unlock(&evd->lock);
 		return;
@@ -630,6 +651,16 @@ void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
 		dapl_evd_post_async(evd->obj.ia, DAT_ASYNC_ERROR_EVD_OVERFLOW,
 				    evd, DAT_EVD_OVERFLOW_ERROR);
 	}
+}
+
+void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
+{
+	evd_post(evd, event, 0);
+}
+
+void dapl_evd_post_reserved(struct dapl_evd *evd, const DAT_EVENT *event)
+{
+	evd_post(evd, event, 1);
 }
 
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,

@@ -182,6 +182,12 @@ static DAT_RETURN lmr_create_shared(struct dapl_lmr *lmr,
 
 	if (!dapl_obj_ok(orig, DAT_HANDLE_TYPE_LMR) || orig->obj.ia != ia)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_LMR);
+	/* A shared registration never has rights its original lacks: the
+	 * transport shares the original's keys, so the extra rights would
+	 * be claimed by an rmr_context that does not carry them (and a new
+	 * registration would be a way around the owner's choice). */
+	if (lmr->priv & ~orig->priv)
+		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
 	/* The length argument is ignored for this type. */
 	lmr->length = orig->length;
 	rc = ia->ops->mr_share(lmr, orig);

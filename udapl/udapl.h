@@ -213,6 +213,9 @@ struct dapl_evd {
 	int dead;			/* the async EVD overflowed */
 	struct dapl_list cno_link;	/* in cno->evds (guarded by ia->lock) */
 	int closing;			/* torn down: waiters get DAT_ABORT */
+	/* Slots promised to events not yet posted (dapl_evd_reserve): a
+	 * connection request is only taken when its event has room. */
+	DAT_COUNT reserved;
 };
 
 struct dapl_cno {
@@ -492,6 +495,18 @@ static inline void dapl_rmr_fenced(struct dapl_ep *ep)
  * overflows itself becomes dead).  Safe from any thread.
  */
 void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event);
+/*
+ * A slot for an event that must not be dropped (a connection request:
+ * dropping it would lose the request).  dapl_evd_reserve returns 0 with
+ * the slot held, DAPL_EVD_FULL when the queue has no room (nothing is
+ * posted: the caller reports it) or DAPL_EVD_GONE when the EVD is being
+ * torn down.  The slot is spent by dapl_evd_post_reserved (which never
+ * overflows) or given back by dapl_evd_unreserve.
+ */
+enum { DAPL_EVD_FULL = 1, DAPL_EVD_GONE = 2 };
+int dapl_evd_reserve(struct dapl_evd *evd);
+void dapl_evd_unreserve(struct dapl_evd *evd);
+void dapl_evd_post_reserved(struct dapl_evd *evd, const DAT_EVENT *event);
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
 			 DAT_HANDLE handle, DAT_COUNT reason);
 

@@ -677,6 +677,56 @@ static void test_passive(void)
 	dapl_ep_free(ep2);
 }
 
+/* Connection requests never vanish: a request without room on its CR
+ * EVD (shared by two PSPs here) is refused, so the provider rejects it;
+ * a handoff to a PSP whose EVD is full fails and keeps the CR. */
+static void test_cr_overflow(void)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	DAT_PSP_HANDLE a, b, psp;
+	DAT_EVD_HANDLE small;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM cp;
+	DAT_EVENT ev;
+
+	IS(dapl_evd_create(ia, 1, NULL, DAT_EVD_CR_FLAG, &small), DAT_SUCCESS,
+	   "CR EVD of one slot");
+	IS(dapl_psp_create(ia, 300, small, 0, &a), DAT_SUCCESS, "psp A");
+	IS(dapl_psp_create(ia, 301, small, 0, &b), DAT_SUCCESS,
+	   "psp B on the same EVD");
+	IS(dapl_psp_create(ia, 302, cr_evd, 0, &psp), DAT_SUCCESS, "psp C");
+	tap_ok(!dapl_cm_request(a, (void *)4, (struct sockaddr *)&sin, 9, NULL,
+				0),
+	       "request on A takes the EVD's slot");
+	tap_ok(dapl_cm_request(b, (void *)5, (struct sockaddr *)&sin, 9, NULL,
+			       0) != 0,
+	       "request on B: no room on the shared EVD, refused (rejected)");
+	tap_ok(!dapl_cm_request(psp, (void *)6, (struct sockaddr *)&sin, 9,
+				NULL, 0) &&
+		   next_event(cr_evd, &ev),
+	       "request on C");
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	IS(dapl_cr_handoff(cr, 301), ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE),
+	   "handoff to B, whose EVD is full: DAT_QUEUE_FULL");
+	IS(dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp), DAT_SUCCESS,
+	   "the CR is still valid");
+	tap_ok(next_event(small, &ev) &&
+		   ev.event_data.cr_arrival_event_data.conn_qual == 300,
+	       "the shared EVD holds A's request only");
+	IS(dapl_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle),
+	   DAT_SUCCESS, "reject A's request");
+	IS(dapl_cr_handoff(cr, 301), DAT_SUCCESS, "handoff once there is room");
+	tap_ok(next_event(small, &ev) &&
+		   ev.event_data.cr_arrival_event_data.conn_qual == 301,
+	       "the handed-off request arrives at B");
+	IS(dapl_cr_reject(ev.event_data.cr_arrival_event_data.cr_handle),
+	   DAT_SUCCESS, "reject it");
+	IS(dapl_psp_free(a), DAT_SUCCESS, "psp A freed");
+	IS(dapl_psp_free(b), DAT_SUCCESS, "psp B freed");
+	IS(dapl_psp_free(psp), DAT_SUCCESS, "psp C freed");
+	IS(dapl_evd_free(small), DAT_SUCCESS, "shared EVD freed");
+}
+
 int main(void)
 {
 	setup();
@@ -685,6 +735,7 @@ int main(void)
 	test_active();
 	test_modify();
 	test_passive();
+	test_cr_overflow();
 	IS(dapl_lmr_free(lmr), DAT_SUCCESS, "lmr freed");
 	IS(dapl_lmr_free(ro_lmr), DAT_SUCCESS, "read-only lmr freed");
 	IS(dapl_evd_free(dto_evd), DAT_SUCCESS, "no EP holds the DTO EVD");

@@ -968,11 +968,19 @@ static void test_lmr(void)
 	      "lmr_sync outside the LMR: INVALID_PARAMETER");
 
 	r.for_lmr_handle = lmr;
+	CHECK(RC_IS(dapl_lmr_create(ia, DAT_MEM_TYPE_LMR, r, 0, pz,
+				    DAT_MEM_PRIV_ALL_FLAG, &shared, &sctx,
+				    &rctx, &rlen, &raddr),
+		    DAT_PRIVILEGES_VIOLATION, 0),
+	      "lmr_create LMR with rights the original lacks: "
+	      "PRIVILEGES_VIOLATION");
+	rctx = 1;
 	rc = dapl_lmr_create(ia, DAT_MEM_TYPE_LMR, r, 0, pz,
-			     DAT_MEM_PRIV_ALL_FLAG, &shared, &sctx, &rctx,
-			     &rlen, &raddr);
-	CHECK(rc == DAT_SUCCESS && sctx == lctx && rctx == lctx + 0x10000,
-	      "lmr_create LMR shares the registration");
+			     DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &shared, &sctx,
+			     &rctx, &rlen, &raddr);
+	CHECK(rc == DAT_SUCCESS && sctx == lctx && rctx == 0,
+	      "lmr_create LMR shares the registration (no remote rights: "
+	      "no rmr_context)");
 	CHECK(RC_IS(dapl_lmr_free(lmr), DAT_INVALID_STATE,
 		    DAT_INVALID_STATE_LMR_IN_USE),
 	      "lmr_free of a shared LMR: LMR_IN_USE");

@@ -22,6 +22,10 @@ setup_file() { verbs_setup_file; }
 	pair shared-lmr
 }
 
+@test "shared-lmr: asking for rights the original LMR lacks is DAT_PRIVILEGES_VIOLATION (same or other PZ); a subset is granted" {
+	local_test shared-lmr-priv local
+}
+
 @test "completion flags: SUPPRESS, UNSIGNALLED refused, SOLICITED_WAIT, BARRIER_FENCE" {
 	pair flags
 }

@@ -30,3 +30,17 @@ setup_file() { verbs_setup_file; }
 	grep -q '^PASS$' "$SRV_OUT"
 	[ "$status" -eq 0 ]
 }
+
+@test "cr-overflow: requests beyond a shared CR EVD are rejected to the peer and reported as overflow; a handoff to a full EVD fails and keeps the CR" {
+	local qlen
+	start_server cr-overflow
+	wait_listening
+	qlen=$(sed -n 's/^cr-evd-qlen \([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+	[ -n "$qlen" ]
+	run_client cr-overflow -q "$QUAL" -n "$qlen"
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+}

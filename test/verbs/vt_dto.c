@@ -629,6 +629,79 @@ static int shared_client(const struct vt_opts *o)
 	return 0;
 }
 
+/*
+ * shared-lmr-priv: a shared LMR asking for rights its original lacks is
+ * refused (DAT_PRIVILEGES_VIOLATION), in the same PZ and in another; a
+ * subset of the original's rights is granted, with an rmr_context only
+ * where remote rights are asked for.
+ */
+static int shared_priv_local(const struct vt_opts *o)
+{
+	const DAT_MEM_PRIV_FLAGS rread =
+		DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+		DAT_MEM_PRIV_REMOTE_READ_FLAG;
+	static const struct {
+		const char *what;
+		DAT_MEM_PRIV_FLAGS orig, ask;
+		int other_pz;
+		DAT_RETURN want;
+	} rows[] = {
+		{ "remote write over a local-only LMR", PRIV_LOCAL,
+		  PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0,
+		  DAT_PRIVILEGES_VIOLATION },
+		{ "remote read over a local-only LMR, another PZ", PRIV_LOCAL,
+		  PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, 1,
+		  DAT_PRIVILEGES_VIOLATION },
+		{ "remote write over a remote-read LMR", 0,
+		  DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0, DAT_PRIVILEGES_VIOLATION },
+		{ "local write over a read-only LMR",
+		  DAT_MEM_PRIV_LOCAL_READ_FLAG,
+		  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 0, DAT_PRIVILEGES_VIOLATION },
+		{ "the same rights", PRIV_LOCAL, PRIV_LOCAL, 0, DAT_SUCCESS },
+		{ "remote read of a remote-read LMR", 0, rread, 0,
+		  DAT_SUCCESS },
+		{ "a subset, another PZ", 0, DAT_MEM_PRIV_LOCAL_READ_FLAG, 1,
+		  DAT_SUCCESS },
+	};
+	DAT_PZ_HANDLE pz2;
+	struct vt v;
+	size_t i;
+
+	vt_open(&v, o->ia_name);
+	vt_must("dat_pz_create(second PZ)", dat_pz_create(v.ia, &pz2));
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		DAT_MEM_PRIV_FLAGS orig = rows[i].orig ? rows[i].orig : rread;
+		DAT_REGION_DESCRIPTION r;
+		DAT_LMR_HANDLE lmr = NULL;
+		DAT_LMR_CONTEXT lctx;
+		DAT_RMR_CONTEXT rctx = 0xdeadbeef;
+		DAT_VLEN len;
+		DAT_VADDR addr;
+		struct vt_mem a;
+		DAT_RETURN rc;
+
+		vt_mem_alloc(&v, &a, 8192, orig);
+		r.for_lmr_handle = a.lmr;
+		rc = dat_lmr_create(v.ia, DAT_MEM_TYPE_LMR, r, a.len,
+				    rows[i].other_pz ? pz2 : v.pz, rows[i].ask,
+				    &lmr, &lctx, &rctx, &len, &addr);
+		if (vt_expect(rows[i].what, rc, rows[i].want) &&
+		    rc == DAT_SUCCESS) {
+			vt_expect_u64("rmr_context only with remote rights",
+				      rctx != 0,
+				      (rows[i].ask &
+				       (DAT_MEM_PRIV_REMOTE_READ_FLAG |
+					DAT_MEM_PRIV_REMOTE_WRITE_FLAG)) != 0);
+			vt_expect("dat_lmr_free(shared)", dat_lmr_free(lmr),
+				  DAT_SUCCESS);
+		}
+		vt_mem_free(&a);
+	}
+	vt_expect("dat_pz_free(second PZ)", dat_pz_free(pz2), DAT_SUCCESS);
+	vt_close(&v);
+	return 0;
+}
+
 /* ---- completion flags ------------------------------------------------- */
 
 /*
@@ -875,6 +948,7 @@ const struct vt_test vt_dto_tests[] = {
 	{ "rdma", rdma_server, rdma_client },
 	{ "multiseg", multiseg_server, multiseg_client },
 	{ "shared-lmr", shared_server, shared_client },
+	{ "shared-lmr-priv", shared_priv_local, NULL },
 	{ "flags", flags_server, flags_client },
 	{ "flush", flush_server, flush_client },
 	{ NULL, NULL, NULL }

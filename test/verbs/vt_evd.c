@@ -543,10 +543,174 @@ static int overflow_client(const struct vt_opts *o)
 	return 0;
 }
 
+/*
+ * cr-overflow: connection requests never vanish.  Two PSPs (qualifiers
+ * D+1 and D+2) share one CR EVD of q slots; the client sends q + 2
+ * requests to them: q are queued, the other two are rejected to the
+ * client (a rejected event, never a timeout) and each is reported as
+ * DAT_ASYNC_ERROR_EVD_OVERFLOW.  A CR that arrived at a third PSP (D, its
+ * own EVD) is then handed off to D+1, whose EVD is full: DAT_QUEUE_FULL,
+ * and the CR stays valid and is accepted.  All q + 1 connections are
+ * established.
+ */
+static int cr_overflow_server(const struct vt_opts *o)
+{
+	DAT_PSP_HANDLE pspd = NULL, pspa = NULL, pspb = NULL;
+	DAT_EVD_HANDLE crevd, devd, cevd;
+	DAT_CR_HANDLE crd, *crs;
+	DAT_EP_HANDLE *eps;
+	DAT_CONN_QUAL qual = 0;
+	DAT_CR_PARAM cp;
+	DAT_COUNT q, i, est = 0;
+	DAT_EVENT ev;
+	struct vt v;
+	int tries;
+
+	vt_open(&v, o->ia_name);
+	vt_must("dat_evd_create(shared CR EVD)",
+		dat_evd_create(v.ia, 1, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
+			       &crevd));
+	vt_must("dat_evd_create(CR EVD of D)",
+		dat_evd_create(v.ia, 1, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
+			       &devd));
+	q = evd_qlen(crevd);
+	if (q > 64)
+		vt_die("CR EVD qlen %d: too many connections to overflow it", q);
+	vt_must("dat_evd_create(CONNECTION)",
+		dat_evd_create(v.ia, 2 * q + 16, DAT_HANDLE_NULL,
+			       DAT_EVD_CONNECTION_FLAG, &cevd));
+	/* D from the provider, D+1 and D+2 beside it (again if taken) */
+	for (tries = 0; tries < 20; tries++) {
+		qual = 0;
+		vt_must("dat_psp_create_any(D)",
+			dat_psp_create_any(v.ia, &qual, devd,
+					   DAT_PSP_CONSUMER_FLAG, &pspd));
+		if (dat_psp_create(v.ia, qual + 1, crevd, DAT_PSP_CONSUMER_FLAG,
+				   &pspa) == DAT_SUCCESS &&
+		    dat_psp_create(v.ia, qual + 2, crevd, DAT_PSP_CONSUMER_FLAG,
+				   &pspb) == DAT_SUCCESS)
+			break;
+		if (pspa)
+			dat_psp_free(pspa);
+		dat_psp_free(pspd);
+		pspa = pspd = NULL;
+	}
+	if (!pspb)
+		vt_die("no three free qualifiers in a row");
+	printf("cr-evd-qlen %d\n", q);
+	vt_listening(qual);
+
+	if (!vt_expect_event("connection request at D", devd,
+			     DAT_CONNECTION_REQUEST_EVENT, &ev))
+		vt_die("no request at D");
+	crd = ev.event_data.cr_arrival_event_data.cr_handle;
+	/* the two requests beyond the shared EVD's q slots */
+	for (i = 0; i < 2; i++)
+		if (vt_expect_event("async event", v.async_evd,
+				    DAT_ASYNC_ERROR_EVD_OVERFLOW, &ev))
+			vt_expect_ptr("overflow event's dat_handle (the CR EVD)",
+				      ev.event_data.asynch_error_event_data
+					  .dat_handle,
+				      crevd);
+	vt_expect("dat_cr_handoff to D+1, whose EVD is full",
+		  dat_cr_handoff(crd, qual + 1), DAT_QUEUE_FULL);
+	memset(&cp, 0, sizeof(cp));
+	vt_expect("dat_cr_query after the failed handoff",
+		  dat_cr_query(crd, DAT_CR_FIELD_ALL, &cp), DAT_SUCCESS);
+	vt_expect_true("the CR keeps its peer's address",
+		       cp.remote_ia_address_ptr != NULL);
+
+	crs = calloc(q + 1, sizeof(*crs));
+	eps = calloc(q + 1, sizeof(*eps));
+	if (!crs || !eps)
+		vt_die("out of memory");
+	crs[0] = crd;
+	for (i = 1; i <= q; i++) {
+		if (!vt_expect_event("queued request", crevd,
+				     DAT_CONNECTION_REQUEST_EVENT, &ev))
+			vt_die("the shared EVD lost a request");
+		crs[i] = ev.event_data.cr_arrival_event_data.cr_handle;
+	}
+	vt_expect_empty("nothing beyond q on the shared EVD", crevd);
+	for (i = 0; i <= q; i++) {
+		vt_must("dat_ep_create",
+			dat_ep_create(v.ia, v.pz, v.rcv_evd, v.req_evd, cevd,
+				      NULL, &eps[i]));
+		vt_expect("dat_cr_accept", dat_cr_accept(crs[i], eps[i], 0, NULL),
+			  DAT_SUCCESS);
+	}
+	while (est <= q && vt_wait(cevd, vt_secs(20), &ev) == DAT_SUCCESS)
+		if (ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+			est++;
+	vt_expect_u64("connections established (server)", est, q + 1);
+	vt_expect("dat_ia_close(ABRUPT)",
+		  dat_ia_close(v.ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
+	free(v.ctl->buf);
+	free(v.ctl);
+	free(crs);
+	free(eps);
+	return 0;
+}
+
+static int cr_overflow_client(const struct vt_opts *o)
+{
+	int q = o->count, n = q + 3, i, est = 0, rej = 0, other = 0;
+	DAT_EP_HANDLE *ep = calloc(n, sizeof(*ep));
+	struct sockaddr_in sin;
+	DAT_EVD_HANDLE cevd;
+	DAT_EVENT ev;
+	struct vt v;
+
+	if (!ep || q < 1)
+		vt_die("usage: cr-overflow client -q D -n Q");
+	vt_open(&v, o->ia_name);
+	vt_must("dat_evd_create(CONNECTION)",
+		dat_evd_create(v.ia, 2 * n + 8, DAT_HANDLE_NULL,
+			       DAT_EVD_CONNECTION_FLAG, &cevd));
+	vt_sockaddr(&sin, o->addr);
+	/* ep[0] to D, then q + 2 alternately to D+1 and D+2 */
+	for (i = 0; i < n; i++) {
+		vt_must("dat_ep_create",
+			dat_ep_create(v.ia, v.pz, v.rcv_evd, v.req_evd, cevd,
+				      NULL, &ep[i]));
+		vt_must("dat_ep_connect",
+			dat_ep_connect(ep[i], (DAT_IA_ADDRESS_PTR)&sin,
+				       i ? o->qual + 1 + i % 2 : o->qual,
+				       vt_secs(60), 0, NULL,
+				       DAT_QOS_BEST_EFFORT,
+				       DAT_CONNECT_DEFAULT_FLAG));
+	}
+	while (est + rej + other < n &&
+	       vt_wait(cevd, vt_secs(60), &ev) == DAT_SUCCESS) {
+		switch (ev.event_number) {
+		case DAT_CONNECTION_EVENT_ESTABLISHED:
+			est++;
+			break;
+		case DAT_CONNECTION_EVENT_PEER_REJECTED:
+		case DAT_CONNECTION_EVENT_NON_PEER_REJECTED:
+			rej++;
+			break;
+		default:
+			other++;
+			vt_note("connection event %s", vt_ev(ev.event_number));
+		}
+	}
+	vt_expect_u64("connections established (client)", est, q + 1);
+	vt_expect_u64("requests rejected to the client", rej, 2);
+	vt_expect_u64("other connection events (timeouts)", other, 0);
+	vt_expect("dat_ia_close(ABRUPT)",
+		  dat_ia_close(v.ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
+	free(v.ctl->buf);
+	free(v.ctl);
+	free(ep);
+	return 0;
+}
+
 const struct vt_test vt_evd_tests[] = {
 	{ "evd-sw", evd_sw_local, NULL },
 	{ "evd-dto", evd_dto_server, evd_dto_client },
 	{ "cno", cno_server, cno_client },
 	{ "overflow", overflow_server, overflow_client },
+	{ "cr-overflow", cr_overflow_server, cr_overflow_client },
 	{ NULL, NULL, NULL }
 };
