@@ -19,10 +19,12 @@ MAN8_PAGES := man8/datadm.8
 DATADM := $(B)/bin/datadm
 
 $(B)/registry/datadm.o: ALL_CFLAGS += \
-	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"'
+	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
+	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 
-$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o
+$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o \
+		$(B)/registry/conf_file.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -ldl
 
