@@ -432,3 +432,26 @@ best_ns() {
 	DAT_OVERRIDE="$BATS_TEST_TMPDIR/50k.conf" run "$DATTEST" list 0
 	[[ "$output" == *"count 50000"* ]]
 }
+
+# ---- the right entry for every IA (issue 17 items 1 and 2) ------------------
+
+@test "one IA name, two entries: each IA opens through the entry of its whole key; closing one leaves the other's IAs alone" {
+	conf 'T u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "params-nts" ""' \
+	     'T u1.2 threadsafe default libdattest.so.1 dapl.1.2 "params-ts" ""'
+	run "$DATTEST" bind T
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'nonthreadsafe: params "params-nts"'* ]]
+	[[ "$output" == *$'\nthreadsafe: params "params-ts"'* ]]
+	[[ "$output" == *'nonthreadsafe again: params "params-nts"'* ]]
+	[[ "$output" == *'after close: nonthreadsafe: params "params-nts"'* ]]
+	[[ "$output" == *'after close: nonthreadsafe again: params "params-nts"'* ]]
+	[[ "$output" == *"bind T: 0 failures"* ]]
+}
+
+@test "remove_provider while an open is between finding the provider and counting its IA: PROVIDER_IN_USE" {
+	run timeout $((30 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" remove-race
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"remove-race: 0 failures"* ]]
+}
