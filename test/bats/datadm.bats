@@ -571,3 +571,14 @@ svc() {	# svc NAME LINE...: writes a service file
 	# the main file is untouched
 	[ "$(cat "$etc/dat.conf")" = 'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' ]
 }
+
+@test "the sample dat.conf: compat-dapl names, each in both thread safeties, every line well formed" {
+	run "$DATADM" --file "$TOP/dat.conf" -v
+	printf '%s\n' "$output"
+	[ "$(count ' malformed: ')" -eq 0 ]
+	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond; do
+		[ "$(count "^[0-9]* *$n *u1.2 *nonthreadsafe ")" -eq 1 ]
+		[ "$(count "^[0-9]* *$n *u1.2 *threadsafe ")" -eq 1 ]
+	done
+	[[ "${lines[-1]}" == "# 10 entries, "* ]]
+}
