@@ -22,7 +22,7 @@ SYSCONF_STAMP := $(B)/sysconfdir.stamp
 LIBDAT_SONAME := libdat.so.1
 LIBDAT := $(B)/lib/$(LIBDAT_SONAME)
 LIBDAT_OBJS := $(addprefix $(B)/,dat/api.o dat/ia.o dat/strerror.o \
-	registry/conf.o registry/debug.o registry/dynamic_registry.o \
+	registry/conf.o registry/conf_file.o registry/debug.o registry/dynamic_registry.o \
 	registry/registry.o registry/static_registry.o)
 
 # The verbs provider: the shared object layer (udapl/), the rdma_cm
@@ -61,7 +61,8 @@ $(B)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/registry/static_registry.o: ALL_CFLAGS += \
-	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"'
+	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
+	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 
 # The compiled-in dat.conf location follows SYSCONFDIR: a stamp that
 # changes with it rebuilds what embeds it (make install SYSCONFDIR=/etc

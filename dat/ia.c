@@ -7,6 +7,14 @@
  * had to ask the provider for its version and thread safety to rebuild
  * the key), and a handle libdat never returned gets DAT_INVALID_HANDLE
  * instead of a call through whatever its first word holds.
+ *
+ * ia_open_func gets only the IA name, which several entries may share
+ * (one per thread safety, say, with different ia_params).  So libdat
+ * passes the table of the entry that matched the whole key in
+ * *ia_handle: a provider with one table per entry (udapl's
+ * dapl_provider_find) opens the IA through exactly that entry.  Any
+ * provider overwrites *ia_handle on success; on failure the caller's
+ * value is put back.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -54,6 +62,7 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 			DAT_UINT32 dapl_minor, DAT_BOOLEAN thread_safety)
 {
 	DAT_PROVIDER_INFO key;
+	DAT_IA_HANDLE callers_handle;
 	DAT_PROVIDER *provider;
 	struct dat_sr_entry *entry;
 	struct dat_open_ia *o;
@@ -81,12 +90,16 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 		free(o);
 		return rc;
 	}
+	callers_handle = *ia_handle;
+	*ia_handle = (DAT_IA_HANDLE)provider;
 	rc = provider->ia_open_func(name, async_evd_qlen, async_evd_handle,
 				    ia_handle);
 	dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_open %s u%u.%u: %#x", name,
 		dapl_major, dapl_minor, rc);
 	if (rc != DAT_SUCCESS) {
+		*ia_handle = callers_handle;
 		free(o);
+		dat_dr_unhold(provider);
 		dat_sr_release(entry);
 		return rc;
 	}
@@ -97,6 +110,8 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	o->next = ia_head;
 	ia_head = o;
 	dat_ia_unlock();
+	/* Counted now: dat_registry_remove_provider sees the IA. */
+	dat_dr_unhold(provider);
 	return DAT_SUCCESS;
 }
 

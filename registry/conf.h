@@ -20,6 +20,10 @@
 #define DAT_SYSCONF_PATH "/usr/local/etc/dat.conf"
 #endif
 #define DAT_DEFAULT_CONF "/etc/dat.conf"
+/* Drop-in files, read after dat.conf in name order: *.conf here. */
+#ifndef DAT_SYSCONF_DIR
+#define DAT_SYSCONF_DIR "/usr/local/etc/dat.conf.d"
+#endif
 
 /* Longest dat.conf line we accept; longer lines are malformed. */
 #define DAT_CONF_LINE_MAX 4096
@@ -57,5 +61,38 @@ enum dat_conf_result dat_conf_parse_line(const char *line, size_t len,
 					 char *scratch,
 					 struct dat_conf_entry *entry,
 					 const char **why);
+
+/*
+ * Reading a dat.conf file (conf_file.c), shared by libdat and datadm.
+ *
+ * Only a regular file of at most DAT_CONF_FILE_MAX bytes is read: a FIFO,
+ * a device or a directory is refused before anything could block, and
+ * nothing is read without bound.  With secure set (a set-uid or set-gid
+ * program) the file must also be one that only root can change.  The
+ * whole file comes back in *buf (NUL-terminated, *len bytes, free() it);
+ * on failure -1 and *why, a static reason.
+ */
+#define DAT_CONF_FILE_MAX (64u << 20)
+
+int dat_conf_read_file(const char *path, int secure, char **buf,
+		       size_t *len, const char **why);
+
+struct stat;
+/* 0 if only root can change the file or directory st describes, else -1
+ * and *why.  (The rule of set-uid programs for dat.conf, its drop-in
+ * directory and files, and provider libraries.) */
+int dat_conf_root_only(const struct stat *st, const char **why);
+/* True in a set-uid/set-gid program (the secure_getenv rule). */
+int dat_conf_secure(void);
+
+/*
+ * The drop-in files of dir: dir/<name>.conf in strcmp order of the names
+ * (hidden files and other names are skipped).  Returns how many paths
+ * *paths holds (each and the array to free()), or -1 with *why; a missing
+ * directory has 0 files.  With secure set the directory must be root's
+ * only.
+ */
+int dat_conf_dropins(const char *dir, int secure, char ***paths,
+		     const char **why);
 
 #endif

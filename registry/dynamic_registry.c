@@ -20,6 +20,9 @@ struct dat_dr_slot {
 	DAT_PROVIDER *_Atomic provider;
 	/* dat_registry_add_extension: the table's extension function */
 	_Atomic DAT_EXTENSION_FUNC ext;
+	/* dat_ia_openv calls between finding this slot and counting their
+	 * IA (dat_dr_hold .. dat_dr_unhold): removal must wait for them */
+	unsigned opening;
 };
 
 static pthread_mutex_t dr_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -103,6 +106,18 @@ static struct dat_dr_slot *dr_find(const DAT_PROVIDER_INFO *key)
 	return NULL;
 }
 
+/* Under dr_mutex: opens of table p under way, through any of its names. */
+static unsigned dr_opening(const DAT_PROVIDER *p)
+{
+	unsigned i, n = atomic_load_explicit(&dr_high, memory_order_relaxed),
+		 sum = 0;
+
+	for (i = 0; i < n; i++)
+		if (dr_slots[i].provider == p)
+			sum += dr_slots[i].opening;
+	return sum;
+}
+
 static int ia_name_ok(const DAT_PROVIDER_INFO *info)
 {
 	return info->ia_name[0] &&
@@ -169,7 +184,7 @@ DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
 		rc = DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	else if (slot->provider != provider)
 		rc = DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	else if (dat_ia_count_for(provider))
+	else if (dr_opening(provider) || dat_ia_count_for(provider))
 		rc = DAT_ERROR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE);
 	else {
 		atomic_store_explicit(&slot->ext, NULL, memory_order_relaxed);
@@ -183,16 +198,32 @@ DAT_RETURN dat_registry_remove_provider(DAT_PROVIDER *provider,
 	return rc;
 }
 
-DAT_RETURN dat_dr_lookup(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider)
+DAT_RETURN dat_dr_hold(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider)
 {
 	struct dat_dr_slot *slot;
 
 	dat_dr_lock();
 	slot = dr_find(key);
 	*provider = slot ? slot->provider : NULL;
+	if (slot)
+		slot->opening++;
 	dat_dr_unlock();
 	return slot ? DAT_SUCCESS :
 		      DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
+}
+
+void dat_dr_unhold(const DAT_PROVIDER *provider)
+{
+	unsigned i, n;
+
+	dat_dr_lock();
+	n = atomic_load_explicit(&dr_high, memory_order_relaxed);
+	for (i = 0; i < n; i++)
+		if (dr_slots[i].provider == provider && dr_slots[i].opening) {
+			dr_slots[i].opening--;
+			break;
+		}
+	dat_dr_unlock();
 }
 
 enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want)

@@ -59,7 +59,7 @@ DAT_RETURN dat_registry_open_provider(const DAT_PROVIDER_INFO *key,
 	rc = dat_sr_acquire(key, entry);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	rc = dat_dr_lookup(key, provider);
+	rc = dat_dr_hold(key, provider);
 	if (rc == DAT_SUCCESS)
 		return rc;
 	if (*entry)

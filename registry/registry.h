@@ -50,7 +50,9 @@ DAT_RETURN dat_check_ia_name(const char *name);
 /*
  * Finds the provider for key, loading its dat.conf library if needed.
  * On success *entry (maybe NULL) must go to dat_sr_release() when the IA
- * closes or fails to open.  On failure, the precise PROVIDER_NOT_FOUND.
+ * closes or fails to open, and the provider is held (dat_dr_hold) until
+ * the IA is counted or the open failed.  On failure, the precise
+ * PROVIDER_NOT_FOUND.
  */
 struct dat_sr_entry;
 DAT_RETURN dat_registry_open_provider(const DAT_PROVIDER_INFO *key,
@@ -79,7 +81,14 @@ int dat_sr_has_key(const DAT_PROVIDER_INFO *key);
 int dat_sr_is_broken(void);
 
 /* Dynamic registry: providers registered by dat_registry_add_provider. */
-DAT_RETURN dat_dr_lookup(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider);
+/*
+ * Finds the provider registered under key and holds it: until the
+ * matching dat_dr_unhold(), dat_registry_remove_provider of that table
+ * returns DAT_PROVIDER_IN_USE.  An open holds it from the lookup until
+ * its IA is counted (dat_ia_count_for), so no removal slips in between.
+ */
+DAT_RETURN dat_dr_hold(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider);
+void dat_dr_unhold(const DAT_PROVIDER *provider);
 enum dat_key_match dat_dr_best_match(const DAT_PROVIDER_INFO *want);
 /* Appends keys not already in dat.conf; returns how many there are. */
 DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,

@@ -9,10 +9,12 @@ SBINDIR ?= $(EXEC_PREFIX)/sbin
 DATADM := $(B)/bin/datadm
 
 $(B)/registry/datadm.o: ALL_CFLAGS += \
-	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"'
+	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
+	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 
-$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o
+$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o \
+		$(B)/registry/conf_file.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ -ldl
 
@@ -25,3 +27,8 @@ install: install-datadm
 install-datadm: $(DATADM)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 755 $(DATADM) $(DESTDIR)$(SBINDIR)/datadm
+
+# The registry's suites that need RDMA devices: libdat binding IAs to
+# their entries through the verbs provider, and datadm's entries and OPENS
+# column against the guest's rxe devices.
+VERBS_SUITES += test/bats/registry-verbs.bats

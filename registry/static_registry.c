@@ -1,11 +1,17 @@
 /*
- * The static registry: the "u" + "default" entries of dat.conf, and the
- * loading of their provider libraries.
+ * The static registry: the "u" + "default" entries of dat.conf and its
+ * drop-in files, and the loading of their provider libraries.
  *
- * dat.conf is read once, on the first call that needs it.  Its location:
- * DAT_OVERRIDE if set (no fallback when it cannot be read, so a typo in
- * the variable does not silently pick another registry), else the
- * compiled-in DAT_SYSCONF_PATH, else /etc/dat.conf.
+ * The registry is read once, on the first call that needs it: the file
+ * DAT_OVERRIDE names if it is set (nothing else then, and no fallback when
+ * it cannot be read, so a typo in the variable does not silently pick
+ * another registry), else the compiled-in DAT_SYSCONF_PATH (or
+ * /etc/dat.conf) and then DAT_SYSCONF_DIR/ *.conf in name order.  The files
+ * are read and parsed with no lock held (a slow file never stalls other
+ * registry calls or fork()); the first complete result is installed under
+ * the lock and any other thread's copy is dropped.  Entries are kept in a
+ * hash table on their key, so reading and each lookup are linear in the
+ * number of entries, not quadratic.
  *
  * An entry's library is loaded on its first open and unloaded when its
  * last IA closes: dlopen, dat_provider_init (which registers the provider
@@ -19,14 +25,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "registry.h"
 
-/* DAT_SYSCONF_PATH and DAT_DEFAULT_CONF: conf.h (shared with datadm). */
+/* DAT_SYSCONF_PATH, DAT_SYSCONF_DIR, DAT_DEFAULT_CONF: conf.h (shared
+ * with datadm). */
 
 struct dat_sr_entry {
-	struct dat_sr_entry *next;
+	struct dat_sr_entry *next;	/* in file order */
+	struct dat_sr_entry *hash_next;
 	DAT_PROVIDER_INFO key;
 	char *lib_path;
 	char *ia_params;
@@ -35,13 +45,22 @@ struct dat_sr_entry {
 	DAT_PROVIDER_FINI_FUNC fini;
 };
 
+/* The entries of one reading of the files. */
+struct sr_table {
+	struct dat_sr_entry *head, **tail;
+	struct dat_sr_entry **bucket;
+	size_t buckets;			/* a power of two */
+	DAT_COUNT count;
+	int broken;			/* DAT_OVERRIDE names an unreadable file */
+};
+
 /* Recursive: a provider's init or fini runs under this lock and may call
  * back into the registry (list, add, remove) without deadlocking. */
 static pthread_mutex_t sr_mutex = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static struct dat_sr_entry *sr_head, **sr_tail = &sr_head;
-static int sr_loaded;
-static int sr_broken;		/* DAT_OVERRIDE names an unreadable file */
-static DAT_COUNT sr_count;
+/* Installed once, under sr_mutex, and never changed again but for the
+ * entries' open counts and libraries. */
+static struct sr_table sr;
+static _Atomic int sr_loaded;
 
 void dat_sr_lock(void)
 {
@@ -69,21 +88,79 @@ void dat_sr_lock_reset(void)
 	pthread_mutexattr_destroy(&attr);
 }
 
-static struct dat_sr_entry *sr_find(const DAT_PROVIDER_INFO *key)
+/* FNV-1a over the key's fields; thread safety as 0/1 like dat_key_match. */
+static size_t key_hash(const DAT_PROVIDER_INFO *k)
+{
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *c = (const unsigned char *)k->ia_name;
+	size_t i;
+
+	for (i = 0; i < DAT_NAME_MAX_LENGTH && c[i]; i++)
+		h = (h ^ c[i]) * 1099511628211ull;
+	h = (h ^ k->dapl_version_major) * 1099511628211ull;
+	h = (h ^ k->dapl_version_minor) * 1099511628211ull;
+	h = (h ^ (k->is_thread_safe ? 1u : 0u)) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static struct dat_sr_entry *sr_find_in(const struct sr_table *t,
+				       const DAT_PROVIDER_INFO *key)
 {
 	struct dat_sr_entry *e;
 
-	for (e = sr_head; e; e = e->next)
+	if (!t->buckets)
+		return NULL;
+	for (e = t->bucket[key_hash(key) & (t->buckets - 1)]; e;
+	     e = e->hash_next)
 		if (dat_key_match(&e->key, key) == DAT_KEY_EXACT)
 			return e;
 	return NULL;
 }
 
-static void sr_add(const char *file, unsigned lineno,
+static struct dat_sr_entry *sr_find(const DAT_PROVIDER_INFO *key)
+{
+	return sr_find_in(&sr, key);
+}
+
+/* Keeps the table at no more than one entry per bucket on average. */
+static int sr_grow(struct sr_table *t)
+{
+	size_t n = t->buckets ? 2 * t->buckets : 64, i;
+	struct dat_sr_entry **b = calloc(n, sizeof(*b)), *e;
+
+	if (!b)
+		return -1;
+	for (e = t->head; e; e = e->next) {
+		i = key_hash(&e->key) & (n - 1);
+		e->hash_next = b[i];
+		b[i] = e;
+	}
+	free(t->bucket);
+	t->bucket = b;
+	t->buckets = n;
+	return 0;
+}
+
+static void sr_free_table(struct sr_table *t)
+{
+	struct dat_sr_entry *e, *next;
+
+	for (e = t->head; e; e = next) {
+		next = e->next;
+		free(e->lib_path);
+		free(e->ia_params);
+		free(e);
+	}
+	free(t->bucket);
+	memset(t, 0, sizeof(*t));
+}
+
+static void sr_add(struct sr_table *t, const char *file, unsigned lineno,
 		   const struct dat_conf_entry *c)
 {
 	struct dat_sr_entry *e;
 	DAT_PROVIDER_INFO key;
+	size_t i;
 
 	if (c->api_kind != 'u' || !c->is_default) {
 		dat_dbg(DAT_DBG_SR, "%s:%u: %s: %s entry, not registered", file,
@@ -96,11 +173,16 @@ static void sr_add(const char *file, unsigned lineno,
 	key.dapl_version_major = c->api_major;
 	key.dapl_version_minor = c->api_minor;
 	key.is_thread_safe = c->thread_safe ? DAT_TRUE : DAT_FALSE;
-	if (sr_find(&key)) {
+	if (sr_find_in(t, &key)) {
 		dat_dbg(DAT_DBG_SR,
 			"%s:%u: warning: %s u%u.%u %s repeats an earlier entry, ignored",
 			file, lineno, c->ia_name, c->api_major, c->api_minor,
 			c->thread_safe ? "threadsafe" : "nonthreadsafe");
+		return;
+	}
+	if ((size_t)t->count >= t->buckets && sr_grow(t)) {
+		dat_dbg(DAT_DBG_ERROR, "%s:%u: out of memory, entry dropped",
+			file, lineno);
 		return;
 	}
 	e = calloc(1, sizeof(*e));
@@ -119,39 +201,46 @@ static void sr_add(const char *file, unsigned lineno,
 		return;
 	}
 	e->key = key;
-	*sr_tail = e;
-	sr_tail = &e->next;
-	sr_count++;
+	*t->tail = e;
+	t->tail = &e->next;
+	i = key_hash(&key) & (t->buckets - 1);
+	e->hash_next = t->bucket[i];
+	t->bucket[i] = e;
+	t->count++;
 	dat_dbg(DAT_DBG_SR, "%s:%u: registered %s u%u.%u %s -> %s \"%s\"", file,
 		lineno, c->ia_name, c->api_major, c->api_minor,
 		c->thread_safe ? "threadsafe" : "nonthreadsafe", c->lib_path,
 		c->ia_params);
 }
 
-static void sr_parse(FILE *fp, const char *file)
+/* Parses a whole file, line by line (buf is NUL-terminated). */
+static void sr_parse(struct sr_table *t, const char *buf, size_t len,
+		     const char *file)
 {
-	char *line = NULL, *scratch = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	char *scratch = malloc(DAT_CONF_LINE_MAX + DAT_CONF_FIELDS);
+	const char *line = buf, *end = buf + len, *nl;
 	unsigned lineno = 0;
 
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	if (!scratch) {
+		dat_dbg(DAT_DBG_ERROR, "%s: out of memory, not read", file);
+		return;
+	}
+	for (; line < end; line = nl + 1) {
 		struct dat_conf_entry c;
 		const char *why = NULL;
-		char *grown;
+		size_t n;
 
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		n = (size_t)(nl - line);
 		lineno++;
-		if (len > 0 && line[len - 1] == '\n')
-			len--;
-		grown = realloc(scratch, (size_t)len + DAT_CONF_FIELDS);
-		if (!grown) {
-			dat_dbg(DAT_DBG_ERROR, "%s:%u: out of memory", file, lineno);
-			break;
-		}
-		scratch = grown;
-		switch (dat_conf_parse_line(line, (size_t)len, scratch, &c, &why)) {
+		/* The parser refuses lines this long before using scratch. */
+		if (n >= DAT_CONF_LINE_MAX)
+			n = DAT_CONF_LINE_MAX;
+		switch (dat_conf_parse_line(line, n, scratch, &c, &why)) {
 		case DAT_CONF_ENTRY:
-			sr_add(file, lineno, &c);
+			sr_add(t, file, lineno, &c);
 			break;
 		case DAT_CONF_MALFORMED:
 			dat_dbg(DAT_DBG_SR, "%s:%u: warning: malformed line skipped: %s",
@@ -161,46 +250,112 @@ static void sr_parse(FILE *fp, const char *file)
 			break;
 		}
 	}
-	free(line);
 	free(scratch);
 }
 
-/* Reads dat.conf on first use.  Called with sr_mutex held. */
-static void sr_load(void)
+/* Reads and parses one file; -1 (with a message) if it cannot be read. */
+static int sr_read(struct sr_table *t, const char *file, int secure,
+		   const char *prefix, const char *consequence)
 {
-	const char *override = secure_getenv("DAT_OVERRIDE");
-	const char *candidates[2] = { DAT_SYSCONF_PATH, DAT_DEFAULT_CONF };
-	FILE *fp = NULL;
-	const char *file = NULL;
-	unsigned i;
+	const char *why = NULL;
+	size_t len;
+	char *buf;
 
-	if (sr_loaded)
-		return;
-	sr_loaded = 1;
-	if (override && *override) {
-		file = override;
-		fp = fopen(file, "re");
-		if (!fp) {
-			sr_broken = 1;
-			dat_dbg(DAT_DBG_ERROR,
-				"DAT_OVERRIDE=%s cannot be read (%s): no provider of dat.conf can be opened",
-				file, strerror(errno));
-			return;
-		}
-	} else {
-		for (i = 0; i < 2 && !fp; i++) {
-			file = candidates[i];
-			fp = fopen(file, "re");
-		}
-		if (!fp) {
-			dat_dbg(DAT_DBG_SR, "no dat.conf (%s, %s): no static providers",
-				DAT_SYSCONF_PATH, DAT_DEFAULT_CONF);
-			return;
-		}
+	if (dat_conf_read_file(file, secure, &buf, &len, &why)) {
+		dat_dbg(DAT_DBG_ERROR, "%s%s cannot be read (%s): %s", prefix,
+			file, why, consequence);
+		return -1;
 	}
 	dat_dbg(DAT_DBG_SR, "reading %s", file);
-	sr_parse(fp, file);
-	fclose(fp);
+	sr_parse(t, buf, len, file);
+	free(buf);
+	return 0;
+}
+
+/* Reads the registry into t, with no lock held. */
+static void sr_read_all(struct sr_table *t)
+{
+	const char *override = secure_getenv("DAT_OVERRIDE");
+	int secure = dat_conf_secure(), n, i;
+	const char *why = NULL, *file = NULL;
+	char **dropins = NULL;
+
+	memset(t, 0, sizeof(*t));
+	t->tail = &t->head;
+	if (override && *override) {
+		if (sr_read(t, override, secure, "DAT_OVERRIDE=",
+			    "no provider of dat.conf can be opened"))
+			t->broken = 1;
+		return;
+	}
+	if (access(DAT_SYSCONF_PATH, F_OK) == 0)
+		file = DAT_SYSCONF_PATH;
+	else if (access(DAT_DEFAULT_CONF, F_OK) == 0)
+		file = DAT_DEFAULT_CONF;
+	if (file)
+		sr_read(t, file, secure, "", "its entries are ignored");
+	else
+		dat_dbg(DAT_DBG_SR, "no dat.conf (%s, %s)", DAT_SYSCONF_PATH,
+			DAT_DEFAULT_CONF);
+	n = dat_conf_dropins(DAT_SYSCONF_DIR, secure, &dropins, &why);
+	if (n < 0)
+		dat_dbg(DAT_DBG_ERROR, "%s cannot be read (%s): its files are ignored",
+			DAT_SYSCONF_DIR, why);
+	for (i = 0; i < n; i++) {
+		sr_read(t, dropins[i], secure, "", "its entries are ignored");
+		free(dropins[i]);
+	}
+	free(dropins);
+}
+
+/* Reads the registry on first use; call with sr_mutex NOT held. */
+static void sr_load(void)
+{
+	struct sr_table t;
+
+	if (atomic_load_explicit(&sr_loaded, memory_order_acquire))
+		return;
+	sr_read_all(&t);
+	dat_sr_lock();
+	if (!sr_loaded) {
+		sr = t;
+		if (!sr.head)
+			sr.tail = &sr.head;
+		atomic_store_explicit(&sr_loaded, 1, memory_order_release);
+	} else {
+		sr_free_table(&t);
+	}
+	dat_sr_unlock();
+}
+
+/*
+ * A library path that contains '/' but does not start with it would be
+ * found relative to the current directory; in a set-uid program a library
+ * anyone but root can change would run as its owner.  Both are refused.
+ */
+static int sr_library_ok(const struct dat_sr_entry *e)
+{
+	const char *why = NULL;
+	struct stat st;
+
+	if (strchr(e->lib_path, '/') && e->lib_path[0] != '/') {
+		dat_dbg(DAT_DBG_ERROR,
+			"%s: library path %s is relative to the current directory: refused (write an absolute path, or a bare library name)",
+			e->key.ia_name, e->lib_path);
+		return 0;
+	}
+	if (!dat_conf_secure() || e->lib_path[0] != '/')
+		return 1;	/* a bare name: the loader's trusted directories */
+	if (stat(e->lib_path, &st))
+		why = strerror(errno);
+	else
+		dat_conf_root_only(&st, &why);
+	if (why) {
+		dat_dbg(DAT_DBG_ERROR, "%s: library %s: %s", e->key.ia_name,
+			e->lib_path, why);
+		return 0;
+	}
+	return 1;
 }
 
 static DAT_RETURN sr_load_provider(struct dat_sr_entry *e)
@@ -208,6 +363,8 @@ static DAT_RETURN sr_load_provider(struct dat_sr_entry *e)
 	DAT_PROVIDER_INIT_FUNC init;
 	void *sym;
 
+	if (!sr_library_ok(e))
+		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	dlerror();
 	e->dl = dlopen(e->lib_path, RTLD_NOW | RTLD_LOCAL);
 	if (!e->dl) {
@@ -251,8 +408,8 @@ DAT_RETURN dat_sr_acquire(const DAT_PROVIDER_INFO *key,
 	DAT_RETURN rc = DAT_SUCCESS;
 
 	*entry = NULL;
-	dat_sr_lock();
 	sr_load();
+	dat_sr_lock();
 	e = sr_find(key);
 	if (e) {
 		if (e->open_count == 0)
@@ -281,9 +438,9 @@ enum dat_key_match dat_sr_best_match(const DAT_PROVIDER_INFO *want)
 	enum dat_key_match best = DAT_KEY_NO_NAME, m;
 	struct dat_sr_entry *e;
 
-	dat_sr_lock();
 	sr_load();
-	for (e = sr_head; e; e = e->next) {
+	dat_sr_lock();
+	for (e = sr.head; e; e = e->next) {
 		m = dat_key_match(&e->key, want);
 		if (m > best)
 			best = m;
@@ -295,9 +452,8 @@ enum dat_key_match dat_sr_best_match(const DAT_PROVIDER_INFO *want)
 int dat_sr_has_key(const DAT_PROVIDER_INFO *key)
 {
 	/* Called with the dynamic registry lock held, and only after
-	 * dat_sr_list() has loaded dat.conf under the static registry lock:
-	 * the list is complete and never changes again, so reading it
-	 * without that lock is safe. */
+	 * dat_sr_list() has loaded dat.conf: the table is complete and
+	 * never changes again, so reading it without that lock is safe. */
 	return sr_find(key) != NULL;
 }
 
@@ -306,9 +462,9 @@ DAT_COUNT dat_sr_list(DAT_COUNT max, DAT_PROVIDER_INFO *list[])
 	struct dat_sr_entry *e;
 	DAT_COUNT n = 0;
 
-	dat_sr_lock();
 	sr_load();
-	for (e = sr_head; e; e = e->next, n++)
+	dat_sr_lock();
+	for (e = sr.head; e; e = e->next, n++)
 		if (n < max)
 			*list[n] = e->key;
 	dat_sr_unlock();
@@ -318,11 +474,6 @@ DAT_COUNT dat_sr_list(DAT_COUNT max, DAT_PROVIDER_INFO *list[])
 /* Broken DAT_OVERRIDE: reported once at load, and by every open. */
 int dat_sr_is_broken(void)
 {
-	int broken;
-
-	dat_sr_lock();
 	sr_load();
-	broken = sr_broken;
-	dat_sr_unlock();
-	return broken;
+	return sr.broken;
 }

@@ -15,10 +15,18 @@
  *   dattest dynamic                    add/remove an in-process provider
  *   dattest strerror-all               a message for every value
  *   dattest args                       the entry points' argument checks
+ *   dattest bind NAME                  IAs of NAME nonthreadsafe, threadsafe,
+ *                                      nonthreadsafe: each one's DAPL_IA_PARAMS
+ *                                      and address, then again after the
+ *                                      threadsafe one closed
+ *   dattest remove-race                remove an in-process provider while
+ *                                      an open of it is inside ia_open
  *   dattest ext NAME                   dat_extension_op and
  *                                      dat_registry_add_extension on a
  *                                      provider that registered none
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -523,6 +531,67 @@ static int cmd_threads(int argc, char **argv)
 	return failed != 0;
 }
 
+/* Prints what dat_ia_query says about ia: the entry's ia_params (the
+ * DAPL_IA_PARAMS provider attribute) and the IA's IPv4 address, if any. */
+static void print_ia(const char *label, DAT_IA_HANDLE ia)
+{
+	DAT_IA_ATTR ia_attr;
+	DAT_PROVIDER_ATTR pa;
+	DAT_EVD_HANDLE evd;
+	const char *params = "?";
+	char addr[INET6_ADDRSTRLEN] = "-";
+	DAT_RETURN rc;
+	int i;
+
+	memset(&ia_attr, 0, sizeof(ia_attr));
+	memset(&pa, 0, sizeof(pa));
+	rc = dat_ia_query(ia, &evd, DAT_IA_ALL, &ia_attr, DAT_PROVIDER_FIELD_ALL,
+			  &pa);
+	if (rc != DAT_SUCCESS) {
+		printf("%s: query %s\n", label, rc_name(rc));
+		failures++;
+		return;
+	}
+	for (i = 0; i < pa.num_provider_specific_attr; i++)
+		if (!strcmp(pa.provider_specific_attr[i].name, "DAPL_IA_PARAMS"))
+			params = pa.provider_specific_attr[i].value;
+	if (ia_attr.ia_address_ptr &&
+	    ia_attr.ia_address_ptr->sa_family == AF_INET)
+		inet_ntop(AF_INET,
+			  &((struct sockaddr_in *)ia_attr.ia_address_ptr)->sin_addr,
+			  addr, sizeof(addr));
+	printf("%s: params \"%s\" address %s\n", label, params, addr);
+}
+
+static int cmd_bind(int argc, char **argv)
+{
+	DAT_IA_HANDLE a = DAT_HANDLE_NULL, b = DAT_HANDLE_NULL,
+		      c = DAT_HANDLE_NULL;
+
+	(void)argc;
+	expect("open nonthreadsafe", open_ia(argv[0], 1, 2, DAT_FALSE, 8, &a),
+	       DAT_SUCCESS);
+	expect("open threadsafe", open_ia(argv[0], 1, 2, DAT_TRUE, 8, &b),
+	       DAT_SUCCESS);
+	expect("open nonthreadsafe again",
+	       open_ia(argv[0], 1, 2, DAT_FALSE, 8, &c), DAT_SUCCESS);
+	if (failures)
+		return 1;
+	print_ia("nonthreadsafe", a);
+	print_ia("threadsafe", b);
+	print_ia("nonthreadsafe again", c);
+	expect("close threadsafe", dat_ia_close(b, DAT_CLOSE_ABRUPT_FLAG),
+	       DAT_SUCCESS);
+	print_ia("after close: nonthreadsafe", a);
+	print_ia("after close: nonthreadsafe again", c);
+	expect("close nonthreadsafe", dat_ia_close(a, DAT_CLOSE_ABRUPT_FLAG),
+	       DAT_SUCCESS);
+	expect("close nonthreadsafe again",
+	       dat_ia_close(c, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
+	printf("bind %s: %d failures\n", argv[0], failures);
+	return failures != 0;
+}
+
 /* An application-supplied provider: only open and close do anything. */
 struct app_ia {
 	DAT_PROVIDER *provider;
@@ -606,6 +675,89 @@ static int cmd_dynamic(void)
 	expect("dispatch after remove", dat_pz_create(&stale, &ia),
 	       ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA));
 	printf("dynamic: %d failures\n", failures);
+	return failures != 0;
+}
+
+/* remove-race: app_open of the race table waits here until released. */
+static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t race_cond = PTHREAD_COND_INITIALIZER;
+static int race_inside, race_release;
+static DAT_PROVIDER race_table;
+
+static DAT_RETURN race_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+			    DAT_EVD_HANDLE *async, DAT_IA_HANDLE *ia)
+{
+	struct app_ia *o = malloc(sizeof(*o));
+
+	(void)name, (void)qlen, (void)async;
+	if (!o)
+		return ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	pthread_mutex_lock(&race_lock);
+	race_inside = 1;
+	pthread_cond_broadcast(&race_cond);
+	while (!race_release)
+		pthread_cond_wait(&race_cond, &race_lock);
+	pthread_mutex_unlock(&race_lock);
+	o->provider = &race_table;
+	*ia = o;
+	return DAT_SUCCESS;
+}
+
+struct race_open_arg {
+	DAT_IA_HANDLE ia;
+	DAT_RETURN rc;
+};
+
+static void *race_opener(void *p)
+{
+	struct race_open_arg *a = p;
+
+	a->rc = open_ia("race-ia", 1, 2, DAT_FALSE, 8, &a->ia);
+	return NULL;
+}
+
+/*
+ * dat_registry_remove_provider while an open of the same provider has
+ * found it but not yet counted its IA: DAT_PROVIDER_IN_USE, and the open
+ * ends with a live IA that closes through the still-registered table.
+ */
+static int cmd_remove_race(void)
+{
+	DAT_PROVIDER_INFO info = {.ia_name = "race-ia",
+				  .dapl_version_major = 1,
+				  .dapl_version_minor = 2,
+				  .is_thread_safe = DAT_FALSE};
+	struct race_open_arg arg = {DAT_HANDLE_NULL, 0};
+	pthread_t t;
+
+	race_table.device_name = "race-ia";
+	race_table.ia_open_func = race_open;
+	race_table.ia_close_func = app_close;
+	expect("add", dat_registry_add_provider(&race_table, &info),
+	       DAT_SUCCESS);
+	pthread_create(&t, NULL, race_opener, &arg);
+	pthread_mutex_lock(&race_lock);
+	while (!race_inside)
+		pthread_cond_wait(&race_cond, &race_lock);
+	pthread_mutex_unlock(&race_lock);
+	/* The open is inside ia_open_func: its IA is not counted yet. */
+	expect("remove during open",
+	       dat_registry_remove_provider(&race_table, &info),
+	       ERR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE));
+	pthread_mutex_lock(&race_lock);
+	race_release = 1;
+	pthread_cond_broadcast(&race_cond);
+	pthread_mutex_unlock(&race_lock);
+	pthread_join(t, NULL);
+	expect("open", arg.rc, DAT_SUCCESS);
+	expect("remove while open",
+	       dat_registry_remove_provider(&race_table, &info),
+	       ERR(DAT_PROVIDER_IN_USE, DAT_NO_SUBTYPE));
+	expect("close", dat_ia_close(arg.ia, DAT_CLOSE_GRACEFUL_FLAG),
+	       DAT_SUCCESS);
+	expect("remove after close",
+	       dat_registry_remove_provider(&race_table, &info), DAT_SUCCESS);
+	printf("remove-race: %d failures\n", failures);
 	return failures != 0;
 }
 
@@ -809,6 +961,8 @@ int main(int argc, char **argv)
 		return cmd_dynamic();
 	if (!strcmp(argv[1], "args"))
 		return cmd_args();
+	if (!strcmp(argv[1], "remove-race"))
+		return cmd_remove_race();
 	if (argc < 3)
 		goto usage;
 	if (!strcmp(argv[1], "open"))
@@ -823,6 +977,8 @@ int main(int argc, char **argv)
 		return cmd_threads(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "ext"))
 		return cmd_ext(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "bind"))
+		return cmd_bind(argc - 2, argv + 2);
 usage:
 	fprintf(stderr,
 		"usage: see the comment at the top of test/dattest.c\n");

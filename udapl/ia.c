@@ -121,7 +121,7 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	rc = async_arg_check(async_evd_qlen, *async_evd_handle);
 	if (rc != DAT_SUCCESS)
 		return rc;
-	entry = dapl_provider_find(name);
+	entry = dapl_provider_find(name, *ia_handle);
 	if (!entry)
 		return DAPL_ERR(DAT_PROVIDER_NOT_FOUND,
 				DAT_NAME_NOT_REGISTERED);

@@ -188,14 +188,28 @@ int dapl_provider_forked(void)
 	return pid && pid != getpid();
 }
 
-struct dapl_provider *dapl_provider_find(const char *ia_name)
+/*
+ * The entry an IA opens through.  Several entries may share the IA name
+ * (one per thread safety, or with different ia_params); libdat matched
+ * the whole key and passes that entry's table as table_hint (the
+ * caller's *ia_handle, see dat/ia.c), so the IA gets that entry's
+ * ia_params and goes away with that entry only.  Without a hint that is
+ * one of ours (another libdat), the first entry of that name.
+ */
+struct dapl_provider *dapl_provider_find(const char *ia_name,
+					 const void *table_hint)
 {
-	struct dapl_provider *p;
+	struct dapl_provider *p, *by_name = NULL;
 
 	pthread_mutex_lock(&prov_lock);
-	for (p = prov_list; p; p = p->next)
-		if (!strncmp(p->info.ia_name, ia_name, DAT_NAME_MAX_LENGTH))
+	for (p = prov_list; p; p = p->next) {
+		if (strncmp(p->info.ia_name, ia_name, DAT_NAME_MAX_LENGTH))
+			continue;
+		if ((const void *)&p->table == table_hint)
 			break;
+		if (!by_name)
+			by_name = p;
+	}
 	pthread_mutex_unlock(&prov_lock);
-	return p;
+	return p ? p : by_name;
 }

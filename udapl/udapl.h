@@ -550,7 +550,8 @@ void dapl_evd_put(struct dapl_evd *evd);
 
 /* ---- internal to the object layer (not for providers) --------------------- */
 
-struct dapl_provider *dapl_provider_find(const char *ia_name);
+struct dapl_provider *dapl_provider_find(const char *ia_name,
+					 const void *table_hint);
 /* An EVD made by udapl itself (the IA's async EVD); flags already checked. */
 DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 			  struct dapl_cno *cno, DAT_EVD_FLAGS flags,

@@ -5,6 +5,7 @@
 # devices and interfaces come from a fake sysfs tree (DATADM_SYSFS).
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 DATADM="$DATTEST_BUILD/bin/datadm"
 
@@ -18,6 +19,7 @@ setup() {
 		 "$FS/class/infiniband/mlx5_0/ports/1" \
 		 "$FS/class/net/fakeeth0" "$FS/class/net/lo"
 	echo fakeeth0 > "$FS/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0"
+	echo Ethernet > "$FS/class/infiniband/rxe0/ports/1/link_layer"
 	export DATADM_SYSFS="$FS"
 	SVC="$BATS_TEST_TMPDIR/svc"
 	mkdir -p "$SVC"
@@ -57,7 +59,9 @@ svc() {	# svc NAME LINE...: writes a service file
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "# DAT_OVERRIDE=$DAT_OVERRIDE" ]]
-	[[ "$output" =~ 2\ +OK\ +u1\.2\ +nonthreadsafe\ +libdattest\.so\.1\ +\"fakeeth0\ 0\"\ +-\ +ok ]]
+	[[ "${lines[1]}" =~ ^LINE\ +IA_NAME\ +API\ +THREADSAFETY\ +LIBRARY\ +IA_PARAMS\ +OWNER\ +OPENS\ +STATUS$ ]]
+	# fakeeth0 is only in the fake sysfs: a good entry that cannot open now
+	[[ "$output" =~ 2\ +OK\ +u1\.2\ +nonthreadsafe\ +libdattest\.so\.1\ +\"fakeeth0\ 0\"\ +-\ +no\ +ok\ \(interface\ fakeeth0\ is\ not\ here\) ]]
 	[[ "$output" =~ 3\ +DEV\ .*\ ok ]]
 	[[ "$output" =~ 4\ +NOLIB\ .*library\ cannot\ be\ loaded:\ libnothere\.so\.9 ]]
 	[[ "$output" =~ 5\ +NOINIT\ .*library\ libdat\.so\.1\ has\ no\ dat_provider_init ]]
@@ -125,9 +129,11 @@ svc() {	# svc NAME LINE...: writes a service file
 	svc acme.conf '# acme' \
 		'ACME u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0   0" ""' \
 		'ACME u1.2 threadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""   # trailing'
-	run "$DATADM" -a "$SVC/acme.conf"
+	run --separate-stderr "$DATADM" -a "$SVC/acme.conf"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$DAT_OVERRIDE: added 2 entries of acme.conf" ]
+	# the administrator's malformed line is reported and kept
+	[ "$stderr" = "datadm: warning: $DAT_OVERRIDE:5: malformed (fewer than 8 fields), kept as it is" ]
 	n=$(wc -c < "$BATS_TEST_TMPDIR/orig")
 	cmp -n "$n" "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
 	run tail -n 2 "$DAT_OVERRIDE"
@@ -135,15 +141,15 @@ svc() {	# svc NAME LINE...: writes a service file
 	[ "${lines[1]}" = 'ACME u1.2 threadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:svc=acme.conf' ]
 	# libdat reads the result: both entries, with the parser's view
 	run "$DATADM" -v
-	[[ "$output" =~ 6\ +ACME\ +u1\.2\ +nonthreadsafe\ .*svc=acme\.conf\ +ok ]]
-	[[ "$output" =~ 7\ +ACME\ +u1\.2\ +threadsafe\ .*svc=acme\.conf\ +ok ]]
+	[[ "$output" =~ 6\ +ACME\ +u1\.2\ +nonthreadsafe\ .*svc=acme\.conf\ +no\ +ok ]]
+	[[ "$output" =~ 7\ +ACME\ +u1\.2\ +threadsafe\ .*svc=acme\.conf\ +no\ +ok ]]
 	# the service file changes: -a replaces its entries, nothing else
 	svc acme.conf 'ACME u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "rxe0 1" ""'
-	run "$DATADM" -a "$SVC/acme.conf"
+	run --separate-stderr "$DATADM" -a "$SVC/acme.conf"
 	[ "$output" = "$DAT_OVERRIDE: replaced 1 entries of acme.conf" ]
 	[ "$(grep -c 'datadm:svc=acme.conf' "$DAT_OVERRIDE")" -eq 1 ]
 	grep -q '"rxe0 1" "" # datadm:svc=acme.conf$' "$DAT_OVERRIDE"
-	run "$DATADM" -r "$SVC/acme.conf"
+	run --separate-stderr "$DATADM" -r "$SVC/acme.conf"
 	[ "$output" = "$DAT_OVERRIDE: removed 1 entries of acme.conf" ]
 	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
 }
@@ -161,11 +167,11 @@ svc() {	# svc NAME LINE...: writes a service file
 	svc gone.conf 'G u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "rxe0 1" ""'
 	"$DATADM" -a "$SVC/gone.conf"
 	rm "$SVC/gone.conf"
-	run "$DATADM" -r "$SVC/gone.conf"
+	run --separate-stderr "$DATADM" -r "$SVC/gone.conf"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$DAT_OVERRIDE: removed 1 entries of gone.conf" ]
 	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
-	run "$DATADM" -r "$SVC/never.conf"
+	run --separate-stderr "$DATADM" -r "$SVC/never.conf"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$DAT_OVERRIDE: removed 0 entries of never.conf" ]
 	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
@@ -226,7 +232,7 @@ svc() {	# svc NAME LINE...: writes a service file
 	cp "$DAT_OVERRIDE" "$BATS_TEST_TMPDIR/edited"
 	run "$DATADM" -r "$SVC/s.conf"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"$DAT_OVERRIDE:6: a line marked \"# datadm:\" is malformed"*"nothing changed" ]]
+	[[ "$output" == *"$DAT_OVERRIDE:6: a line marked \"# datadm:svc=s.conf\" is malformed"*"nothing changed" ]]
 	cmp "$BATS_TEST_TMPDIR/edited" "$DAT_OVERRIDE"
 }
 
@@ -261,18 +267,18 @@ svc() {	# svc NAME LINE...: writes a service file
 	[ "$(stat -c %a "$DAT_OVERRIDE")" = 644 ]
 }
 
-@test "-u makes two entries per RDMA port, named device-port-cma, and is idempotent" {
+@test "-u makes two entries per RDMA port and is idempotent" {
 	admin_conf
-	run "$DATADM" -u
+	run --separate-stderr "$DATADM" -u
 	[ "$status" -eq 0 ]
 	[ "$output" = "$DAT_OVERRIDE: 4 entries for the RDMA devices present (0 removed)" ]
 	run tail -n 4 "$DAT_OVERRIDE"
-	[ "${lines[0]}" = 'mlx5_0-1-cma u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "mlx5_0 1" "" # datadm:auto' ]
-	[ "${lines[1]}" = 'mlx5_0-1-cma u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "mlx5_0 1" "" # datadm:auto' ]
-	[ "${lines[2]}" = 'rxe0-1-cma u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:auto' ]
-	[ "${lines[3]}" = 'rxe0-1-cma u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:auto' ]
+	[ "${lines[0]}" = 'OpenIB-cma-mlx5_0-1 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "mlx5_0 1" "" # datadm:auto' ]
+	[ "${lines[1]}" = 'OpenIB-cma-mlx5_0-1 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "mlx5_0 1" "" # datadm:auto' ]
+	[ "${lines[2]}" = 'OpenIB-cma-roe-fakeeth0 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:auto' ]
+	[ "${lines[3]}" = 'OpenIB-cma-roe-fakeeth0 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:auto' ]
 	cp "$DAT_OVERRIDE" "$BATS_TEST_TMPDIR/after1"
-	run "$DATADM" -u
+	run --separate-stderr "$DATADM" -u
 	[ "$output" = "$DAT_OVERRIDE: 4 entries for the RDMA devices present (4 removed)" ]
 	cmp "$BATS_TEST_TMPDIR/after1" "$DAT_OVERRIDE"
 	n=$(wc -c < "$BATS_TEST_TMPDIR/orig")
@@ -287,15 +293,15 @@ svc() {	# svc NAME LINE...: writes a service file
 	: > "$DAT_OVERRIDE"
 	"$DATADM" -u --library /opt/lib/libdaplcma.so.1
 	run cat "$DAT_OVERRIDE"
-	[ "${lines[0]}" = 'mlx4_0-1-cma u1.2 nonthreadsafe default /opt/lib/libdaplcma.so.1 dapl.1.2 "mlx4_0 1" "" # datadm:auto' ]
-	[ "${lines[2]}" = 'mlx4_0-2-cma u1.2 nonthreadsafe default /opt/lib/libdaplcma.so.1 dapl.1.2 "ib1 0" "" # datadm:auto' ]
+	[ "${lines[0]}" = 'OpenIB-cma-mlx4_0-1 u1.2 nonthreadsafe default /opt/lib/libdaplcma.so.1 dapl.1.2 "mlx4_0 1" "" # datadm:auto' ]
+	[ "${lines[2]}" = 'OpenIB-cma-1 u1.2 nonthreadsafe default /opt/lib/libdaplcma.so.1 dapl.1.2 "ib1 0" "" # datadm:auto' ]
 }
 
 @test "-u with no RDMA devices says so and removes the entries it made" {
 	admin_conf
 	"$DATADM" -u
 	rm -rf "$FS/class/infiniband"
-	run "$DATADM" -u
+	run --separate-stderr "$DATADM" -u
 	[ "$status" -eq 0 ]
 	[ "$output" = "$DAT_OVERRIDE: no RDMA devices ($FS/class/infiniband): removed 4 entries" ]
 	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
@@ -354,4 +360,225 @@ svc() {	# svc NAME LINE...: writes a service file
 	[ "$(wc -l < "$DAT_OVERRIDE")" -eq $((5 + 8 + 4)) ]
 	n=$(wc -c < "$BATS_TEST_TMPDIR/orig")
 	cmp -n "$n" "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
+}
+
+# ---- real hardware names (issue 20) ----------------------------------------
+
+@test "-u names: OpenIB-cma(-N) for ibN, OpenIB-bond for bond0, roe and iwarp for other interfaces" {
+	rm -rf "$FS/class/infiniband" "$FS/class/net"
+	local ib="$FS/class/infiniband"
+	# mlx4_0: two IB ports with IPoIB ib0 (dev_port 0) and ib1 (dev_port 1)
+	mkdir -p "$ib/mlx4_0/ports/1" "$ib/mlx4_0/ports/2" \
+		 "$FS/class/net/ib0/device/infiniband/mlx4_0" "$FS/class/net/ib1/device/infiniband/mlx4_0"
+	echo 0 > "$FS/class/net/ib0/dev_port"
+	echo 1 > "$FS/class/net/ib1/dev_port"
+	echo InfiniBand > "$ib/mlx4_0/ports/1/link_layer"
+	echo InfiniBand > "$ib/mlx4_0/ports/2/link_layer"
+	# bond0 over ib0 and ib1
+	mkdir -p "$FS/class/net/bond0/bonding"
+	echo "ib0 ib1" > "$FS/class/net/bond0/bonding/slaves"
+	# mlx5_0: RoCE on enp2s0; cxgb4_0: iWARP on eth3
+	mkdir -p "$ib/mlx5_0/ports/1/gid_attrs/ndevs" "$ib/cxgb4_0/ports/1/gid_attrs/ndevs"
+	echo enp2s0 > "$ib/mlx5_0/ports/1/gid_attrs/ndevs/0"
+	echo Ethernet > "$ib/mlx5_0/ports/1/link_layer"
+	echo "1: CA" > "$ib/mlx5_0/node_type"
+	echo eth3 > "$ib/cxgb4_0/ports/1/gid_attrs/ndevs/0"
+	echo Ethernet > "$ib/cxgb4_0/ports/1/link_layer"
+	echo "4: RNIC" > "$ib/cxgb4_0/node_type"
+	: > "$DAT_OVERRIDE"
+	run "$DATADM" -u
+	[ "$output" = "$DAT_OVERRIDE: 10 entries for the RDMA devices present (0 removed)" ]
+	run sed 's/ # datadm:auto$//' "$DAT_OVERRIDE"
+	printf '%s\n' "$output"
+	[ "${#lines[@]}" -eq 10 ]
+	[ "${lines[0]}" = 'OpenIB-iwarp-eth3 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "eth3 0" ""' ]
+	[ "${lines[1]}" = 'OpenIB-iwarp-eth3 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "eth3 0" ""' ]
+	[ "${lines[2]}" = 'OpenIB-cma u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "ib0 0" ""' ]
+	[ "${lines[3]}" = 'OpenIB-cma u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "ib0 0" ""' ]
+	[ "${lines[4]}" = 'OpenIB-cma-1 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "ib1 0" ""' ]
+	[ "${lines[5]}" = 'OpenIB-cma-1 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "ib1 0" ""' ]
+	[ "${lines[6]}" = 'OpenIB-cma-roe-enp2s0 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "enp2s0 0" ""' ]
+	[ "${lines[7]}" = 'OpenIB-cma-roe-enp2s0 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "enp2s0 0" ""' ]
+	[ "${lines[8]}" = 'OpenIB-bond u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "bond0 0" ""' ]
+	[ "${lines[9]}" = 'OpenIB-bond u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "bond0 0" ""' ]
+}
+
+@test "--check: u2.0 lines are another DAT version, not checked and not problems" {
+	printf '%s\n' 'ofa-v2-ib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "ib0 0" ""' \
+		'ofa-v2-mlx5_0-1 u2.0 nonthreadsafe default libdaplomcm.so.2 dapl.2.0 "mlx5_0 1" ""' \
+		'OK u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' > "$DAT_OVERRIDE"
+	run "$DATADM" --check
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run "$DATADM" -v
+	[[ "$output" =~ 1\ +ofa-v2-ib0\ +u2\.0\ .*\ +-\ +other\ DAT\ version\ \(u2\.0\),\ not\ checked ]]
+	[ "${lines[-1]}" = "# 3 entries, 0 problems" ]
+}
+
+@test "--check and -v: a relative library path is a problem" {
+	echo 'Rel u1.2 nonthreadsafe default lib/libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' > "$DAT_OVERRIDE"
+	run "$DATADM" --check
+	[ "$status" -eq 1 ]
+	[ "$output" = "$DAT_OVERRIDE:1: Rel: library path lib/libdattest.so.1 is relative to the current directory: libdat refuses it" ]
+}
+
+@test "--check of 1,000 entries naming hosts that do not resolve makes no lookup; --resolve looks up, within its time" {
+	awk 'BEGIN { for (i = 0; i < 1000; i++)
+		printf "H%d u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 \"no-such-host-%d.invalid 0\" \"\"\n", i, i }' > "$DAT_OVERRIDE"
+	run timeout $((30 * ${TEST_TIMEOUT_SCALE:-1})) "$DATADM" --check
+	[ "$status" -eq 1 ]
+	[ "$(count 'no interface, address or RDMA device named no-such-host-[0-9]*.invalid (host names are looked up only with --resolve)$')" -eq 1000 ]
+	# opt-in: a name in /etc/hosts needs no resolver at all
+	echo 'L u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "localhost 0" ""' > "$DAT_OVERRIDE"
+	run "$DATADM" --check
+	[ "$output" = "$DAT_OVERRIDE:1: L: localhost is on interface lo, which has no RDMA device" ]
+	# --resolve with no time left looks nothing up and says so
+	echo 'H u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "no-such-host.invalid 0" ""' > "$DAT_OVERRIDE"
+	run timeout $((30 * ${TEST_TIMEOUT_SCALE:-1})) "$DATADM" --resolve=0 --check
+	[ "$output" = "$DAT_OVERRIDE:1: H: host name no-such-host.invalid not looked up: --resolve time spent" ]
+	run timeout $((30 * ${TEST_TIMEOUT_SCALE:-1})) "$DATADM" --resolve=1 --check
+	[ "$status" -eq 1 ]
+	[[ "$output" == "$DAT_OVERRIDE:1: H: "*"no-such-host.invalid"* ]]
+}
+
+# ---- edits keep the file whole (issue 17 item 8) ---------------------------
+
+@test "an edit keeps owner, mode, ACLs and extended attributes" {
+	admin_conf
+	chown nobody:nogroup "$DAT_OVERRIDE"
+	chmod 0640 "$DAT_OVERRIDE"
+	setfacl -m u:daemon:r "$DAT_OVERRIDE"
+	setfattr -n user.origin -v admin "$DAT_OVERRIDE"
+	getfacl -p "$DAT_OVERRIDE" | grep -v '^# file' > "$BATS_TEST_TMPDIR/acl.before"
+	svc x.conf 'X u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	"$DATADM" -a "$SVC/x.conf" 2> /dev/null
+	[ "$(stat -c %U:%G "$DAT_OVERRIDE")" = nobody:nogroup ]
+	getfacl -p "$DAT_OVERRIDE" | grep -v '^# file' > "$BATS_TEST_TMPDIR/acl.after"
+	diff "$BATS_TEST_TMPDIR/acl.before" "$BATS_TEST_TMPDIR/acl.after"
+	grep -q 'user:daemon:r--' "$BATS_TEST_TMPDIR/acl.after"
+	[ "$(getfattr --only-values -n user.origin "$DAT_OVERRIDE")" = admin ]
+	[ "$(grep -c 'datadm:svc=x.conf' "$DAT_OVERRIDE")" -eq 1 ]
+}
+
+@test "a symlinked dat.conf stays a symlink and its target is edited" {
+	admin_conf
+	mkdir "$BATS_TEST_TMPDIR/real"
+	mv "$DAT_OVERRIDE" "$BATS_TEST_TMPDIR/real/dat.conf"
+	ln -s ../real/dat.conf "$DAT_OVERRIDE"
+	svc l.conf 'L u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	run --separate-stderr "$DATADM" -a "$SVC/l.conf"
+	[ "$status" -eq 0 ]
+	[ -L "$DAT_OVERRIDE" ]
+	[ "$(readlink "$DAT_OVERRIDE")" = ../real/dat.conf ]
+	[ "$(grep -c 'datadm:svc=l.conf' "$BATS_TEST_TMPDIR/real/dat.conf")" -eq 1 ]
+	"$DATADM" -r "$SVC/l.conf" 2> /dev/null
+	[ -L "$DAT_OVERRIDE" ]
+	cmp "$BATS_TEST_TMPDIR/orig" "$BATS_TEST_TMPDIR/real/dat.conf"
+}
+
+@test "a CRLF dat.conf: -a adds CRLF lines, -r removes them, the file comes back byte for byte" {
+	printf '%s\r\n' '# written on another system' \
+		'T1 u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' > "$DAT_OVERRIDE"
+	cp "$DAT_OVERRIDE" "$BATS_TEST_TMPDIR/orig"
+	svc c.conf 'C u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	"$DATADM" -a "$SVC/c.conf"
+	[ "$(tail -c 2 "$DAT_OVERRIDE" | od -An -tx1 | tr -d ' ')" = 0d0a ]
+	run "$DATADM" -r "$SVC/c.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$DAT_OVERRIDE: removed 1 entries of c.conf" ]
+	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
+	# an entry written by hand on a CRLF line, owned by a service, goes too
+	printf '%s\r\n' 'H u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" "" # datadm:svc=h.conf' >> "$DAT_OVERRIDE"
+	run "$DATADM" -r "$SVC/h.conf"
+	[ "$output" = "$DAT_OVERRIDE: removed 1 entries of h.conf" ]
+	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
+}
+
+# ---- -a writes only what reads back (issue 17 item 9) ----------------------
+
+@test "-a refuses a field that would not read back: control characters, blank or # in a bare field" {
+	admin_conf
+	svc v.conf "$(printf '"V\vW" u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""')"
+	run --separate-stderr "$DATADM" -a "$SVC/v.conf"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"v.conf:1: ia_name holds the control character 0x0b; nothing changed" ]]
+	svc h.conf '"A#B" u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	run --separate-stderr "$DATADM" -a "$SVC/h.conf"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"h.conf:1: ia_name holds '#', which a dat.conf parser would not read back; nothing changed" ]]
+	svc b.conf '"A B" u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	run --separate-stderr "$DATADM" -a "$SVC/b.conf"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"b.conf:1: ia_name holds ' ', which"* ]]
+	svc t.conf "$(printf 'T u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x\ty" ""')"
+	run --separate-stderr "$DATADM" -a "$SVC/t.conf"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"t.conf:1: ia_params holds the control character 0x09; nothing changed" ]]
+	cmp "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
+}
+
+@test "a malformed line of another owner does not block -a or -r; it is reported with its line number" {
+	admin_conf
+	svc one.conf 'O u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	svc two.conf 'W u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	"$DATADM" -a "$SVC/one.conf" 2> /dev/null
+	sed -i 's/^O u1.2 threadsafe/O u1.2 sometimes/' "$DAT_OVERRIDE"
+	run --separate-stderr "$DATADM" -a "$SVC/two.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$DAT_OVERRIDE: added 1 entries of two.conf" ]
+	[[ "$stderr" == *"warning: $DAT_OVERRIDE:6: malformed (thread safety is not threadsafe or nonthreadsafe), kept as it is"* ]]
+	run --separate-stderr "$DATADM" -r "$SVC/two.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$DAT_OVERRIDE: removed 1 entries of two.conf" ]
+	grep -q '^O u1.2 sometimes' "$DAT_OVERRIDE"
+}
+
+# ---- drop-in files (issue 20) -----------------------------------------------
+
+@test "--file and --drop-in target one file; --drop-in creates dat.conf.d" {
+	svc d.conf 'D u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""'
+	run "$DATADM" --file "$BATS_TEST_TMPDIR/etc/other.conf" -a "$SVC/d.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$BATS_TEST_TMPDIR/etc/other.conf: added 1 entries of d.conf" ]
+	[ ! -e "$DAT_OVERRIDE" ]
+	run "$DATADM" --file "$BATS_TEST_TMPDIR/etc/other.conf" -v
+	[[ "${lines[0]}" == "# $BATS_TEST_TMPDIR/etc/other.conf" ]]
+	[[ "$output" =~ 1\ +D\ +u1\.2\ +threadsafe ]]
+	run "$DATADM" --drop-in ../x -a "$SVC/d.conf"
+	[ "$status" -eq 2 ]
+}
+
+@test "without DAT_OVERRIDE: -v lists dat.conf and then dat.conf.d/*.conf, a key repeated across files is flagged; --drop-in adds to its own file" {
+	local b="$BATS_TEST_TMPDIR/b" etc="$BATS_TEST_TMPDIR/sysconf"
+	mkdir -p "$etc/dat.conf.d"
+	make -s -C "$TOP" B="$b" SYSCONFDIR="$etc" "$b/bin/datadm"
+	unset DAT_OVERRIDE
+	echo 'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' > "$etc/dat.conf"
+	printf '%s\n' 'B u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' \
+		'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' > "$etc/dat.conf.d/50-b.conf"
+	run "$b/bin/datadm" -v
+	printf '%s\n' "$output"
+	[ "${lines[0]}" = "# $etc/dat.conf" ]
+	[ "$(count "^# $etc/dat.conf.d/50-b.conf\$")" -eq 1 ]
+	[[ "$output" =~ 2\ +A\ .*ignored:\ repeats\ $etc/dat\.conf:1 ]]
+	[ "${lines[-1]}" = "# 3 entries, 1 problems" ]
+	svc ours.conf 'U u1.2 threadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""'
+	rm -r "$etc/dat.conf.d"
+	run "$b/bin/datadm" --drop-in udapl1 -a "$SVC/ours.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$etc/dat.conf.d/udapl1.conf: added 1 entries of ours.conf" ]
+	[ "$(cat "$etc/dat.conf.d/udapl1.conf")" = 'U u1.2 threadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:svc=ours.conf' ]
+	# the main file is untouched
+	[ "$(cat "$etc/dat.conf")" = 'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' ]
+}
+
+@test "the sample dat.conf: compat-dapl names, each in both thread safeties, every line well formed" {
+	run "$DATADM" --file "$TOP/dat.conf" -v
+	printf '%s\n' "$output"
+	[ "$(count ' malformed: ')" -eq 0 ]
+	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond; do
+		[ "$(count "^[0-9]* *$n *u1.2 *nonthreadsafe ")" -eq 1 ]
+		[ "$(count "^[0-9]* *$n *u1.2 *threadsafe ")" -eq 1 ]
+	done
+	[[ "${lines[-1]}" == "# 10 entries, "* ]]
 }

@@ -247,3 +247,211 @@ load helpers
 	[[ "$output" == *"strerror: 2244 values, 0 failures"* ]]
 	[[ "$output" == *"0x800a0065: DAT_PROVIDER_NOT_FOUND: no such provider | DAT_THREAD_SAFETY_NOT_FOUND"* ]]
 }
+
+# ---- hostile and insecure files (issue 17 items 3 and 4) -------------------
+
+@test "DAT_OVERRIDE naming a FIFO: a message and no providers, never a block" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	export DAT_OVERRIDE="$BATS_TEST_TMPDIR/fifo"
+	run timeout $((10 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" open T1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"DAT_OVERRIDE=$DAT_OVERRIDE cannot be read (a FIFO, not a regular file)"* ]]
+	[[ "$output" == *"open T1: DAT_PROVIDER_NOT_FOUND DAT_NAME_NOT_REGISTERED"* ]]
+}
+
+@test "DAT_OVERRIDE naming a directory, a device or a file of gigabytes: a message, nothing read" {
+	mkdir "$BATS_TEST_TMPDIR/dir"
+	DAT_OVERRIDE="$BATS_TEST_TMPDIR/dir" run timeout $((10 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" list
+	[[ "$output" == *"cannot be read (a directory, not a regular file)"* ]]
+	[[ "$output" == *"count 0"* ]]
+	DAT_OVERRIDE=/dev/zero run timeout $((10 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" list
+	[[ "$output" == *"DAT_OVERRIDE=/dev/zero cannot be read (a device, not a regular file)"* ]]
+	[[ "$output" == *"count 0"* ]]
+	truncate -s 5G "$BATS_TEST_TMPDIR/huge.conf"
+	DAT_OVERRIDE="$BATS_TEST_TMPDIR/huge.conf" run timeout $((10 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" list
+	[[ "$output" == *"huge.conf cannot be read (larger than 64 MiB)"* ]]
+	[[ "$output" == *"count 0"* ]]
+}
+
+@test "a library path with a / that does not start with one is refused with a message" {
+	mkdir -p "$BATS_TEST_TMPDIR/cwd/lib"
+	cp "$DATTEST_BUILD/test/libdattest.so.1" "$BATS_TEST_TMPDIR/cwd/lib/"
+	conf 'Rel u1.2 nonthreadsafe default lib/libdattest.so.1 dapl.1.2 "" ""' \
+	     'Dot u1.2 nonthreadsafe default ./lib/libdattest.so.1 dapl.1.2 "" ""' \
+	     'Abs u1.2 nonthreadsafe default '"$BATS_TEST_TMPDIR"'/cwd/lib/libdattest.so.1 dapl.1.2 "" ""'
+	cd "$BATS_TEST_TMPDIR/cwd"
+	run "$DATTEST" open Rel
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Rel: library path lib/libdattest.so.1 is relative to the current directory: refused"* ]]
+	[[ "$output" == *"open Rel: DAT_PROVIDER_NOT_FOUND"* ]]
+	run "$DATTEST" open Dot
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Dot: library path ./lib/libdattest.so.1 is relative"* ]]
+	run "$DATTEST" open Abs
+	[ "$status" -eq 0 ]
+}
+
+# A libdat built with SYSCONFDIR=$ETC (once per file: only the library),
+# and dattest linked to it by an absolute RPATH (searched before
+# LD_LIBRARY_PATH, and still followed by a set-gid copy).
+setup_file() {
+	export ETC="$BATS_FILE_TMPDIR/etc" SB="$BATS_FILE_TMPDIR/b"
+	mkdir -p "$ETC"
+	make -s -C "$TOP" B="$SB" SYSCONFDIR="$ETC" "$SB/lib/libdat.so.1" "$SB/lib/libdat.so"
+	cc -o "$SB/dattest" "$DATTEST_BUILD/test/dattest.o" -L"$SB/lib" -ldat \
+		-lpthread -Wl,--disable-new-dtags,-rpath,"$SB/lib"
+	mkdir -p "$SB/provider"
+	cp "$DATTEST_BUILD/test/libdattest.so.1" "$SB/provider/"
+	chmod 0644 "$SB/provider/libdattest.so.1"
+	# a set-gid copy (the group differs from ours: secure execution)
+	cp "$SB/dattest" "$SB/dattest-sgid"
+	chgrp nogroup "$SB/dattest-sgid"
+	chmod 2755 "$SB/dattest-sgid"
+	chmod 0755 "$BATS_FILE_TMPDIR"
+}
+
+# etc_reset: an empty $ETC, DAT_OVERRIDE unset.
+etc_reset() {
+	rm -rf "$ETC"
+	mkdir -p "$ETC"
+	chmod 0755 "$ETC"
+	unset DAT_OVERRIDE
+}
+
+@test "drop-in files: dat.conf, then dat.conf.d/*.conf in name order; repeats and other names ignored" {
+	etc_reset
+	mkdir "$ETC/dat.conf.d"
+	echo 'Main u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "m" ""' > "$ETC/dat.conf"
+	printf '%s\n' 'B u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "b" ""' > "$ETC/dat.conf.d/20-b.conf"
+	printf '%s\n' 'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "a" ""' \
+		'Main u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "again" ""' > "$ETC/dat.conf.d/10-a.conf"
+	echo 'Hidden u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "" ""' > "$ETC/dat.conf.d/.hidden.conf"
+	echo 'Other u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "" ""' > "$ETC/dat.conf.d/x.conf.dpkg-old"
+	export DATTEST_TRACE=1 DAT_DBG_TYPE=0x4
+	run "$SB/dattest" list
+	printf '%s\n' "$output"
+	[[ "$output" == *"count 3"* ]]
+	[ "$(printf '%s\n' "$output" | grep '^provider' | tr '\n' ' ')" = "provider Main u1.2 nonthreadsafe provider A u1.2 nonthreadsafe provider B u1.2 nonthreadsafe " ]
+	[[ "$output" == *"10-a.conf:2: warning: Main u1.2 nonthreadsafe repeats an earlier entry, ignored"* ]]
+	LD_LIBRARY_PATH="$DATTEST_BUILD/test" run "$SB/dattest" open B
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"dattest: init B b"* ]]
+	# DAT_OVERRIDE replaces both
+	conf 'Only u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "" ""'
+	run "$SB/dattest" list
+	[[ "$output" == *"count 1"* ]]
+	[[ "$output" == *"provider Only "* ]]
+}
+
+@test "drop-in directory alone, without dat.conf" {
+	etc_reset
+	mkdir "$ETC/dat.conf.d"
+	echo 'D u1.2 threadsafe default libdattest.so.1 dapl.1.2 "" ""' > "$ETC/dat.conf.d/d.conf"
+	run "$SB/dattest" list
+	[[ "$output" == *"count 1"* ]]
+	[[ "$output" == *"provider D u1.2 threadsafe"* ]]
+}
+
+@test "set-gid program: dat.conf, drop-ins and libraries that others than root can change are refused" {
+	etc_reset
+	local lib="$SB/provider/libdattest.so.1"
+	echo "Main u1.2 nonthreadsafe default $lib dapl.1.2 \"m\" \"\"" > "$ETC/dat.conf"
+	chmod 0644 "$ETC/dat.conf"
+	# secure execution ignores DAT_OVERRIDE, reads SYSCONFDIR, and opens
+	DAT_OVERRIDE=/nonexistent run "$SB/dattest-sgid" open Main
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	# a dat.conf anyone can write
+	chmod 0666 "$ETC/dat.conf"
+	run "$SB/dattest-sgid" list
+	[[ "$output" == *"$ETC/dat.conf cannot be read (writable by others than root"* ]]
+	[[ "$output" == *"count 0"* ]]
+	# ... which an ordinary program still reads
+	run "$SB/dattest" list
+	[[ "$output" == *"count 1"* ]]
+	chmod 0644 "$ETC/dat.conf"
+	# a drop-in file, then the drop-in directory
+	mkdir "$ETC/dat.conf.d"
+	echo "Drop u1.2 nonthreadsafe default $lib dapl.1.2 \"\" \"\"" > "$ETC/dat.conf.d/d.conf"
+	chmod 0666 "$ETC/dat.conf.d/d.conf"
+	run "$SB/dattest-sgid" list
+	[[ "$output" == *"$ETC/dat.conf.d/d.conf cannot be read (writable by others than root"* ]]
+	[[ "$output" == *"count 1"* ]]
+	chmod 0644 "$ETC/dat.conf.d/d.conf"
+	chmod 0777 "$ETC/dat.conf.d"
+	run "$SB/dattest-sgid" list
+	[[ "$output" == *"$ETC/dat.conf.d cannot be read (writable by others than root"* ]]
+	[[ "$output" == *"count 1"* ]]
+	chmod 0755 "$ETC/dat.conf.d"
+	run "$SB/dattest-sgid" list
+	[[ "$output" == *"count 2"* ]]
+	# a library file anyone can write, or not root's
+	chmod 0666 "$lib"
+	run "$SB/dattest-sgid" open Main
+	chmod 0644 "$lib"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Main: library $lib: writable by others than root"* ]]
+	chown nobody "$lib"
+	run "$SB/dattest-sgid" open Main
+	chown root "$lib"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Main: library $lib: not owned by root"* ]]
+}
+
+# ---- size (issue 17 item 5) -------------------------------------------------
+
+# entries N FILE: N entries of the test provider, the last one named Last.
+entries() {
+	awk -v n="$1" 'BEGIN { for (i = 1; i < n; i++)
+		printf "E%d u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 \"p%d\" \"\"\n", i, i
+		print "Last u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 \"\" \"\"" }' > "$2"
+}
+
+# best_ns CONF: the fastest of three runs of "open Last" (reading the file,
+# looking the key up, loading, opening, closing), in nanoseconds.
+best_ns() {
+	local best= i t0 t1
+	for i in 1 2 3; do
+		t0=$(date +%s%N)
+		DAT_OVERRIDE="$1" "$DATTEST" open Last > /dev/null
+		t1=$(date +%s%N)
+		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then
+			best=$((t1 - t0))
+		fi
+	done
+	echo "$best"
+}
+
+@test "reading and looking up are linear: 50,000 entries take less than 20 times 5,000" {
+	entries 5000 "$BATS_TEST_TMPDIR/5k.conf"
+	entries 50000 "$BATS_TEST_TMPDIR/50k.conf"
+	small=$(best_ns "$BATS_TEST_TMPDIR/5k.conf")
+	large=$(best_ns "$BATS_TEST_TMPDIR/50k.conf")
+	echo "5,000: $small ns, 50,000: $large ns"
+	[ "$large" -lt $((20 * small)) ]
+	DAT_OVERRIDE="$BATS_TEST_TMPDIR/50k.conf" run "$DATTEST" list 0
+	[[ "$output" == *"count 50000"* ]]
+}
+
+# ---- the right entry for every IA (issue 17 items 1 and 2) ------------------
+
+@test "one IA name, two entries: each IA opens through the entry of its whole key; closing one leaves the other's IAs alone" {
+	conf 'T u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "params-nts" ""' \
+	     'T u1.2 threadsafe default libdattest.so.1 dapl.1.2 "params-ts" ""'
+	run "$DATTEST" bind T
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'nonthreadsafe: params "params-nts"'* ]]
+	[[ "$output" == *$'\nthreadsafe: params "params-ts"'* ]]
+	[[ "$output" == *'nonthreadsafe again: params "params-nts"'* ]]
+	[[ "$output" == *'after close: nonthreadsafe: params "params-nts"'* ]]
+	[[ "$output" == *'after close: nonthreadsafe again: params "params-nts"'* ]]
+	[[ "$output" == *"bind T: 0 failures"* ]]
+}
+
+@test "remove_provider while an open is between finding the provider and counting its IA: PROVIDER_IN_USE" {
+	run timeout $((30 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" remove-race
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"remove-race: 0 failures"* ]]
+}

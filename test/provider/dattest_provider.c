@@ -7,6 +7,8 @@
  * DAT_INTERNAL_ERROR | k, so a test can prove that each libdat entry
  * point reaches exactly its own slot.
  *
+ * Its provider attributes carry the entry's ia_params (DAPL_IA_PARAMS,
+ * as udapl's do), so a test sees which entry an IA was opened through.
  * ia_params steer failure paths: "noregister" (init registers nothing),
  * "failopen" (ia_open fails).  With DATTEST_TRACE set, init, fini, open
  * and close are reported on stderr, so tests can count loads and unloads.
@@ -27,6 +29,8 @@ struct t_provider {
 	DAT_PROVIDER table; /* what libdat dispatches through */
 	DAT_PROVIDER_INFO info;
 	int fail_open;
+	char ia_params[64];		/* reported as DAPL_IA_PARAMS */
+	DAT_NAMED_ATTR attr;
 };
 
 struct t_ia {
@@ -54,9 +58,18 @@ static DAT_RETURN t_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!async_evd)
 		return DAT_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	/* libdat passes the table of the entry that matched the whole key
+	 * in *ia_handle (dat/ia.c); udapl's dapl_provider_find does the
+	 * same.  Without it, the first table of that name. */
 	pthread_mutex_lock(&t_lock);
-	for (p = t_providers; p && strcmp(p->info.ia_name, name); p = p->next)
-		;
+	for (p = t_providers; p; p = p->next)
+		if (!strcmp(p->info.ia_name, name) &&
+		    *ia_handle == (DAT_IA_HANDLE)&p->table)
+			break;
+	if (!p)
+		for (p = t_providers; p && strcmp(p->info.ia_name, name);
+		     p = p->next)
+			;
 	pthread_mutex_unlock(&t_lock);
 	if (!p)
 		return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
@@ -102,6 +115,8 @@ static DAT_RETURN t_ia_query(DAT_IA_HANDLE ia_handle, DAT_EVD_HANDLE *async_evd,
 		prov_attr->dapl_version_minor =
 		    ia->owner->info.dapl_version_minor;
 		prov_attr->is_thread_safe = ia->owner->info.is_thread_safe;
+		prov_attr->num_provider_specific_attr = 1;
+		prov_attr->provider_specific_attr = &ia->owner->attr;
 	}
 	return DAT_SUCCESS;
 }
@@ -635,6 +650,9 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 		return;
 	p->info = *info;
 	p->fail_open = !strcmp(ia_params, "failopen");
+	snprintf(p->ia_params, sizeof(p->ia_params), "%s", ia_params);
+	p->attr.name = "DAPL_IA_PARAMS";
+	p->attr.value = p->ia_params;
 	p->table.device_name = p->info.ia_name;
 	p->table.extension = p;
 	fill_table(&p->table);

@@ -192,8 +192,10 @@ static struct dapl_provider fake_entry = {
 /* ---- what the EP/CM helper provides in the real library ---------------------
  */
 
-struct dapl_provider *dapl_provider_find(const char *ia_name)
+struct dapl_provider *dapl_provider_find(const char *ia_name,
+					 const void *table_hint)
 {
+	(void)table_hint;
 	return strcmp(ia_name, fake_entry.info.ia_name) ? NULL : &fake_entry;
 }
 
