@@ -50,7 +50,7 @@ PROVIDER_MKS := providers/verbs/verbs.mk $(filter-out \
 	providers/verbs/verbs.mk,$(sort $(wildcard providers/*/*.mk)))
 -include $(wildcard udapl/udapl.mk $(PROVIDER_MKS) registry/registry.mk \
 	test/verbs/verbs.mk man/man.mk test/dapltest/dapltest.mk \
-	test/bench/bench.mk)
+	test/bench/bench.mk test/vm/vm.mk)
 
 .PHONY: all check check-host check-verbs demo bench fuzz install uninstall \
 	clean test-programs provider run-host-suites
