@@ -269,6 +269,25 @@ scaling() {
 	awk '$2 == "conn" { delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		if (!base) base = v["conn_per_s"]
 		printf "| %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s |\n", v["eps"], v["connect_s"], v["conn_per_s"], v["conn_per_s"] / base, v["req_retries"], v["max_gap_s"], v["disconnect_s"], v["ep_rss_kib"], v["connected_ep_rss_kib"], v["connected_ep_vm_kib"] }' "$s"
+	if grep -q '^old SCALE conn ' "$W/before.txt" 2> /dev/null; then
+		echo
+		echo "The same rounds with the libraries before the fixes (build/snap: main's libdat and libdaplcma), later in the same boot:"
+		echo
+		echo "| EP pairs | connect (s) | connections/s | × the 16-pair rate | REQ resends | longest pause (s) |"
+		echo "|---|---|---|---|---|---|"
+		awk '$1 == "old" && $3 == "conn" { delete v; for (i = 4; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			if (!base) base = v["conn_per_s"]
+			printf "| %s | %s | %s | %.2f | %s | %s |\n", v["eps"], v["connect_s"], v["conn_per_s"], v["conn_per_s"] / base, v["req_retries"], v["max_gap_s"] }' "$W/before.txt"
+	fi
+	if grep -q '^[0-9]* old SCALE ia_open_close_us' "$W/before.txt" 2> /dev/null; then
+		echo
+		echo "dat_ia_open + close with main's libraries (old) and these (new), taken in turn in the same boot (µs, medians of 10):"
+		echo
+		echo "| rep | old: alone | old: another IA held | new: alone | new: another IA held |"
+		echo "|---|---|---|---|---|"
+		awk '$3 == "SCALE" { v[$1, $2, $4] = $5; r[$1] = 1 }
+			END { for (i = 1; i in r; i++) printf "| %d | %s | %s | %s | %s |\n", i, v[i, "old", "ia_open_close_us"], v[i, "old", "ia_open_close_held_us"], v[i, "new", "ia_open_close_us"], v[i, "new", "ia_open_close_held_us"] }' "$W/before.txt"
+	fi
 	echo
 	echo "Two processes (\`datbench scale_server\` on rxe0's IA accepting each request with a new EP, \`scale_client\` on rxe1's):"
 	echo
@@ -298,8 +317,11 @@ contended_table() {
 
 scale_plot() {
 	local dat=$W/scale-plot.dat
-	awk '$2 == "conn" || $2 == "conn2" { delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print ($2 == "conn" ? 1 : 2), v["eps"], v["conn_per_s"] }' "$W/scale.txt" > "$dat"
+	# before.txt (optional): "old SCALE conn ..." lines, the same rounds
+	# run with the libraries before a change, in the same boot
+	{ cat "$W/scale.txt"; [ -s "$W/before.txt" ] && sed -n 's/^old SCALE conn /SCALE conn0 /p' "$W/before.txt"; } |
+	awk '$2 == "conn" || $2 == "conn2" || $2 == "conn0" { delete v; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print ($2 == "conn" ? 1 : $2 == "conn2" ? 2 : 0), v["eps"], v["conn_per_s"] }' > "$dat"
 	command -v gnuplot > /dev/null || { echo "report: gnuplot is missing (sh scripts/deps.sh gnuplot-nox)" >&2; BAD=1; return; }
 	local term="pngcairo size 900,600 font ',10'"
 	gnuplot -e 'set terminal pngcairo' > /dev/null 2>&1 < /dev/null || term="png size 900,600"
@@ -314,7 +336,7 @@ scale_plot() {
 	set key top right
 	set grid
 	plot '$dat' u (\$1 == 1 ? \$2 : NaN):3 w lp lw 2 pt 7 t 'one process', \
-	     '$dat' u (\$1 == 2 ? \$2 : NaN):3 w lp lw 2 pt 5 t 'two processes'
+	     '$dat' u (\$1 == 2 ? \$2 : NaN):3 w lp lw 2 pt 5 t 'two processes'$(grep -q '^0 ' "$dat" && echo ", '$dat' u (\$1 == 0 ? \$2 : NaN):3 w lp lw 2 dt 2 pt 6 t 'one process, before the fixes (same boot)'")
 	EOF
 }
 
