@@ -92,8 +92,17 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, dapl_ia_addr(cia->ia), cma_addr_len(dapl_ia_addr(cia->ia)));
 	cma_set_port(&ss, (uint16_t)*qual);
+	/*
+	 * Backlog 0 is the kernel's maximum (net.rdma_ucm.max_backlog, 1024
+	 * by default).  The backlog counts requests the kernel queued for
+	 * the CM thread and it has not fetched yet; one more is dropped
+	 * without a reject (ucma returns -ENOMEM, the IB CM stays silent to
+	 * allow a retry) and the peer resends its REQ only after the CM
+	 * response timeout, about 4 s.  With 128, a burst of a few hundred
+	 * dat_ep_connect calls lost seconds that way.
+	 */
 	if (rdma_bind_addr(csp->id, (struct sockaddr *)&ss) ||
-	    rdma_listen(csp->id, 128)) {
+	    rdma_listen(csp->id, 0)) {
 		err = errno;
 		ret = err == EADDRINUSE
 			  ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)

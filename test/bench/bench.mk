@@ -3,24 +3,30 @@
 #
 # datbench uses only the public API (<dat/udat.h>, -ldat); its raw-verbs
 # twin for the callgrind instruction counts is hotpath-verbs (callgrind
-# mode), the loop test/verbs/hotpath.bats holds the DAT path to.  run-bench.sh
+# mode), the loop test/verbs/hotpath.bats holds the DAT path to; rawbench
+# is the raw twin of its scaling figures (IA open, wake-up).  run-bench.sh
 # does the runs (here when the machine has RDMA devices, else in one boot
 # of the soft-RoCE guest) and writes test/bench/results/<date>.md and
 # <date>.png.  Nothing here asserts timing.
 
 DATBENCH := $(B)/test/bench/datbench
+RAWBENCH := $(B)/test/bench/rawbench
 BENCH_DATE ?= $(shell date +%Y-%m-%d)
 BENCH_OUT ?= test/bench/results/$(BENCH_DATE)
 
 $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
 	$(CC) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
 
-.PHONY: bench-programs bench-deps
-bench-programs: all $(DATBENCH) $(HOTPATH_VERBS)
+$(RAWBENCH): $(B)/test/bench/rawbench.o
+	$(CC) -o $@ $< -libverbs -lrdmacm -lpthread
 
-# gnuplot draws the PNG; only the benchmark needs it.
+.PHONY: bench-programs bench-deps
+bench-programs: all $(DATBENCH) $(RAWBENCH) $(HOTPATH_VERBS)
+
+# gnuplot draws the PNGs, rdmacm-utils has rsocket's rstream; only the
+# benchmark needs them.
 bench-deps:
-	sh scripts/deps.sh gnuplot-nox perftest valgrind
+	sh scripts/deps.sh gnuplot-nox perftest valgrind rdmacm-utils
 
 # In the guest: 4 vCPUs, so that two spinning processes leave one for rxe's
 # kernel work (with 2, a ping-pong waits out scheduler ticks: 4 ms steps).

@@ -2,16 +2,22 @@
  * datbench.c - the DAT side of `make bench` (test/bench/run-bench.sh),
  * on the public API only (<dat/udat.h>, -ldat).
  *
- *   datbench server -D IA -t TEST -s SIZE -n ITERS [-q QUAL]
- *   datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-q QUAL]
+ *   datbench server -D IA -t TEST -s SIZE -n ITERS [-w WINDOW] [-P MODE] [-q QUAL]
+ *   datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-w WINDOW] [-q QUAL]
  *	TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas
  *	(perftest's ib_send_lat, ib_atomic_lat,
  *	ib_write_lat, ib_read_lat, ib_write_bw, measured the same way: a
  *	timestamp per iteration, latency = half the round trip for the
  *	ping-pongs and the whole one for reads, "typical" = the median).
  *	The client prints one line "RESULT TEST SIZE ITERS typ=.. min=..
- *	max=.. avg=.." (microseconds) or "RESULT write_bw SIZE ITERS
- *	bw=.." (MB/s with perftest's MB = 2^20 bytes).
+ *	max=.. avg=.. p99=.." (microseconds; p99 as perftest's "99%
+ *	percentile") or "RESULT write_bw SIZE ITERS bw=.." (MB/s with
+ *	perftest's MB = 2^20 bytes).  write_bw keeps WINDOW writes
+ *	outstanding (default 32; run-bench.sh gives perftest the same
+ *	-t), each one signaled.  MODE is how the server waits while the
+ *	client measures (for the reads, atomics and write_bw, where it has
+ *	nothing to do): "spin" (default: dequeues in a loop, as
+ *	perftest's passive side does) or "block" (dat_evd_wait).
  *   datbench loop -D IA -C IA -h ADDR -n N
  *	One process, two IAs connected to each other; N rounds of 64-byte
  *	post_send, dequeue of its completion, dequeue of the receive and
@@ -20,15 +26,35 @@
  *	"loop", then as many dequeues of an empty EVD as the rounds made
  *	(printed: "empty N") are dumped as "empty", so that cgsum.awk can
  *	take the cost of the spinning out.
- *   datbench scale -D IA -C IA -h ADDR [-m MAX_EPS]
- *	dat_ia_open+close time, connections per second for 1..MAX_EPS EP
- *	pairs, memory per EP, and EVD wake-up latency (a dat_evd_wait
- *	blocked until dat_evd_post_se or a receive), as "SCALE key value"
- *	lines.
+ *   datbench scale -D IA -C IA -h ADDR [-l MIN_EPS] [-m MAX_EPS]
+ *	dat_ia_open+close time (alone: the provider library loaded each
+ *	time if the registry unloads it; and with another IA of the same
+ *	entry held open), connections per second for MIN_EPS (16),
+ *	2*MIN_EPS, ... MAX_EPS EP pairs in this process, memory per EP,
+ *	EVD wake-up latency (a dat_evd_wait blocked until dat_evd_post_se
+ *	or a receive, against a spinning dat_evd_dequeue) and the CPU time
+ *	a blocked dat_evd_wait uses, as "SCALE key value" lines.  Each
+ *	connection line also says how many REQs the kernel's IB CM resent
+ *	meanwhile (cm_tx_retries in sysfs) and the longest pause between
+ *	two ESTABLISHED events.
+ *   datbench iaopen -D IA
+ *	Only scale's dat_ia_open + close figures.
+ *   datbench scale_server -D IA [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]
+ *   datbench scale_client -D IA -h ADDR [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]
+ *	The same connection rounds across two processes: the server
+ *	accepts every request with a new EP and frees it at DISCONNECTED;
+ *	the client prints "SCALE conn2 eps=.. connect_s=.. conn_per_s=..".
+ *   datbench contend -D IA -C IA -h ADDR -s SIZE -n ITERS [-w WINDOW]
+ *	One threadsafe IA (dat_ia_openv(..., DAT_TRUE)) with two EPs, each
+ *	with its own request EVD, connected to two EPs of the other IA:
+ *	ITERS RDMA writes (WINDOW outstanding) by one thread on one EP,
+ *	then by two threads at once, one per EP.  Prints "RESULT contend
+ *	SIZE ITERS one=.. two=.." (writes per second, all threads).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <glob.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,16 +79,16 @@
 #endif
 
 #define CTL_SIZE 64
-#define WINDOW 32
+#define WINDOW 32	/* default outstanding writes of write_bw */
 #define MAX_SIZE (16u << 20)
 
 static unsigned scale = 1;
 static DAT_MEM_PRIV_FLAGS mem_priv = DAT_MEM_PRIV_ALL_FLAG;
 
 struct opts {
-	const char *mode, *ia, *ia2, *host, *test;
+	const char *mode, *ia, *ia2, *host, *test, *srv_wait;
 	unsigned long size;
-	int iters, max_eps;
+	int iters, min_eps, max_eps, window;
 	DAT_CONN_QUAL qual;
 };
 
@@ -408,7 +434,7 @@ static double write_bw(struct side *s, const struct opts *o)
 
 	t0 = now_ns();
 	while (done < o->iters) {
-		while (posted < o->iters && posted - done < WINDOW) {
+		while (posted < o->iters && posted - done < o->window) {
 			must("dat_ep_post_rdma_write",
 			     dat_ep_post_rdma_write(s->ep, 1, &l, cookie(5),
 						    &r,
@@ -444,9 +470,12 @@ static void report_lat(const struct opts *o, uint64_t *t, int halve)
 		sum += (double)d[i];
 	}
 	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
-	printf("RESULT %s %lu %d typ=%.2f min=%.2f max=%.2f avg=%.2f\n",
+	/* perftest's 99% percentile: the sample at index 0.99 * n */
+	printf("RESULT %s %lu %d typ=%.2f min=%.2f max=%.2f avg=%.2f "
+	       "p99=%.2f\n",
 	       o->test, o->size, n, (double)d[n / 2] / f, (double)d[0] / f,
-	       (double)d[n - 1] / f, sum / n / f);
+	       (double)d[n - 1] / f, sum / n / f,
+	       (double)d[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1] / f);
 	free(d);
 }
 
@@ -519,7 +548,12 @@ static int server(const struct opts *o)
 	exchange(&s);
 	run_test(&s, o, 0);
 	post_ctl_recv(&s);
-	wait_event("done", s.rcv, DAT_DTO_COMPLETION_EVENT, &ev);
+	/* the client's "done"; meanwhile (for the one-sided tests, the
+	 * whole measurement) spinning or blocked, as asked */
+	if (!strcmp(o->srv_wait, "spin"))
+		spin(s.rcv);
+	else
+		wait_event("done", s.rcv, DAT_DTO_COMPLETION_EVENT, &ev);
 	must("dat_ia_close", dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
 	return 0;
 }
@@ -676,27 +710,81 @@ static double median_us(uint64_t *d, int n)
 	return (double)d[n / 2] / 1000.0;
 }
 
+/* One open + close; returns nanoseconds. */
+static uint64_t ia_cycle(const char *name)
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia;
+	uint64_t t0 = now_ns();
+
+	must("dat_ia_open", dat_ia_open((DAT_NAME_PTR)name, 8, &async, &ia));
+	must("dat_ia_close", dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+	return now_ns() - t0;
+}
+
+/*
+ * Open + close alone (the last close may unload the provider library,
+ * so each open may load it again), then with another IA of the same
+ * entry held open (the library stays loaded whatever the registry does):
+ * the difference is the price of loading.
+ */
 static void scale_ia(const struct opts *o)
 {
 	enum { K = 10 };
-	uint64_t d[K], t0;
-	DAT_IA_HANDLE ia;
-	DAT_EVD_HANDLE async;
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE held;
+	uint64_t d[K];
 	int i;
 
-	for (i = -1; i < K; i++) {
-		async = DAT_HANDLE_NULL;
-		t0 = now_ns();
-		must("dat_ia_open",
-		     dat_ia_open((DAT_NAME_PTR)o->ia, 8, &async, &ia));
-		must("dat_ia_close", dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
-		if (i < 0)
-			printf("SCALE ia_open_close_first_us %.1f\n",
-			       (double)(now_ns() - t0) / 1000.0);
-		else
-			d[i] = now_ns() - t0;
-	}
+	printf("SCALE ia_open_close_first_us %.1f\n",
+	       (double)ia_cycle(o->ia) / 1000.0);
+	for (i = 0; i < K; i++)
+		d[i] = ia_cycle(o->ia);
 	printf("SCALE ia_open_close_us %.1f\n", median_us(d, K));
+	must("dat_ia_open", dat_ia_open((DAT_NAME_PTR)o->ia, 8, &async,
+					&held));
+	for (i = 0; i < K; i++)
+		d[i] = ia_cycle(o->ia);
+	printf("SCALE ia_open_close_held_us %.1f\n", median_us(d, K));
+	must("dat_ia_close", dat_ia_close(held, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
+/* REQs the kernel's IB CM has resent, all devices and ports (sysfs;
+ * -1 when the counters are not there). */
+static long req_retries(void)
+{
+	glob_t g;
+	long sum = -1;
+	size_t i;
+
+	if (glob("/sys/class/infiniband_cm/*/*/cm_tx_retries/req", 0, NULL,
+		 &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		long v;
+
+		if (f && fscanf(f, "%ld", &v) == 1)
+			sum = (sum < 0 ? 0 : sum) + v;
+		if (f)
+			fclose(f);
+	}
+	globfree(&g);
+	return sum;
+}
+
+/* The longest pause between two events (or from t0 to the first). */
+struct gap {
+	uint64_t last, max;
+};
+
+static void gap_note(struct gap *g)
+{
+	uint64_t t = now_ns();
+
+	if (t - g->last > g->max)
+		g->max = t - g->last;
+	g->last = t;
 }
 
 /* n EP pairs: all connects issued at once, CRs accepted as they come. */
@@ -707,8 +795,9 @@ static void scale_conns(struct side *srv, struct side *cli,
 	DAT_EP_HANDLE *sep = calloc((size_t)n, sizeof(*sep));
 	struct sockaddr_in sin;
 	int i, acc = 0, up_s = 0, up_c = 0, down_s = 0, down_c = 0;
-	long rss0, rss1, rss2, vm0, vm2;
+	long rss0, rss1, rss2, vm0, vm2, rt0, rt1;
 	uint64_t t0, t1, t2;
+	struct gap gap;
 	DAT_EVENT ev;
 
 	if (!cep || !sep)
@@ -721,7 +810,10 @@ static void scale_conns(struct side *srv, struct side *cli,
 		ep_make(srv, &sep[i]);
 	}
 	rss1 = status_kib("VmRSS:");
+	rt0 = req_retries();
 	t0 = now_ns();
+	gap.last = t0;
+	gap.max = 0;
 	for (i = 0; i < n; i++)
 		must("dat_ep_connect",
 		     dat_ep_connect(cep[i], (DAT_IA_ADDRESS_PTR)&sin, o->qual,
@@ -751,6 +843,7 @@ static void scale_conns(struct side *srv, struct side *cli,
 			    DAT_CONNECTION_EVENT_ESTABLISHED)
 				die("active connection event", 0);
 			up_c++;
+			gap_note(&gap);
 		}
 		if (!got)
 			usleep(200);
@@ -758,6 +851,7 @@ static void scale_conns(struct side *srv, struct side *cli,
 			die("connections timed out", DAT_TIMEOUT_EXPIRED);
 	}
 	t1 = now_ns();
+	rt1 = req_retries();
 	rss2 = status_kib("VmRSS:");
 	vm2 = status_kib("VmSize:");
 	for (i = 0; i < n; i++)
@@ -782,11 +876,12 @@ static void scale_conns(struct side *srv, struct side *cli,
 	}
 	printf("SCALE conn eps=%d connect_s=%.3f conn_per_s=%.1f "
 	       "disconnect_s=%.3f ep_rss_kib=%.1f connected_ep_rss_kib=%.1f "
-	       "connected_ep_vm_kib=%.1f\n",
+	       "connected_ep_vm_kib=%.1f req_retries=%ld max_gap_s=%.3f\n",
 	       n, (double)(t1 - t0) / 1e9, n / ((double)(t1 - t0) / 1e9),
 	       (double)(t2 - t1) / 1e9, (double)(rss1 - rss0) / (2.0 * n),
 	       (double)(rss2 - rss0) / (2.0 * n),
-	       (double)(vm2 - vm0) / (2.0 * n));
+	       (double)(vm2 - vm0) / (2.0 * n),
+	       rt0 < 0 ? -1 : rt1 - rt0, (double)gap.max / 1e9);
 	free(cep);
 	free(sep);
 }
@@ -794,15 +889,24 @@ static void scale_conns(struct side *srv, struct side *cli,
 struct waker {
 	DAT_EVD_HANDLE evd;
 	volatile int ready;
-	uint64_t t_end;
+	uint64_t t_end, cpu_ns;
 	int blocking;
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static void *waiter(void *arg)
 {
 	struct waker *w = arg;
 	DAT_COUNT nmore;
 	DAT_EVENT ev;
+	uint64_t c0 = thread_cpu_ns();
 
 	__atomic_store_n(&w->ready, 1, __ATOMIC_SEQ_CST);
 	if (w->blocking)
@@ -812,13 +916,16 @@ static void *waiter(void *arg)
 		while (dat_evd_dequeue(w->evd, &ev) != DAT_SUCCESS)
 			;
 	w->t_end = now_ns();
+	w->cpu_ns = thread_cpu_ns() - c0;
 	return NULL;
 }
 
 /* One wake-up: a thread waits (blocked or spinning) on evd; after it
- * had time to block, fire() makes the event.  Returns nanoseconds. */
+ * had time to block (lead_us), fire() makes the event.  Returns
+ * nanoseconds; *cpu_ns, the waiter's CPU time. */
 static uint64_t wake_once(DAT_EVD_HANDLE evd, int blocking,
-			  void (*fire)(void *), void *arg)
+			  void (*fire)(void *), void *arg, unsigned lead_us,
+			  uint64_t *cpu_ns)
 {
 	struct waker w = {.evd = evd, .ready = 0, .blocking = blocking};
 	pthread_t th;
@@ -828,10 +935,12 @@ static uint64_t wake_once(DAT_EVD_HANDLE evd, int blocking,
 		die("pthread_create", DAT_INSUFFICIENT_RESOURCES);
 	while (!__atomic_load_n(&w.ready, __ATOMIC_SEQ_CST))
 		;
-	usleep(3000);	/* long enough for the waiter to be in poll(2) */
+	usleep(lead_us);	/* long enough for the waiter to be in poll(2) */
 	t0 = now_ns();
 	fire(arg);
 	pthread_join(th, NULL);
+	if (cpu_ns)
+		*cpu_ns = w.cpu_ns;
 	return w.t_end - t0;
 }
 
@@ -859,32 +968,39 @@ static void fire_send(void *arg)
 			      DAT_COMPLETION_DEFAULT_FLAG));
 }
 
+/* Spinning and blocked wake-ups taken in turn (drift hits both alike). */
 static void scale_wake(struct side *srv, struct side *cli)
 {
 	enum { K = 30 };
 	struct send_pair p = {srv, cli};
 	DAT_LMR_TRIPLET rt = iov(srv->lctx, srv->buf, 64);
 	DAT_EVD_HANDLE se;
-	uint64_t d[K];
+	uint64_t d[2][K], cpu[K];
 	int i, blocking;
 
 	must("software EVD", dat_evd_create(srv->ia, 8, DAT_HANDLE_NULL,
 					    DAT_EVD_SOFTWARE_FLAG, &se));
-	for (blocking = 0; blocking < 2; blocking++) {
-		for (i = 0; i < K; i++)
-			d[i] = wake_once(se, blocking, fire_se, &se);
-		printf("SCALE wake_se_%s_us %.1f\n",
-		       blocking ? "wait" : "spin", median_us(d, K));
-		for (i = 0; i < K; i++) {
+	for (i = 0; i < K; i++)
+		for (blocking = 0; blocking < 2; blocking++)
+			d[blocking][i] = wake_once(se, blocking, fire_se, &se,
+						   3000, NULL);
+	printf("SCALE wake_se_spin_us %.1f\n", median_us(d[0], K));
+	printf("SCALE wake_se_wait_us %.1f\n", median_us(d[1], K));
+	for (i = 0; i < K; i++)
+		for (blocking = 0; blocking < 2; blocking++) {
 			must("dat_ep_post_recv",
 			     dat_ep_post_recv(srv->ep, 1, &rt, cookie(8),
 					      DAT_COMPLETION_DEFAULT_FLAG));
-			d[i] = wake_once(srv->rcv, blocking, fire_send, &p);
+			d[blocking][i] = wake_once(srv->rcv, blocking,
+						   fire_send, &p, 3000, NULL);
 			spin(cli->req);
 		}
-		printf("SCALE wake_recv_%s_us %.1f\n",
-		       blocking ? "wait" : "spin", median_us(d, K));
-	}
+	printf("SCALE wake_recv_spin_us %.1f\n", median_us(d[0], K));
+	printf("SCALE wake_recv_wait_us %.1f\n", median_us(d[1], K));
+	/* the CPU time of a dat_evd_wait blocked for 100 ms */
+	for (i = 0; i < 5; i++)
+		wake_once(se, 1, fire_se, &se, 100000, &cpu[i]);
+	printf("SCALE wait_cpu_us_per_100ms %.1f\n", median_us(cpu, 5));
 	must("dat_evd_free", dat_evd_free(se));
 }
 
@@ -896,10 +1012,247 @@ static int scale_run(const struct opts *o)
 	scale_ia(o);
 	pair_open(&srv, &cli, o, 2 * o->max_eps + 64);
 	scale_wake(&srv, &cli);
-	for (n = 1; n <= o->max_eps; n *= 4)
+	for (n = o->min_eps; n < o->max_eps; n *= 2)
 		scale_conns(&srv, &cli, o, n);
-	if (n / 4 != o->max_eps)
-		scale_conns(&srv, &cli, o, o->max_eps);
+	scale_conns(&srv, &cli, o, o->max_eps);
+	must("dat_ia_close", dat_ia_close(cli.ia, DAT_CLOSE_ABRUPT_FLAG));
+	must("dat_ia_close", dat_ia_close(srv.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+/* ---- two processes: scale_server, scale_client ------------------------ */
+
+static long rounds_total(const struct opts *o)
+{
+	long total = 0;
+	int n;
+
+	for (n = o->min_eps; n < o->max_eps; n *= 2)
+		total += n;
+	return total + o->max_eps;
+}
+
+/* Accepts every request with a new EP, frees each at its DISCONNECTED;
+ * ends when all rounds' connections came and went.  Requests and
+ * connection events share one EVD, so one blocked dat_evd_wait serves
+ * both in the order they came. */
+static int scale_server(const struct opts *o)
+{
+	long total = rounds_total(o), accepted = 0, gone = 0;
+	DAT_EVD_HANDLE both;
+	DAT_EP_HANDLE ep;
+	DAT_COUNT nmore;
+	struct side s;
+	DAT_EVENT ev;
+
+	side_open(&s, o->ia, 8192, 8);
+	must("CR + connection EVD",
+	     dat_evd_create(s.ia, 4 * o->max_eps + 64, DAT_HANDLE_NULL,
+			    DAT_EVD_CR_FLAG | DAT_EVD_CONNECTION_FLAG, &both));
+	s.cr = s.conn = both;
+	must("dat_psp_create", dat_psp_create(s.ia, o->qual, both,
+					      DAT_PSP_CONSUMER_FLAG, &s.psp));
+	printf("listening\n");
+	while (gone < total) {
+		must("scale_server event",
+		     dat_evd_wait(both, tmo(300), 1, &ev, &nmore));
+		switch (ev.event_number) {
+		case DAT_CONNECTION_REQUEST_EVENT:
+			ep_make(&s, &ep);
+			must("dat_cr_accept",
+			     dat_cr_accept(ev.event_data.cr_arrival_event_data
+						   .cr_handle,
+					   ep, 0, NULL));
+			accepted++;
+			break;
+		case DAT_CONNECTION_EVENT_ESTABLISHED:
+			break;
+		case DAT_CONNECTION_EVENT_DISCONNECTED:
+			must("dat_ep_free",
+			     dat_ep_free(ev.event_data.connect_event_data
+						 .ep_handle));
+			gone++;
+			break;
+		default:
+			fprintf(stderr, "datbench: scale_server: event 0x%x\n",
+				ev.event_number);
+			exit(1);
+		}
+	}
+	printf("SCALE server accepted %ld\n", accepted);
+	must("dat_ia_close", dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+static void scale_client_round(struct side *s, const struct opts *o, int n)
+{
+	DAT_EP_HANDLE *ep = calloc((size_t)n, sizeof(*ep));
+	struct sockaddr_in sin;
+	DAT_COUNT nmore;
+	uint64_t t0, t1;
+	long rss0, rss2, rt0, rt1;
+	struct gap gap;
+	DAT_EVENT ev;
+	int i, up = 0, down = 0;
+
+	if (!ep)
+		die("calloc", DAT_INSUFFICIENT_RESOURCES);
+	addr_of(&sin, o->host);
+	rss0 = status_kib("VmRSS:");
+	for (i = 0; i < n; i++)
+		ep_make(s, &ep[i]);
+	rt0 = req_retries();
+	t0 = now_ns();
+	gap.last = t0;
+	gap.max = 0;
+	for (i = 0; i < n; i++)
+		must("dat_ep_connect",
+		     dat_ep_connect(ep[i], (DAT_IA_ADDRESS_PTR)&sin, o->qual,
+				    tmo(120), 0, NULL, DAT_QOS_BEST_EFFORT,
+				    DAT_CONNECT_DEFAULT_FLAG));
+	while (up < n) {
+		must("connection event",
+		     dat_evd_wait(s->conn, tmo(300), 1, &ev, &nmore));
+		if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED)
+			die("active connection event", 0);
+		up++;
+		gap_note(&gap);
+	}
+	t1 = now_ns();
+	rt1 = req_retries();
+	rss2 = status_kib("VmRSS:");
+	for (i = 0; i < n; i++)
+		must("dat_ep_disconnect",
+		     dat_ep_disconnect(ep[i], DAT_CLOSE_GRACEFUL_FLAG));
+	while (down < n) {
+		must("disconnection event",
+		     dat_evd_wait(s->conn, tmo(300), 1, &ev, &nmore));
+		down++;
+	}
+	for (i = 0; i < n; i++)
+		must("dat_ep_free", dat_ep_free(ep[i]));
+	printf("SCALE conn2 eps=%d connect_s=%.3f conn_per_s=%.1f "
+	       "connected_ep_rss_kib=%.1f req_retries=%ld max_gap_s=%.3f\n",
+	       n, (double)(t1 - t0) / 1e9, n / ((double)(t1 - t0) / 1e9),
+	       (double)(rss2 - rss0) / n, rt0 < 0 ? -1 : rt1 - rt0,
+	       (double)gap.max / 1e9);
+	free(ep);
+}
+
+static int scale_client(const struct opts *o)
+{
+	struct side s;
+	int n;
+
+	side_open(&s, o->ia, 8192, 2 * o->max_eps + 64);
+	for (n = o->min_eps; n < o->max_eps; n *= 2)
+		scale_client_round(&s, o, n);
+	scale_client_round(&s, o, o->max_eps);
+	must("dat_ia_close", dat_ia_close(s.ia, DAT_CLOSE_ABRUPT_FLAG));
+	return 0;
+}
+
+/* ---- contend: two threads posting on one threadsafe IA ---------------- */
+
+struct poster {
+	struct side *cli;
+	DAT_EP_HANDLE ep;
+	DAT_EVD_HANDLE req;
+	DAT_RMR_TRIPLET r;
+	const struct opts *o;
+	pthread_barrier_t *go;
+};
+
+static void *poster_run(void *arg)
+{
+	struct poster *p = arg;
+	DAT_LMR_TRIPLET l = iov(p->cli->lctx, p->cli->buf, p->o->size);
+	int posted = 0, done = 0;
+
+	if (p->go)
+		pthread_barrier_wait(p->go);
+	while (done < p->o->iters) {
+		while (posted < p->o->iters && posted - done < p->o->window) {
+			must("dat_ep_post_rdma_write",
+			     dat_ep_post_rdma_write(p->ep, 1, &l, cookie(5),
+						    &p->r,
+						    DAT_COMPLETION_DEFAULT_FLAG));
+			posted++;
+		}
+		spin(p->req);
+		done++;
+	}
+	return NULL;
+}
+
+static int contend(const struct opts *o)
+{
+	struct side srv, cli;
+	struct poster p[2];
+	DAT_EP_HANDLE sep[2];
+	pthread_barrier_t go;
+	pthread_t th[2];
+	double one, two;
+	uint64_t t0;
+	int i;
+
+	/* side_open's dat_ia_open asks for a nonthreadsafe IA; the client
+	 * here is opened threadsafe by hand */
+	side_open(&srv, o->ia, buflen_for(o), 2 * o->window + 8);
+	memset(&cli, 0, sizeof(cli));
+	cli.async = DAT_HANDLE_NULL;
+	must("dat_ia_openv (threadsafe)",
+	     dat_ia_openv((DAT_NAME_PTR)o->ia2, 8, &cli.async, &cli.ia,
+			  DAT_VERSION_MAJOR, DAT_VERSION_MINOR, DAT_TRUE));
+	must("dat_pz_create", dat_pz_create(cli.ia, &cli.pz));
+	must("connection EVD",
+	     dat_evd_create(cli.ia, 16, DAT_HANDLE_NULL,
+			    DAT_EVD_CONNECTION_FLAG, &cli.conn));
+	must("receive EVD", dat_evd_create(cli.ia, 16, DAT_HANDLE_NULL,
+					   DAT_EVD_DTO_FLAG, &cli.rcv));
+	cli.buflen = buflen_for(o);
+	if (posix_memalign((void **)&cli.buf, 4096, cli.buflen))
+		die("posix_memalign", DAT_INSUFFICIENT_RESOURCES);
+	memset(cli.buf, 0, cli.buflen);
+	lmr_make(&cli, cli.buf, cli.buflen, &cli.lmr, &cli.lctx, &cli.rctx);
+	must("dat_psp_create", dat_psp_create(srv.ia, o->qual, srv.cr,
+					      DAT_PSP_CONSUMER_FLAG,
+					      &srv.psp));
+	for (i = 0; i < 2; i++) {
+		p[i].cli = &cli;
+		p[i].o = o;
+		p[i].go = NULL;
+		p[i].r.rmr_context = srv.rctx;
+		p[i].r.pad = 0;
+		p[i].r.target_address = (uint64_t)(uintptr_t)srv.buf;
+		p[i].r.segment_length = o->size;
+		must("request EVD",
+		     dat_evd_create(cli.ia, 2 * o->window + 8, DAT_HANDLE_NULL,
+				    DAT_EVD_DTO_FLAG, &p[i].req));
+		must("dat_ep_create",
+		     dat_ep_create(cli.ia, cli.pz, cli.rcv, p[i].req, cli.conn,
+				   NULL, &p[i].ep));
+		ep_make(&srv, &sep[i]);
+		connect_one(&srv, &cli, o, p[i].ep, sep[i]);
+	}
+	t0 = now_ns();
+	poster_run(&p[0]);
+	one = o->iters / ((double)(now_ns() - t0) / 1e9);
+	if (pthread_barrier_init(&go, NULL, 3))
+		die("pthread_barrier_init", DAT_INSUFFICIENT_RESOURCES);
+	for (i = 0; i < 2; i++) {
+		p[i].go = &go;
+		if (pthread_create(&th[i], NULL, poster_run, &p[i]))
+			die("pthread_create", DAT_INSUFFICIENT_RESOURCES);
+	}
+	pthread_barrier_wait(&go);
+	t0 = now_ns();
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	two = 2.0 * o->iters / ((double)(now_ns() - t0) / 1e9);
+	pthread_barrier_destroy(&go);
+	printf("RESULT contend %lu %d one=%.1f two=%.1f\n", o->size, o->iters,
+	       one, two);
 	must("dat_ia_close", dat_ia_close(cli.ia, DAT_CLOSE_ABRUPT_FLAG));
 	must("dat_ia_close", dat_ia_close(srv.ia, DAT_CLOSE_ABRUPT_FLAG));
 	return 0;
@@ -908,18 +1261,23 @@ static int scale_run(const struct opts *o)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: datbench server -D IA -t TEST -s SIZE -n ITERS [-q QUAL]\n"
-		"       datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-q QUAL]\n"
+		"usage: datbench server -D IA -t TEST -s SIZE -n ITERS [-w WINDOW] [-P spin|block] [-q QUAL]\n"
+		"       datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-w WINDOW] [-q QUAL]\n"
 		"       datbench loop -D IA -C IA -h ADDR -n N [-q QUAL]\n"
-		"       datbench scale -D IA -C IA -h ADDR [-m MAX_EPS] [-q QUAL]\n"
+		"       datbench scale -D IA -C IA -h ADDR [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]\n"
+		"       datbench iaopen -D IA\n"
+		"       datbench scale_server -D IA [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]\n"
+		"       datbench scale_client -D IA -h ADDR [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]\n"
+		"       datbench contend -D IA -C IA -h ADDR -s SIZE -n ITERS [-w WINDOW] [-q QUAL]\n"
 		"TEST: send_lat write_lat read_lat write_bw" ATOMIC_TESTS "\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.size = 64, .iters = 1000, .max_eps = 256,
-			 .qual = 18516};
+	struct opts o = {.size = 64, .iters = 1000, .min_eps = 16,
+			 .max_eps = 256, .window = WINDOW, .qual = 18516,
+			 .srv_wait = "spin"};
 	const char *sc = getenv("TEST_TIMEOUT_SCALE");
 	int c;
 
@@ -930,7 +1288,7 @@ int main(int argc, char **argv)
 		usage();
 	o.mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "D:C:h:t:s:n:q:m:")) != -1) {
+	while ((c = getopt(argc, argv, "D:C:h:t:s:n:q:l:m:w:P:")) != -1) {
 		switch (c) {
 		case 'D': o.ia = optarg; break;
 		case 'C': o.ia2 = optarg; break;
@@ -939,14 +1297,19 @@ int main(int argc, char **argv)
 		case 's': o.size = strtoul(optarg, NULL, 0); break;
 		case 'n': o.iters = atoi(optarg); break;
 		case 'q': o.qual = strtoull(optarg, NULL, 0); break;
+		case 'l': o.min_eps = atoi(optarg); break;
 		case 'm': o.max_eps = atoi(optarg); break;
+		case 'w': o.window = atoi(optarg); break;
+		case 'P': o.srv_wait = optarg; break;
 		default: usage();
 		}
 	}
 	if (!o.ia || o.iters < 1 || o.size < 1 || o.size > MAX_SIZE ||
-	    o.max_eps < 1)
+	    o.min_eps < 1 || o.max_eps < o.min_eps || o.window < 1 ||
+	    o.window > 1024 ||
+	    (strcmp(o.srv_wait, "spin") && strcmp(o.srv_wait, "block")))
 		usage();
-	alarm(600 * scale);
+	alarm(900 * scale);
 #if HAVE_ATOMICS
 	if (o.test && !strncmp(o.test, "atomic_", 7))
 		mem_priv |= DAT_IB_MEM_PRIV_REMOTE_ATOMIC;
@@ -959,6 +1322,14 @@ int main(int argc, char **argv)
 		return loop(&o);
 	if (!strcmp(o.mode, "scale") && o.ia2 && o.host)
 		return scale_run(&o);
+	if (!strcmp(o.mode, "iaopen"))
+		return scale_ia(&o), 0;
+	if (!strcmp(o.mode, "scale_server"))
+		return scale_server(&o);
+	if (!strcmp(o.mode, "scale_client") && o.host)
+		return scale_client(&o);
+	if (!strcmp(o.mode, "contend") && o.ia2 && o.host)
+		return contend(&o);
 	usage();
 	return 2;
 }
