@@ -6,9 +6,6 @@
 # that a build needs no Python.  test/bats/manpages.bats lints them with
 # mandoc and checks that every symbol libdat exports has one.
 
-MANDIR  ?= $(PREFIX)/share/man
-SBINDIR ?= $(EXEC_PREFIX)/sbin
-
 MAN3_PAGES := $(sort $(wildcard man3/*.3))
 MAN5_PAGES := man5/dat.conf.5
 MAN8_PAGES := man8/datadm.8
@@ -24,49 +21,37 @@ $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 
 $(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -ldl
+	$(LINK) -o $@ $^ -ldl
 
-test-programs: $(DATADM)
+# Installed by make install: part of all.
+all test-programs: $(DATADM)
 
 HOST_BATS_SUITES += test/bats/datadm.bats test/bats/manpages.bats
 
-.PHONY: man-pages install-man install-datadm uninstall
+.PHONY: man-pages install-man install-datadm uninstall-man
 man-pages:
 	python3 man/gen.py man3
 
 # ---- install, uninstall ----------------------------------------------------
+# dat.conf(5) is installed as dat.conf1(5): Debian's dapl2-utils owns
+# man5/dat.conf.5 (see the Makefile's install section for the scheme).
+MAN5_INSTALLED := dat.conf1.5
 install: install-man install-datadm
 
 install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
-	install -m 644 $(MAN5_PAGES) $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(MAN5_PAGES) $(DESTDIR)$(MANDIR)/man5/$(MAN5_INSTALLED)
 	install -m 644 $(MAN8_PAGES) $(DESTDIR)$(MANDIR)/man8/
 
 install-datadm: $(DATADM)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 755 $(DATADM) $(DESTDIR)$(SBINDIR)/datadm
 
-# Removes exactly what install installs, with one rule for dat.conf:
-# it goes only if it is still byte for byte the sample that install
-# copied; a dat.conf that was there before, or that an administrator or
-# datadm changed since, stays (and uninstall says so).  Directories are
-# left alone except include/dat, which is ours, when it is empty.
-uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME) $(DESTDIR)$(LIBDIR)/libdat.so \
-		$(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME) \
-		$(DESTDIR)$(LIBDIR)/pkgconfig/dat.pc \
-		$(addprefix $(DESTDIR)$(INCLUDEDIR)/dat/,$(notdir $(wildcard include/dat/*.h))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5_PAGES))) \
+uninstall: uninstall-man
+uninstall-man:
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
+		$(DESTDIR)$(MANDIR)/man5/$(MAN5_INSTALLED) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8_PAGES))) \
 		$(DESTDIR)$(SBINDIR)/datadm
-	[ ! -d $(DESTDIR)$(INCLUDEDIR)/dat ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/dat
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/dat.conf ]; then \
-		if cmp -s dat.conf $(DESTDIR)$(SYSCONFDIR)/dat.conf; then \
-			rm -f $(DESTDIR)$(SYSCONFDIR)/dat.conf; \
-		else \
-			echo "keeping $(DESTDIR)$(SYSCONFDIR)/dat.conf (not the installed sample)"; \
-		fi; \
-	fi

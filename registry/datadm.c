@@ -990,13 +990,14 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: %s -v | --check | -a SERVICE_FILE | -r SERVICE_FILE | -u\n"
 		"          [--lock-timeout SECONDS] [--library LIB]\n"
+		"       %s --version\n"
 		"  -v, --verbose      list dat.conf as libdat reads it, with each entry's status\n"
 		"      --check        print the problems only; exit 1 if there are any\n"
 		"  -a, --add FILE     add (or replace) the entries of a service file\n"
 		"  -r, --remove FILE  remove the entries of a service file\n"
 		"  -u, --update       regenerate the entries for the RDMA devices present\n"
 		"The file: $DAT_OVERRIDE, else %s, else %s.  See datadm(8).\n",
-		prog, DAT_SYSCONF_PATH, DAT_DEFAULT_CONF);
+		prog, prog, DAT_SYSCONF_PATH, DAT_DEFAULT_CONF);
 }
 
 int main(int argc, char **argv)
@@ -1010,6 +1011,7 @@ int main(int argc, char **argv)
 		{"lock-timeout", required_argument, NULL, 't'},
 		{"library", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *arg = NULL;
@@ -1040,6 +1042,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':	/* --version: the release, not the DAT level */
+			printf("datadm (uDAPL) %s, DAT API 1.2\n",
+			       PROJECT_VERSION);
 			return 0;
 		default:
 			usage(stderr);

@@ -10,13 +10,13 @@ UDAPL_CORE_OBJS := $(addprefix $(B)/udapl/,handle.o ia.o pz.o lmr.o evd.o \
 
 $(B)/test/unit/test_udapl_evd: $(B)/test/unit/test_udapl_evd.o \
 		$(UDAPL_CORE_OBJS)
-	$(CC) -o $@ $^ -lpthread
+	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 
 # test_udapl_ep drives EP, DTO and CM (ep.c, dto.c, cm.c) the same way.
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 		$(addprefix $(B)/udapl/,handle.o evd.o lmr.o pz.o cno.o ep.o dto.o cm.o)
-	$(CC) -o $@ $^ -lpthread
+	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep

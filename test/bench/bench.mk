@@ -13,7 +13,7 @@ BENCH_DATE ?= $(shell date +%Y-%m-%d)
 BENCH_OUT ?= test/bench/results/$(BENCH_DATE)
 
 $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
-	$(CC) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
 
 .PHONY: bench-programs bench-deps
 bench-programs: all $(DATBENCH) $(HOTPATH_VERBS)

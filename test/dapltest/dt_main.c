@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"       dapltest -T F [-s server] [-D ia_name] [-n port] [--tap] [--list]\n"
 		"                [hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer rmr\n"
 		"                atomic | case...]\n"
+		"       dapltest --version | --help\n"
 		"exit status: 0 passed, 1 a test failed, 2 usage, 3 IA cannot be opened,\n"
 		"             4 server unreachable or handshake refused\n");
 }
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 		{ "tap", no_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_args a;
@@ -208,6 +210,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return DT_EXIT_OK;
+		case 'v':	/* --version only: no short option */
+			printf("dapltest (uDAPL) %s, DAT API 1.2\n",
+			       PROJECT_VERSION);
 			return DT_EXIT_OK;
 		default:
 			usage(stderr);
