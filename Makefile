@@ -1,23 +1,43 @@
 # uDAPL 1.2: libdat.so.1, its headers, and the project's tests.
 # GNU Make.  See README.md for the targets.
 
-PREFIX     ?= /usr/local
+# Where make install puts things, as packagers expect them: LIBDIR may be
+# a multiarch directory (LIBDIR=/usr/lib/x86_64-linux-gnu): nothing else
+# depends on it (dat.conf names providers by soname, dat.pc follows it).
+PREFIX      ?= /usr/local
 EXEC_PREFIX ?= $(PREFIX)
-LIBDIR     ?= $(EXEC_PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-SYSCONFDIR ?= $(PREFIX)/etc
-DESTDIR    ?=
+BINDIR      ?= $(EXEC_PREFIX)/bin
+SBINDIR     ?= $(EXEC_PREFIX)/sbin
+LIBDIR      ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+SYSCONFDIR  ?= $(PREFIX)/etc
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/udapl
+DESTDIR     ?=
 
-CC      ?= cc
-CFLAGS  ?= -O2 -g
-WARN    := -Wall -Wextra -Werror
+# The project's release (VERSION), not the DAT API level (always 1.2).
+PROJECT_VERSION := $(shell cat VERSION)
+
+# The user's CPPFLAGS, CFLAGS and LDFLAGS reach every compile and link
+# (test/bats/buildflags.bats checks each command of a full build).  -Werror
+# only in the project's own checks and CI (WERROR=1; the check targets set
+# it): a newer compiler's new warning must not break a user's build.
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
+WERROR   ?= 0
+WARN = -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 # Objects of shared libraries and everything linked with them.
-ALL_CFLAGS := -std=gnu11 $(WARN) -fPIC -Iinclude $(CFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) -fPIC -Iinclude $(CPPFLAGS) $(CFLAGS)
+# Every link: $(LINK) -o target objects libraries.
+LINK = $(CC) $(CFLAGS) $(LDFLAGS)
 LDLIBS_DAT := -lpthread -ldl
 
 B := build
 RESULTS := $(B)/test-results
 SYSCONF_STAMP := $(B)/sysconfdir.stamp
+FLAGS_STAMP := $(B)/flags.stamp
 
 LIBDAT_SONAME := libdat.so.1
 LIBDAT := $(B)/lib/$(LIBDAT_SONAME)
@@ -50,13 +70,13 @@ PROVIDER_MKS := providers/verbs/verbs.mk $(filter-out \
 	providers/verbs/verbs.mk,$(sort $(wildcard providers/*/*.mk)))
 -include $(wildcard udapl/udapl.mk $(PROVIDER_MKS) registry/registry.mk \
 	test/verbs/verbs.mk man/man.mk test/dapltest/dapltest.mk \
-	test/bench/bench.mk test/vm/vm.mk)
+	test/bench/bench.mk test/vm/vm.mk test/deb/deb.mk examples/examples.mk)
 
 .PHONY: all check check-host check-verbs demo bench fuzz install uninstall \
 	clean test-programs provider run-host-suites
 all: $(LIBDAT) $(B)/lib/libdat.so $(PROVIDER)
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -71,12 +91,28 @@ $(SYSCONF_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
 $(B)/registry/static_registry.o: $(SYSCONF_STAMP)
+
+# The same for the compiler and its flags: a build with other CFLAGS (or
+# WERROR=1 under make check after a plain make) recompiles everything.
+# (Through the environment: the flags may hold any quote.)
+$(FLAGS_STAMP): export FLAGS_LINE = $(CC) $(ALL_CFLAGS) | $(LINK)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' "$$FLAGS_LINE" | cmp -s - $@ || \
+		printf '%s\n' "$$FLAGS_LINE" > $@
+
+# The programs that print the release (libdat's first debug line, datadm
+# --version, dapltest --version) get it from VERSION.
+VERSIONED_OBJS := $(B)/registry/debug.o $(B)/registry/datadm.o \
+	$(B)/test/dapltest/dt_main.o
+$(VERSIONED_OBJS): ALL_CFLAGS += -DPROJECT_VERSION='"$(PROJECT_VERSION)"'
+$(VERSIONED_OBJS): VERSION
 .PHONY: FORCE
 FORCE:
 
 $(LIBDAT): $(LIBDAT_OBJS) dat/libdat.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(LIBDAT_SONAME) \
+	$(LINK) -shared -Wl,-soname,$(LIBDAT_SONAME) \
 		-Wl,--version-script=dat/libdat.map -Wl,--no-undefined \
 		-o $@ $(LIBDAT_OBJS) $(LDLIBS_DAT)
 
@@ -88,38 +124,49 @@ test-programs: all $(TEST_PROVIDER) $(TEST_BINS) $(HOST_TAP_TESTS)
 
 $(TEST_PROVIDER): $(B)/test/provider/dattest_provider.o \
 		test/provider/provider.map $(B)/lib/libdat.so
-	$(CC) -shared -Wl,-soname,libdattest.so.1 \
+	$(LINK) -shared -Wl,-soname,libdattest.so.1 \
 		-Wl,--version-script=test/provider/provider.map \
 		-Wl,--no-undefined -o $@ $< -L$(B)/lib -ldat
 
 $(B)/test/dattest: $(B)/test/dattest.o $(B)/lib/libdat.so
-	$(CC) -o $@ $< -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $< -L$(B)/lib -ldat -lpthread
 
 $(B)/test/unit/test_conf: $(B)/test/unit/test_conf.o $(B)/registry/conf.o
-	$(CC) -o $@ $^
+	$(LINK) -o $@ $^
 
 $(B)/test/unit/test_registry_set: $(B)/test/unit/test_registry_set.o \
 		$(B)/lib/libdat.so
-	$(CC) -o $@ $< -L$(B)/lib -ldat
+	$(LINK) -o $@ $< -L$(B)/lib -ldat
 
 $(B)/test/unit/test_abi_layout: $(B)/test/unit/test_abi_layout.o
-	$(CC) -o $@ $^
+	$(LINK) -o $@ $^
 
 $(B)/test/fuzz/replay_conf: $(B)/test/fuzz/fuzz_conf.o \
 		$(B)/test/fuzz/replay.o $(B)/registry/conf.o
-	$(CC) -o $@ $^
+	$(LINK) -o $@ $^
 
 # ---- tests ---------------------------------------------------------------
 # Every suite writes TAP to $(RESULTS)/<part>/<suite>.tap through
 # test/lib/run-suite.sh; test/lib/summary.sh adds them up into the one
 # line "N passed, N failed, N skipped" and fails if anything failed.
 RUN_SUITE = test/lib/run-suite.sh
-HOST_ENV = LD_LIBRARY_PATH=$(CURDIR)/$(B)/lib:$(CURDIR)/$(B)/test \
+# The project's own checks build with -Werror; suites that run make
+# themselves (make install into a DESTDIR) get the same WERROR, so that
+# they do not rebuild the tree with other flags under the running tests,
+# and none of this make's command-line variables, which make exports (a
+# package build's LIBDIR=/usr/lib/<multiarch> must not reach a test's own
+# make install).
+check check-host check-verbs: WERROR = 1
+INSTALL_DIR_VARS := DESTDIR PREFIX EXEC_PREFIX BINDIR SBINDIR LIBDIR \
+	INCLUDEDIR SYSCONFDIR MANDIR DOCDIR
+HOST_ENV = -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	$(addprefix -u ,$(INSTALL_DIR_VARS)) WERROR=$(WERROR) \
+	LD_LIBRARY_PATH=$(CURDIR)/$(B)/lib:$(CURDIR)/$(B)/test \
 	DATTEST_BUILD=$(CURDIR)/$(B)
 
 check-host: test-programs
 	rm -rf $(RESULTS)/host
-	$(MAKE) --no-print-directory run-host-suites
+	$(MAKE) --no-print-directory run-host-suites WERROR=$(WERROR)
 	test/lib/summary.sh $(RESULTS)/host
 
 run-host-suites:
@@ -136,6 +183,10 @@ run-host-suites:
 		bats --tap test/bats/registry.bats
 	$(RUN_SUITE) $(RESULTS)/host valgrind tap env $(HOST_ENV) \
 		bats --tap test/bats/valgrind.bats
+	$(RUN_SUITE) $(RESULTS)/host install tap env $(HOST_ENV) \
+		bats --tap test/bats/install.bats
+	$(RUN_SUITE) $(RESULTS)/host buildflags tap env $(HOST_ENV) \
+		bats --tap test/bats/buildflags.bats
 	$(foreach s,$(HOST_BATS_SUITES),$(RUN_SUITE) $(RESULTS)/host \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) \
 		bats --tap $(s) &&) :
@@ -152,7 +203,7 @@ check-verbs: test-programs
 
 check: test-programs
 	rm -rf $(RESULTS)
-	$(MAKE) --no-print-directory run-host-suites
+	$(MAKE) --no-print-directory run-host-suites WERROR=$(WERROR)
 	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)
 
@@ -172,43 +223,64 @@ fuzz:
 	test/fuzz/run-fuzz.sh $(FUZZ_SECONDS)
 
 # ---- install -------------------------------------------------------------
-install: all
+# Nothing make install writes may belong to Debian's DAT 2.0 packages
+# (libdapl2 owns /etc/dat.conf, dapl2-utils dapltest and dat.conf(5)): our
+# dat.conf entries go to a drop-in file of their own, $(DAT_CONF_DROPIN),
+# and a command or page whose name DAT 2.0 also uses is installed with a
+# 1 after its name (dapltest1, dat.conf1(5)), as compat-dapl named its 1.2
+# tools.  make uninstall removes exactly these files.
+DAT_CONF_DROPIN := $(SYSCONFDIR)/dat.conf.d/libdaplcma1.conf
+# Libraries are not executables: 0644, as Debian policy and lintian want.
+.PHONY: install-libs uninstall-libs
+install: install-libs
+install-libs: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/dat \
-		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(SYSCONFDIR)
-	install -m 755 $(LIBDAT) $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME)
-	install -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME)
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(SYSCONFDIR)/dat.conf.d
+	install -m 644 $(LIBDAT) $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME)
+	install -m 644 $(PROVIDER) $(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME)
 	ln -sf $(LIBDAT_SONAME) $(DESTDIR)$(LIBDIR)/libdat.so
 	install -m 644 include/dat/*.h $(DESTDIR)$(INCLUDEDIR)/dat/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' dat.pc.in \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(PROJECT_VERSION)|' dat.pc.in \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/dat.pc
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/dat.conf ]; then \
-		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/dat.conf"; \
+	@if [ -e $(DESTDIR)$(DAT_CONF_DROPIN) ]; then \
+		echo "keeping existing $(DESTDIR)$(DAT_CONF_DROPIN)"; \
 	else \
-		install -m 644 dat.conf $(DESTDIR)$(SYSCONFDIR)/dat.conf; \
+		install -m 644 dat.conf $(DESTDIR)$(DAT_CONF_DROPIN); \
 	fi
 
-# Removes exactly what install installs, with one rule for dat.conf:
-# it goes only if it is still byte for byte the sample that install
-# copied; a dat.conf that was there before, or that an administrator or
-# datadm changed since, stays (and uninstall says so).  Directories are
-# left alone except include/dat, which is ours, when it is empty.
-uninstall:
+# Removes exactly what install-libs installed, with one rule for the
+# drop-in: it goes only if it is still byte for byte the sample that
+# install copied; one that an administrator or datadm changed stays (and
+# uninstall says so).  Directories are left alone except include/dat and
+# dat.conf.d, when they are empty.
+uninstall: uninstall-libs
+uninstall-libs:
 	rm -f $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME) $(DESTDIR)$(LIBDIR)/libdat.so \
 		$(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME) \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/dat.pc \
-		$(addprefix $(DESTDIR)$(INCLUDEDIR)/dat/,$(notdir $(wildcard include/dat/*.h))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5_PAGES))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8_PAGES))) \
-		$(DESTDIR)$(SBINDIR)/datadm
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/dat/,$(notdir $(wildcard include/dat/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/dat ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/dat
-	@if [ -e $(DESTDIR)$(SYSCONFDIR)/dat.conf ]; then \
-		if cmp -s dat.conf $(DESTDIR)$(SYSCONFDIR)/dat.conf; then \
-			rm -f $(DESTDIR)$(SYSCONFDIR)/dat.conf; \
+	@if [ -e $(DESTDIR)$(DAT_CONF_DROPIN) ]; then \
+		if cmp -s dat.conf $(DESTDIR)$(DAT_CONF_DROPIN); then \
+			rm -f $(DESTDIR)$(DAT_CONF_DROPIN); \
 		else \
-			echo "keeping $(DESTDIR)$(SYSCONFDIR)/dat.conf (not the installed sample)"; \
+			echo "keeping $(DESTDIR)$(DAT_CONF_DROPIN) (not the installed sample)"; \
 		fi; \
+	fi
+	[ ! -d $(DESTDIR)$(SYSCONFDIR)/dat.conf.d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(SYSCONFDIR)/dat.conf.d
+
+# The recipes of install and uninstall run after every fragment's part (their
+# prerequisites): a library installed straight into the running system must
+# be in the dynamic linker's cache before anything runs, or the installed
+# dapltest1 cannot find libdat.so.1; after an uninstall, the cache must not
+# name the removed files.  Not under DESTDIR (a staging root; a package's
+# own trigger runs ldconfig) nor as a user (who cannot write the cache).
+LDCONFIG ?= ldconfig
+install uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
+		echo $(LDCONFIG); $(LDCONFIG); \
 	fi
 
 clean:

@@ -1,13 +1,10 @@
 # Manual pages (man3/, man5/, man8/) and their install; included by the
-# main Makefile.  (datadm is registry/registry.mk's, uninstall the
-# Makefile's.)
+# main Makefile.  (datadm is registry/registry.mk's.)
 #
 # The section 3 pages are generated from man/pages.py (one table entry per
 # call) with `make man-pages`; the generated pages are kept in the tree so
 # that a build needs no Python.  test/bats/manpages.bats lints them with
 # mandoc and checks that every symbol libdat exports has one.
-
-MANDIR  ?= $(PREFIX)/share/man
 
 MAN3_PAGES := $(sort $(wildcard man3/*.3))
 MAN5_PAGES := man5/dat.conf.5
@@ -15,16 +12,25 @@ MAN8_PAGES := man8/datadm.8
 
 HOST_BATS_SUITES += test/bats/manpages.bats
 
-.PHONY: man-pages install-man
+.PHONY: man-pages install-man uninstall-man
 man-pages:
 	python3 man/gen.py man3
 
-# ---- install ----------------------------------------------------
+# ---- install, uninstall ----------------------------------------------------
+# dat.conf(5) is installed as dat.conf1(5): Debian's dapl2-utils owns
+# man5/dat.conf.5 (see the Makefile's install section for the scheme).
+MAN5_INSTALLED := dat.conf1.5
 install: install-man
 
 install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(MAN3_PAGES) $(DESTDIR)$(MANDIR)/man3/
-	install -m 644 $(MAN5_PAGES) $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(MAN5_PAGES) $(DESTDIR)$(MANDIR)/man5/$(MAN5_INSTALLED)
 	install -m 644 $(MAN8_PAGES) $(DESTDIR)$(MANDIR)/man8/
+
+uninstall: uninstall-man
+uninstall-man:
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
+		$(DESTDIR)$(MANDIR)/man5/$(MAN5_INSTALLED) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8_PAGES)))

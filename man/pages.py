@@ -53,15 +53,15 @@ def page(**kw):
 
 # ---------------------------------------------------------------- IA
 page(name="dat_ia_open", brief="open an interface adapter by its dat.conf name",
-     synopsis="""DAT_RETURN dat_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
-    DAT_EVD_HANDLE *async_evd_handle, DAT_IA_HANDLE *ia_handle);""",
+     synopsis="""DAT_RETURN dat_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
+    DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia);""",
      params=[("name", "The IA name: the first field of a dat.conf(5) entry, or the name a provider registered with dat_registry_add_provider().  At most 255 characters and a NUL."),
-             ("async_evd_qlen", "The queue length of the asynchronous event EVD that the provider creates when *async_evd_handle* is DAT_HANDLE_NULL; must then be positive."),
-             ("async_evd_handle", """In: which EVD receives the IA's asynchronous events.
-= DAT_HANDLE_NULL: create a new one of *async_evd_qlen* entries; its handle is returned here.
+             ("qlen", "The queue length of the asynchronous event EVD (dat_ia_openv()'s *async_evd_qlen*) that the provider creates when *async_evd* is DAT_HANDLE_NULL; must then be positive."),
+             ("async_evd", """In: which EVD receives the IA's asynchronous events.
+= DAT_HANDLE_NULL: create a new one of *qlen* entries; its handle is returned here.
 = DAT_EVD_ASYNC_EXISTS ((DAT_EVD_HANDLE)1): share the async EVD of an IA that is already open through the same dat.conf entry.
 = an EVD handle: an EVD created with DAT_EVD_ASYNC_FLAG (0x100)."""),
-             ("ia_handle", "Out: the handle of the opened IA.")],
+             ("ia", "Out: the handle of the opened IA.")],
      desc="""dat_ia_open() is a macro in <dat/dat.h>: it calls dat_ia_openv() with
 the DAT version the program was compiled against (DAT_VERSION_MAJOR 1,
 DAT_VERSION_MINOR 2) and DAT_THREADSAFE, which <dat/udat_config.h> defines as
@@ -170,7 +170,9 @@ port behind it) and the features of the provider.  The limits bound what
 dat_ep_create(), dat_evd_create() and dat_lmr_create() accept.""",
      errors=[OK, arg(4, "*ia_attr_mask* is not 0 and *ia_attr* is NULL."),
              arg(6, "*provider_attr_mask* is not 0 and *provider_attr* is NULL.")],
-     notes="""libdaplcma.so.1 reports: provider name and version "dapl" 1.0, is_thread_safe
+     notes="""libdaplcma.so.1 reports: provider_name "cma" (its transport; the dat.conf
+entry's provider_version field is not reported back), provider version 1.0,
+dapl_version 1.2, is_thread_safe
 DAT_TRUE, ep_creator DAT_PSP_CREATES_EP_NEVER, pz_support DAT_PZ_UNIQUE,
 dat_qos_supported DAT_QOS_BEST_EFFORT only, lmr_mem_types_supported
 DAT_MEM_TYPE_VIRTUAL and DAT_MEM_TYPE_LMR, iov_ownership_on_return
@@ -572,7 +574,7 @@ page(name="dat_ep_dup_connect", brief="connect an endpoint to the same peer as a
 
 page(name="dat_ep_disconnect", brief="disconnect an endpoint", handle="ep_handle",
      params=[("ep_handle", "The EP."),
-             ("disconnect_flags", """How:
+             ("close_flags", """How:
 = DAT_CLOSE_ABRUPT_FLAG (0x00): at once: the EP is DISCONNECTED when the call returns, DAT_CONNECTION_EVENT_DISCONNECTED is posted by the call itself and outstanding DTOs are flushed (completed with DAT_DTO_ERR_FLUSHED).
 = DAT_CLOSE_GRACEFUL_FLAG (0x01): the EP goes to DISCONNECT_PENDING; the event comes when the transport has closed the connection.""")],
      desc="""Allowed in CONNECTED; in ACTIVE_CONNECTION_PENDING and COMPLETION_PENDING
@@ -580,7 +582,7 @@ either flag aborts the connection attempt (abruptly); in DISCONNECT_PENDING a
 graceful call has no effect and an abrupt one completes the disconnect; in
 DISCONNECTED the call does nothing and succeeds.  Receives posted but not
 consumed are flushed too.""",
-     errors=[OK, arg(2, "*disconnect_flags* is neither flag."), EP_STATE,
+     errors=[OK, arg(2, "*close_flags* is neither flag."), EP_STATE,
              ("DAT_INVALID_STATE", "DAT_NO_SUBTYPE", "libdaplcma: a graceful disconnect of an EP that has no transport connection state; the EP is CONNECTED again.")],
      see=["dat_ep_connect", "dat_ep_reset", "dat_ep_free"])
 
@@ -802,7 +804,7 @@ An unbound RMR reports a zero triplet, privileges and context.""",
 page(name="dat_rmr_bind", brief="bind a memory window to local memory", handle="rmr_handle",
      params=[("rmr_handle", "The RMR."),
              ("lmr_triplet", "The part of an LMR to expose: {lmr_context, virtual_address, segment_length}; segment_length 0 unbinds (the other fields are then ignored)."),
-             ("mem_privileges", "DAT_MEM_PRIV_REMOTE_READ_FLAG (0x02) and/or DAT_MEM_PRIV_REMOTE_WRITE_FLAG (0x20); the local bits of DAT_MEM_PRIV_ALL_FLAG (0x33) are accepted and ignored."),
+             ("mem_priv", "DAT_MEM_PRIV_REMOTE_READ_FLAG (0x02) and/or DAT_MEM_PRIV_REMOTE_WRITE_FLAG (0x20); the local bits of DAT_MEM_PRIV_ALL_FLAG (0x33) are accepted and ignored."),
              ("ep_handle", "A CONNECTED (or DISCONNECTED) EP of the RMR's PZ whose request queue carries the bind."),
              ("user_cookie", "Returned in the DAT_RMR_BIND_COMPLETION_EVENT."),
              ("completion_flags", "DAT_COMPLETION_DEFAULT_FLAG, SUPPRESS (0x01), UNSIGNALLED (0x04, only if the EP's request_completion_flags have it), BARRIER_FENCE (0x08)."),
@@ -832,7 +834,7 @@ EVD.  While a window is bound to an LMR, dat_lmr_free() of that LMR returns
 DAT_INVALID_STATE.""",
      errors=[OK, RMR_BAD, bad("DAT_INVALID_HANDLE_EP", "*ep_handle* is not a live EP."),
              arg(2, "*lmr_triplet* is NULL, names no LMR of the IA, or lies outside its LMR."),
-             arg(3, "*mem_privileges* has a bit outside DAT_MEM_PRIV_ALL_FLAG."),
+             arg(3, "*mem_priv* has a bit outside DAT_MEM_PRIV_ALL_FLAG."),
              arg(6, "*completion_flags* has a flag other than SUPPRESS, UNSIGNALLED and BARRIER_FENCE, or UNSIGNALLED while the EP's request_completion_flags lack it."),
              arg(7, "*rmr_context* is NULL."),
              ("DAT_PROTECTION_VIOLATION", "DAT_NO_SUBTYPE", "The RMR, the EP and the LMR are not all in one PZ."),
@@ -1056,7 +1058,7 @@ version node DAT_1.2_EXT of libdat.so.1.  libdat never reads the
 provider-private extension slot of DAT_PROVIDER; a provider registers its
 extension function instead (libdaplcma.so.1 does so in dat_provider_init())."""
 ATOMIC_ERRS = lambda local, remote, flags: [
-    OK, ("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE1", "libdat: *ep_handle* is NULL, not 4-byte aligned, or not an object of a registered provider."),
+    OK, ("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE1", "libdat: *ep* is NULL, not 4-byte aligned, or not an object of a registered provider."),
     bad("DAT_INVALID_HANDLE_EP", "The provider: not a live EP (a freed one, or a handle of another type)."),
     ("DAT_MODEL_NOT_SUPPORTED", "DAT_NO_SUBTYPE", "The device has no atomics (provider attributes DAT_IB_FETCH_AND_ADD and DAT_IB_CMP_AND_SWAP are \"FALSE\", also with DAPL_CMA_DISABLE=atomic), or the EP's provider registered no extension."),
     arg(local, "*local_iov* is NULL, or its first 8 bytes lie outside its LMR."),
@@ -1084,11 +1086,11 @@ ATOMIC_PARAMS = [("local_iov", "One DAT_LMR_TRIPLET of at least 8 bytes in an LM
 
 page(name="dat_ib_post_fetch_and_add", brief="add to a 64-bit value in remote memory and fetch the old one",
      include=EXT_INC, no_dispatch=True,
-     synopsis="""DAT_RETURN dat_ib_post_fetch_and_add(DAT_EP_HANDLE ep_handle,
+     synopsis="""DAT_RETURN dat_ib_post_fetch_and_add(DAT_EP_HANDLE ep,
     DAT_UINT64 add_value, DAT_LMR_TRIPLET *local_iov,
     DAT_DTO_COOKIE user_cookie, const DAT_RMR_TRIPLET *remote_iov,
     DAT_COMPLETION_FLAGS completion_flags);  /* a macro */""",
-     params=[("ep_handle", "The EP, connected."), ("add_value", "Added to the remote value (IBV_WR_ATOMIC_FETCH_AND_ADD).")] + ATOMIC_PARAMS,
+     params=[("ep", "The EP, connected."), ("add_value", "Added to the remote value (IBV_WR_ATOMIC_FETCH_AND_ADD).")] + ATOMIC_PARAMS,
      desc="""dat_ib_post_fetch_and_add() atomically adds *add_value* to the 64-bit value
 at the remote address, as the DAT 2.0 IB extension of the same name.  It is
 a macro over dat_extension_op() with DAT_IB_FETCH_AND_ADD_OP.\n\n""" + ATOMIC_DESC,
@@ -1097,12 +1099,12 @@ a macro over dat_extension_op() with DAT_IB_FETCH_AND_ADD_OP.\n\n""" + ATOMIC_DE
 
 page(name="dat_ib_post_cmp_and_swap", brief="compare and swap a 64-bit value in remote memory",
      include=EXT_INC, no_dispatch=True,
-     synopsis="""DAT_RETURN dat_ib_post_cmp_and_swap(DAT_EP_HANDLE ep_handle,
+     synopsis="""DAT_RETURN dat_ib_post_cmp_and_swap(DAT_EP_HANDLE ep,
     DAT_UINT64 compare_value, DAT_UINT64 swap_value,
     DAT_LMR_TRIPLET *local_iov, DAT_DTO_COOKIE user_cookie,
     const DAT_RMR_TRIPLET *remote_iov,
     DAT_COMPLETION_FLAGS completion_flags);  /* a macro */""",
-     params=[("ep_handle", "The EP, connected."), ("compare_value", "The value expected at the remote address."),
+     params=[("ep", "The EP, connected."), ("compare_value", "The value expected at the remote address."),
              ("swap_value", "Stored there if it held *compare_value* (IBV_WR_ATOMIC_CMP_AND_SWP).")] + ATOMIC_PARAMS,
      desc="""dat_ib_post_cmp_and_swap() atomically replaces the 64-bit value at the
 remote address by *swap_value* if it equals *compare_value*; either way the

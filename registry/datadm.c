@@ -1578,6 +1578,7 @@ static void usage(FILE *fp)
 		"usage: %s -v | --check | -a SERVICE_FILE | -r SERVICE_FILE | -u\n"
 		"          [--file FILE | --drop-in NAME] [--resolve[=SECONDS]]\n"
 		"          [--lock-timeout SECONDS] [--library LIB]\n"
+		"       %s --version\n"
 		"  -v, --verbose      list the registry as libdat reads it: each entry's\n"
 		"                     status and whether it opens now\n"
 		"      --check        print the problems only; exit 1 if there are any\n"
@@ -1589,7 +1590,7 @@ static void usage(FILE *fp)
 		"      --resolve[=S]  look host names in ia_params up, for S seconds in all (10)\n"
 		"The registry: $DAT_OVERRIDE, else %s (or %s)\n"
 		"and %s/*.conf.  See datadm(8).\n",
-		prog, DAT_SYSCONF_DIR, DAT_SYSCONF_PATH, DAT_DEFAULT_CONF,
+		prog, prog, DAT_SYSCONF_DIR, DAT_SYSCONF_PATH, DAT_DEFAULT_CONF,
 		DAT_SYSCONF_DIR);
 }
 
@@ -1607,6 +1608,7 @@ int main(int argc, char **argv)
 		{"lock-timeout", required_argument, NULL, 't'},
 		{"library", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *arg = NULL;
@@ -1654,6 +1656,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':	/* --version: the release, not the DAT level */
+			printf("datadm (uDAPL) %s, DAT API 1.2\n",
+			       PROJECT_VERSION);
 			return 0;
 		default:
 			usage(stderr);

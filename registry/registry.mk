@@ -5,7 +5,6 @@
 # dat.conf exactly as libdat does, and knows the same compiled-in
 # location.  Plain `make` builds it; its man page is man8/datadm.8.
 
-SBINDIR ?= $(EXEC_PREFIX)/sbin
 DATADM := $(B)/bin/datadm
 
 $(B)/registry/datadm.o: ALL_CFLAGS += \
@@ -16,17 +15,21 @@ $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 $(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o \
 		$(B)/registry/conf_file.o
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ -ldl
+	$(LINK) -o $@ $^ -ldl
 
-all: $(DATADM)
+# Installed by make install: part of all.
+all test-programs: $(DATADM)
 
 HOST_BATS_SUITES += test/bats/datadm.bats
 
-.PHONY: install-datadm
+.PHONY: install-datadm uninstall-datadm
 install: install-datadm
 install-datadm: $(DATADM)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 755 $(DATADM) $(DESTDIR)$(SBINDIR)/datadm
+uninstall: uninstall-datadm
+uninstall-datadm:
+	rm -f $(DESTDIR)$(SBINDIR)/datadm
 
 # The registry's suites that need RDMA devices: libdat binding IAs to
 # their entries through the verbs provider, and datadm's entries and OPENS

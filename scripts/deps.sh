@@ -8,7 +8,7 @@ set -eu
 
 if [ $# -eq 0 ]; then
 	set -- make gcc libc6-dev binutils pkg-config bats valgrind strace procps \
-		libibverbs-dev librdmacm-dev mandoc acl attr
+		libibverbs-dev librdmacm-dev mandoc acl attr python3
 fi
 
 missing=""

@@ -13,7 +13,7 @@ UDAPL_CORE_OBJS := $(addprefix $(B)/udapl/,handle.o ia.o pz.o lmr.o evd.o \
 
 $(B)/test/unit/test_udapl_evd: $(B)/test/unit/test_udapl_evd.o \
 		$(UDAPL_CORE_OBJS)
-	$(CC) -o $@ $^ -lpthread
+	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 
@@ -21,7 +21,7 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 		$(addprefix $(B)/udapl/,handle.o evd.o lmr.o pz.o cno.o ep.o dto.o cm.o \
 		progress.o ops.o)
-	$(CC) -o $@ $^ -lpthread
+	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
 
@@ -32,6 +32,6 @@ HOST_BATS_SUITES += test/seam/seam.bats
 # watches, timers, deferred events, brackets and quiesce, polling.
 $(B)/test/unit/test_progress: $(B)/test/unit/test_progress.o \
 		$(addprefix $(B)/udapl/,progress.o handle.o)
-	$(CC) -o $@ $^ -lpthread
+	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_progress

@@ -13,7 +13,7 @@ provider: $(PROVIDER)
 $(PROVIDER): $(UDAPL_OBJS) $(CMA_OBJS) $(VERBS_LIB) providers/provider.map \
 		$(B)/lib/libdat.so
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(PROVIDER_SONAME) \
+	$(LINK) -shared -Wl,-soname,$(PROVIDER_SONAME) \
 		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
 		-o $@ $(UDAPL_OBJS) $(CMA_OBJS) $(VERBS_LIB) -L$(B)/lib -ldat \
 		$(LDLIBS_VERBS)

@@ -15,10 +15,10 @@ BENCH_DATE ?= $(shell date +%Y-%m-%d)
 BENCH_OUT ?= test/bench/results/$(BENCH_DATE)
 
 $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
-	$(CC) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
 
 $(RAWBENCH): $(B)/test/bench/rawbench.o
-	$(CC) -o $@ $< -libverbs -lrdmacm -lpthread
+	$(LINK) -o $@ $< -libverbs -lrdmacm -lpthread
 
 .PHONY: bench-programs bench-deps
 bench-programs: all $(DATBENCH) $(RAWBENCH) $(HOTPATH_VERBS)

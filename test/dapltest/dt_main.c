@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"                [-f area [case<n>...] | [hwconn pz mem endpoint cqmgt queryinfo\n"
 		"                connmgt dataxfer rmr atomic | case...]]\n"
 		"qos: HT, LL, EC, PM or BE (the default); threads, endpoints: 1..64\n"
+		"       dapltest --version | --help\n"
 		"exit status: 0 passed, 1 a test failed, 2 usage, 3 IA cannot be opened,\n"
 		"             4 server unreachable or handshake refused\n");
 }
@@ -196,6 +197,7 @@ int main(int argc, char **argv)
 		{ "tap", no_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 0x100 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dt_args a;
@@ -297,6 +299,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return DT_EXIT_OK;
+		case 0x100:	/* --version (-v is OFA's VI count) */
+			printf("dapltest (uDAPL) %s, DAT API 1.2\n",
+			       PROJECT_VERSION);
 			return DT_EXIT_OK;
 		default:
 			usage(stderr);

@@ -11,7 +11,7 @@ VERBS_TEST_OBJS := $(addprefix $(B)/test/verbs/,vt_main.o vt_util.o vt_cm.o \
 $(VERBS_TEST_OBJS): test/verbs/vt.h
 
 $(VERBS_TEST): $(VERBS_TEST_OBJS) $(B)/lib/libdat.so
-	$(CC) -o $@ $(VERBS_TEST_OBJS) -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(VERBS_TEST_OBJS) -L$(B)/lib -ldat -lpthread
 
 test-programs: $(VERBS_TEST)
 
@@ -24,7 +24,7 @@ STRESS_TEST := $(B)/test/verbs/dattest-stress
 $(B)/test/verbs/stress.o: test/verbs/vt.h
 $(STRESS_TEST): $(B)/test/verbs/stress.o $(B)/test/verbs/vt_util.o \
 		$(B)/lib/libdat.so
-	$(CC) -o $@ $(B)/test/verbs/stress.o $(B)/test/verbs/vt_util.o \
+	$(LINK) -o $@ $(B)/test/verbs/stress.o $(B)/test/verbs/vt_util.o \
 		-L$(B)/lib -ldat -lpthread
 
 # hotpath-dat and hotpath-verbs (test/verbs/hotpath*.c): the same
@@ -36,21 +36,21 @@ HOTPATH_VERBS := $(B)/test/verbs/hotpath-verbs
 $(B)/test/verbs/hotpath.o $(B)/test/verbs/hotpath_verbs.o: \
 	test/verbs/hotpath.h
 $(HOTPATH_DAT): $(B)/test/verbs/hotpath.o $(B)/lib/libdat.so
-	$(CC) -o $@ $(B)/test/verbs/hotpath.o -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(B)/test/verbs/hotpath.o -L$(B)/lib -ldat -lpthread
 $(HOTPATH_VERBS): $(B)/test/verbs/hotpath_verbs.o
-	$(CC) -o $@ $(B)/test/verbs/hotpath_verbs.o -libverbs -lrdmacm
+	$(LINK) -o $@ $(B)/test/verbs/hotpath_verbs.o -libverbs -lrdmacm
 
 # The provider once more with udapl.h's helgrind annotations compiled in
 # (-DDAPL_HELGRIND); only helgrind.bats loads it, through LD_LIBRARY_PATH.
 HELGRIND_PROVIDER := $(B)/helgrind/lib/$(PROVIDER_SONAME)
 HELGRIND_OBJS := $(patsubst $(B)/%,$(B)/helgrind/%,$(UDAPL_OBJS) $(CMA_OBJS) \
 	$(VERBS_OBJS))
-$(B)/helgrind/%.o: %.c
+$(B)/helgrind/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DDAPL_HELGRIND -MMD -MP -c $< -o $@
 $(HELGRIND_PROVIDER): $(HELGRIND_OBJS) providers/provider.map $(B)/lib/libdat.so
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,$(PROVIDER_SONAME) \
+	$(LINK) -shared -Wl,-soname,$(PROVIDER_SONAME) \
 		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
 		-o $@ $(HELGRIND_OBJS) -L$(B)/lib -ldat $(LDLIBS_VERBS)
 
@@ -66,7 +66,7 @@ FAULTS_TEST := $(B)/test/verbs/dattest-faults
 FAULTS_OBJS := $(B)/test/verbs/faults.o $(B)/test/verbs/vt_util.o
 $(B)/test/verbs/faults.o: test/verbs/vt.h
 $(FAULTS_TEST): $(FAULTS_OBJS) $(B)/lib/libdat.so
-	$(CC) -o $@ $(FAULTS_OBJS) -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(FAULTS_OBJS) -L$(B)/lib -ldat -lpthread
 
 test-programs: $(FAULTS_TEST)
 
@@ -79,7 +79,7 @@ VERBS_SUITES += test/verbs/faults.bats
 BADINPUT_TEST := $(B)/test/verbs/dattest-badinput
 
 $(BADINPUT_TEST): $(B)/test/verbs/badinput.o $(B)/lib/libdat.so
-	$(CC) -o $@ $(B)/test/verbs/badinput.o -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(B)/test/verbs/badinput.o -L$(B)/lib -ldat -lpthread
 
 test-programs: $(BADINPUT_TEST)
 
@@ -91,7 +91,7 @@ RMR_TEST := $(B)/test/verbs/dattest-rmr
 RMR_OBJS := $(B)/test/verbs/rmr.o $(B)/test/verbs/vt_util.o
 $(B)/test/verbs/rmr.o: test/verbs/vt.h
 $(RMR_TEST): $(RMR_OBJS) $(B)/lib/libdat.so
-	$(CC) -o $@ $(RMR_OBJS) -L$(B)/lib -ldat -lpthread
+	$(LINK) -o $@ $(RMR_OBJS) -L$(B)/lib -ldat -lpthread
 
 test-programs: $(RMR_TEST)
 

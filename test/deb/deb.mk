@@ -1,0 +1,14 @@
+# test/deb/deb.mk - make check-deb (included by the Makefile; long, not
+# part of make check): the Debian packages built from this tree
+# (dpkg-buildpackage -us -uc -b in a copy, host tests only, then lintian),
+# installed with dpkg -i in the soft-RoCE guest beside Debian's DAT 2.0
+# packages, an IA opened through the installed files with the installed
+# dapltest1, purged, and nothing of ours left; then make install into the
+# guest's system (no DESTDIR) and the installed dapltest1 without a manual
+# ldconfig.  The guest's root is a throw-away overlay.
+
+DEB_OUT := $(B)/deb
+.PHONY: check-deb
+check-deb: all
+	test/deb/check-deb.sh "$(CURDIR)/$(DEB_OUT)" "$(CURDIR)/$(RESULTS)/deb"
+	test/lib/summary.sh $(RESULTS)/deb
