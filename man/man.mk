@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Manual pages (man3/, man5/, man8/), the datadm admin tool, and the
 # install/uninstall of both; included by the main Makefile.
 #

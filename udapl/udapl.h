@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udapl: the transport-independent DAT 1.2 object layer that every
  * provider shares.

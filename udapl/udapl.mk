@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The udapl object layer: its host unit test.  The objects themselves
 # build through the main Makefile's pattern rule and go into the provider
 # by wildcard.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CM thread of an IA: rdma_cm events, connect timeouts and deferred
  * upcalls.

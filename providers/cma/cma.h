@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * providers/cma: the verbs (libibverbs) and connection manager (librdmacm)
  * glue under udapl.  Everything here implements struct dapl_ops or runs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # check-deb.sh DEB_DIR RESULTS_DIR: make check-deb's steps (see deb.mk).
 # The packages' build-time needs and lintian come from Debian through
 # scripts/deps.sh; Debian's own DAT 2.0 packages (libdapl2, dapl2-utils),
