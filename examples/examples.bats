@@ -6,6 +6,9 @@
 
 load ../test/verbs/verbs_helpers
 
+# verbs_helpers finds the top from test/verbs/; this file is one level up
+TOP="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+VT="$TOP/build/test/verbs/dattest-verbs"
 EX="$TOP/build/examples"
 
 setup_file() {

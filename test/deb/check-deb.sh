@@ -1,14 +1,14 @@
 #!/bin/sh
-# check-deb.sh DEB_DIR RESULTS_DIR: make check-deb's steps (see deb.mk).
-# The packages' build-time needs and lintian come from Debian through
-# scripts/deps.sh; Debian's own DAT 2.0 packages (libdapl2, dapl2-utils),
+# SPDX-License-Identifier: BSD-3-Clause
+# check-deb.sh DEB_DIR RESULTS_DIR: make check-deb's steps (see deb.mk):
+# the packages (build-debs.sh: built again only when a source changed),
+# then the guest.  Debian's own DAT 2.0 packages (libdapl2, dapl2-utils),
 # whose files ours must not touch, are fetched with apt-get download (not
 # installed on the host: only inside the throw-away guest).
 set -u
 deb=$1 res=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-sh scripts/deps.sh && sh scripts/deps.sh debhelper lintian dpkg-dev fakeroot || exit 1
 rm -rf "$res"
 mkdir -p "$res"
 if ! test/deb/build-debs.sh "$deb"; then

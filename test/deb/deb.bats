@@ -55,8 +55,8 @@ run_installed() {
 	[ "$status" -eq 0 ]
 	grep -q '^11 passed, 0 failed$' <<< "$output"
 	grep -q '^limit_ia  *Result: PASS' <<< "$output"
-	grep -q "calling init: /usr/lib/$MA/libdat.so.1" <<< "$output"
-	grep -q "calling init: /usr/lib/$MA/libdaplcma.so.1" <<< "$output"
+	grep -Eq "calling init: (/usr)?/lib/$MA/libdat.so.1" <<< "$output"
+	grep -Eq "calling init: (/usr)?/lib/$MA/libdaplcma.so.1" <<< "$output"
 	[ "$(grep -c "calling init: $TOP" <<< "$output" || :)" -eq 0 ]
 }
 
