@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # uDAPL 1.2: libdat.so.1, its headers, and the project's tests.
 # GNU Make.  See README.md for the targets.
 
@@ -187,6 +188,8 @@ run-host-suites:
 		bats --tap test/bats/install.bats
 	$(RUN_SUITE) $(RESULTS)/host buildflags tap env $(HOST_ENV) \
 		bats --tap test/bats/buildflags.bats
+	$(RUN_SUITE) $(RESULTS)/host spdx tap env $(HOST_ENV) \
+		bats --tap test/bats/spdx.bats
 	$(foreach s,$(HOST_BATS_SUITES),$(RUN_SUITE) $(RESULTS)/host \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) \
 		bats --tap $(s) &&) :

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The dispatching entry points of libdat.so.1: 66 of the 72 exported
  * calls.  Each checks its dispatch handle (the first argument) and calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_ia_openv and dat_ia_close: the two calls libdat answers itself
  * rather than dispatching, because they start and end a provider's use.

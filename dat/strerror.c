@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_strerror: a message for the type and one for the subtype of any
  * DAT_RETURN.  Each names the constant first (what a programmer greps

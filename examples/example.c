@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * example.c - the shared steps of the example programs (see example.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * example.h - the few steps every example program shares: open an IA,
  * connect two processes, register memory, wait for one event.  Each

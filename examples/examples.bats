@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/examples.bats - each example program as a server on rxe0-cma
 # (10.77.0.1) and a client on rxe1-cma, in the soft-RoCE guest (make
 # check-verbs).  The programs check their own data; here both sides must

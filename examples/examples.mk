@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/examples.mk - small commented programs to copy from (included by
 # the Makefile).  Built by make (part of all); examples.bats runs each as
 # a server and a client in make check-verbs.  They use only the public API

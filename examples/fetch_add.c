@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fetch_add.c - the atomic fetch-and-add of <dat/dat_ib_extensions.h> on
  * a counter in the peer's memory.

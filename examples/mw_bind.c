@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mw_bind.c - a memory window: expose part of a buffer to the peer, then
  * revoke that access without deregistering the buffer.

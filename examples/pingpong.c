@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pingpong.c - send/recv ping-pong between a server and a client.
  *

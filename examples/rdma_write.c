@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_write.c - an RDMA write into the peer's memory with the peer's
  * rmr_context.

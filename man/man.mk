@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Manual pages (man3/, man5/, man8/) and their install; included by the
 # main Makefile.  (datadm is registry/registry.mk's.)
 #

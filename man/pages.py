@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The section 3 pages, one entry per call: man/gen.py renders them.
 
 Facts come from the DAT 1.2 semantics and from this implementation's code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat.conf parsing: one line in, one entry (or a reason why not) out.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reading dat.conf files without trusting them: libdat and datadm both
  * come here, so a FIFO, a device, a directory or a file of gigabytes is

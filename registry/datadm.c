@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * datadm: the administrator's view of dat.conf, and the only safe way to
  * change it.  See datadm(8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The dynamic registry: the providers registered now, by
  * dat_registry_add_provider (called by a provider's dat_provider_init, or

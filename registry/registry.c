@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The registry as libdat's entry points see it: finding the provider for
  * a key across dat.conf and the dynamic registry, listing, and the fork

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libdat internals shared by dat/ (the consumer entry points) and
  * registry/ (dat.conf, the static and dynamic registries, provider

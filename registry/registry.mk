@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # registry/registry.mk - datadm, the dat.conf admin tool (included by the
 # Makefile; libdat's own objects are the Makefile's LIBDAT_OBJS).
 #

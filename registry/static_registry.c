@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The static registry: the "u" + "default" entries of dat.conf and its
  * drop-in files, and the loading of their provider libraries.

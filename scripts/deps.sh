@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # deps.sh [PACKAGE...]: installs the Debian packages that are missing, as
 # root through apt-get.  Without arguments: what building and testing the
 # project needs.  Used by the README's two commands, so that they work on

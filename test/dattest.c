@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dattest: drives libdat.so.1 from the command line for the Bats tests
  * (test/bats/).  Each command prints what it did and what libdat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Connection management: service points (PSP, RSP), connection requests
  * (CR), the active side (connect, dup_connect), disconnect, and the

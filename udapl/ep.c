@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Endpoints: create, query, modify, status, reset, free, and the EP state
  * machine shared with cm.c (connections) and dto.c (posts).

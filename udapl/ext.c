@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The atomic extension (include/dat/dat_ib_extensions.h): the function
  * provider.c registers with libdat for every table (libdat's

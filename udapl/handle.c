@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Handles: allocation with a per-type magic, per-type free lists, the
  * consumer context calls and debug output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The interface adapter: open (with a new, a consumer's or a shared async
  * EVD), query and close (GRACEFUL refuses while objects remain, ABRUPT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * LMRs: registration through the provider and the lmr_context lookup
  * table of the post path (whose first probe and the triplet checks are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What udapl adds around a transport's ops: defaults for the optional
  * ops (a transport without SRQs or memory windows writes nothing for

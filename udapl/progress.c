@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The progress engine: per IA, the one thread that waits on the
  * transport's file descriptors, runs its progress hook and its DAT timers

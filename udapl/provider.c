@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DAT_PROVIDER table of each registered dat.conf entry, and the
  * dat_provider_init/fini glue a provider calls with its ops.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Protection zones.  use_count (EPs, LMRs, RMRs, SRQs using the PZ) is
  * guarded by ia->lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * RMRs: memory windows, with the automatic fence of dat_rmr_bind(3DAT).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The udapl implementation of every DAT_PROVIDER slot, in slot order;
  * provider.c puts them into the table.  Each lives in the file of its

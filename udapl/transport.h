@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udapl/transport.h: the seam between the DAT object layer (udapl/) and a
  * transport (providers/<name>/).  It is the only udapl header a provider

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udapl/udapl.h: the object internals of the DAT 1.2 object layer that
  * every provider shares.  udapl's own files include it; a provider never

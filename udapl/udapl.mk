@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The udapl object layer: its objects, which every provider links
 # (UDAPL_OBJS, built by the main Makefile's pattern rule), and its host
 # unit tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat.h - DAT 1.2 types, constants and calls shared by uDAPL and kDAPL.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_error.h - DAT_RETURN: the status every DAT call returns.
  *

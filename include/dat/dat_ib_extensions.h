@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_ib_extensions.h - the InfiniBand atomic extension of this uDAPL.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_platform_specific.h - basic DAT types for Linux (LP64 and ILP32).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_redirection.h - dispatch of the common DAT calls to a provider.
  *

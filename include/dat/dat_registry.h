@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_registry.h - the provider side of the DAT registry.
  *

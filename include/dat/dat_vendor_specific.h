@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dat_vendor_specific.h - hook for vendor additions common to uDAPL and
  * kDAPL.  Empty in this implementation.

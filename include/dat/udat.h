@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udat.h - the uDAPL (user-level DAT 1.2) consumer API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udat_config.h - build-time configuration of the uDAPL consumer API.
  *

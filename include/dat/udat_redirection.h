@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udat_redirection.h - dispatch of the uDAPL-only calls, and the provider
  * table itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udat_vendor_specific.h - hook for vendor additions to the uDAPL API.
  * Empty in this implementation.

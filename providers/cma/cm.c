@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Connection management ops over rdma_cm: listen, connect, accept,
  * reject, disconnect.

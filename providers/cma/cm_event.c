@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rdma_cm events and connection timers, run by udapl's progress engine:
  * cma_cm_event is the callback of the IA's event channel, cma_conn_timer

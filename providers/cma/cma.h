@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * providers/cma: the rdma_cm (librdmacm) connection manager of the verbs
  * provider libdaplcma.so.1; everything else verbs comes from

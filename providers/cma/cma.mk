@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # providers/cma/cma.mk - libdaplcma.so.1, the verbs provider whose
 # connection manager is rdma_cm (included by the Makefile).
 #

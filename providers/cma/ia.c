@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The IA: which verbs device and address an ia_params string names, and
  * the device context rdma_cm uses for that address (the rest of the IA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Completion queues of DTO and RMR_BIND EVDs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A verbs IA: the device context a connection manager found for the IA's
  * address, its limits, and the capability record udapl reads.

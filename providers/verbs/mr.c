@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Protection zones (ibv_alloc_pd) and memory registrations (ibv_reg_mr).
  *

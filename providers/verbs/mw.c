@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory windows (the RMR ops): ibv_alloc_mw, binds and invalidations.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The post path: one work request built on the stack and one
  * ibv_post_send / ibv_post_recv, nothing else (no allocation, no system

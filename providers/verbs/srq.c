@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared receive queues (ibv_create_srq) and the map that tells a
  * receive completion which EP its message came in on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * providers/verbs: everything a verbs provider needs that is not
  * connection management: the device (open, limits, capability record),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # providers/verbs/verbs.mk - the verbs building blocks every verbs
 # provider links (included by the Makefile before the providers' .mk).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The build as packagers drive it: the user's CPPFLAGS, CFLAGS and LDFLAGS
 # reach every compile and every link of a full build, and -Werror is the
 # project's own (WERROR=1), never forced on a user's compiler.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # datadm(8): the listing and --check against libdat's parser, -a/-r/-u with
 # owned lines, byte-for-byte preservation, refusals that change nothing, a
 # read-only file, and concurrent writers under the lock.  No RDMA: RDMA

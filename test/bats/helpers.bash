@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared setup of the host Bats suites.  make check-host exports
 # DATTEST_BUILD (the build directory) and an LD_LIBRARY_PATH that finds
 # libdat.so.1 and the test provider libdattest.so.1.

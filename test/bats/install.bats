@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # make install and make uninstall as packagers and administrators use them:
 # the directory variables, modes, the names beside Debian's DAT 2.0
 # packages (libdapl2, dapl2-utils), and an uninstall that removes exactly

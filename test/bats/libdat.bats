@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The shape of libdat.so.1 as legacy binaries and packagers see it.
 
 load helpers

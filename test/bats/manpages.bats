@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The manual pages: lint-clean, one for every symbol libdat exports, and
 # what their SYNOPSIS declares is what the headers declare.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # libdat's registry and datadm against the soft-RoCE guest's devices
 # (check-verbs): rxe0 on vethA (10.77.0.1), rxe1 on vethB (10.77.0.2).
 # Every test name starts with "registry-verbs:" so that

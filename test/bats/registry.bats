@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The registry of libdat.so.1 through the test-only provider
 # (test/provider/dattest_provider.c) and the dattest driver.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # valgrind memcheck over the unit tests and open/close cycles: no error,
 # no definite, indirect or possible leak.  No suppressions.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/bench/bench.mk - `make bench`: DAT against raw verbs (perftest) on
 # the same devices in the same run (issue 10; included by the Makefile).
 #

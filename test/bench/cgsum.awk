@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/bench/cgsum.awk - flattens a callgrind dump (one event: Ir) into
 # tab-separated lines for report.sh:
 #   self <TAB> object <TAB> file <TAB> function <TAB> Ir

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * datbench.c - the DAT side of `make bench` (test/bench/run-bench.sh),
  * on the public API only (<dat/udat.h>, -ldat).

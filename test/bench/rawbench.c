@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rawbench.c - the raw twins of datbench's scaling figures (make bench),
  * on librdmacm, libibverbs and the kernel alone, so that DAT's figure

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/bench/report.sh WORKDIR OUTBASE - turns run-bench.sh's raw figures
 # (WORKDIR) into OUTBASE.md (the tables) and OUTBASE.png (latency against
 # size, DAT and verbs on one chart, drawn by gnuplot).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/bench/run-bench.sh WORKDIR - the runs of `make bench` (issue 10).
 #
 # Runs on the RDMA devices of the machine it is on (make bench starts it

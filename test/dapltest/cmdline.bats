@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/dapltest/cmdline.bats - dapltest's command line on the host (make
 # check-host): OFA's dapltest lines parse, bad ones are usage errors (exit
 # 2), and without -D the IA is the first DAT 1.2 entry of dat.conf whose

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/dapltest/dapltest.bats - dapltest (build/bin/dapltest) between
 # rxe0-cma (clients) and a server on rxe1-cma, inside the soft-RoCE guest
 # (make check-verbs).  The server prints "listening <port>" when it is

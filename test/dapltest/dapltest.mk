@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/dapltest/dapltest.mk - dapltest, the conformance and performance
 # runner (included by the Makefile).  It uses only the public API
 # (<dat/udat.h>, -ldat): the registry and the provider, as any legacy

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/dapltest/demo.bats - `make demo`'s in-guest script (run-demo.sh),
 # so that CI (make check-verbs) covers the demo: a dapltest server on
 # rxe1-cma; from rxe0-cma a validated transaction test, a performance

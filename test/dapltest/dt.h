@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt.h - dapltest, the uDAPL conformance and performance runner.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_ctl.c - the control connection between a dapltest client and server:
  * its handshake (magic, protocol version, byte order), the server's main

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_fserve.c - the server half of the functional test: an echo service.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func.c - the functional tests (-T F): cases in groups hwconn, pz,
  * mem, endpoint, cqmgt, queryinfo (local), connmgt and dataxfer (against

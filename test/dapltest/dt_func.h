@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func.h - the functional test cases (-T F) and their helpers.
  */

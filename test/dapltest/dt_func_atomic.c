@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func_atomic.c - the atomic group: the IB atomic extension
  * (<dat/dat_ib_extensions.h>: dat_ib_post_fetch_and_add,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func_local.c - functional cases that need no peer: hwconn (IA open
  * and close), pz, mem (LMRs), endpoint, cqmgt (EVDs and CNOs) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func_remote.c - functional cases against the server's echo service
  * (dt_fserve.c): connmgt (connect, private data, reject, nobody listening,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_func_rmr.c - the rmr group: memory windows (dat_rmr_create, _query,
  * _bind, _free).  The client owns the memory and binds the windows on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_ia.c - which IA dapltest uses without -D, and the quality of service
  * (-R) its connections ask for.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_limit.c - the limit test (-T L, no server): for each object type,
  * create objects until the cap (-m) or the first refusal, then free them

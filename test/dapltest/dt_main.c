@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_main.c - dapltest's command line (as the OFA dapltest's: -T first)
  * and exit statuses.  See dapltest(1).

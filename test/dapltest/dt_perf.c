@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_perf.c - the performance test (-T P): one connection, iterations of
  * `pipeline` operations posted back to back and reaped (blocking waits or

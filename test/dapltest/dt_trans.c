@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_trans.c - the transaction test (-T T): threads x endpoints connected
  * pairs, each running the op list for a number of iterations, both ends

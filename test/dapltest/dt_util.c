@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dt_util.c - dapltest helpers: error texts, bounded waits, registered
  * buffers, data patterns, connection set-up and the result lines.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/dapltest/run-demo.sh - the demo (make demo): a dapltest server and
 # its clients on the RDMA devices of this machine (inside the soft-RoCE
 # guest: server on rxe1-cma, clients from rxe0-cma, test/vm/dat.conf).

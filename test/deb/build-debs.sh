@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # build-debs.sh OUTDIR: the Debian packages of this tree, as a distribution
 # would build them: dpkg-buildpackage -us -uc -b in a copy of the sources
 # (the tracked and new files, not build/: debian/rules clean must not touch

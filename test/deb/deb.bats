@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/deb/deb.bats - the Debian packages in the soft-RoCE guest (make
 # check-deb; its root is a throw-away overlay).  In order: Debian's DAT 2.0
 # packages, then ours beside them; an IA opened through the installed

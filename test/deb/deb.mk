@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/deb/deb.mk - make check-deb (included by the Makefile; long, not
 # part of make check): the Debian packages built from this tree
 # (dpkg-buildpackage -us -uc -b in a copy, host tests only, then lintian),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the dat.conf parser: the input is a whole file;
  * each line goes through dat_conf_parse_line as the registry feeds it.

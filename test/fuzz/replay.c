@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Runs a libFuzzer target over files without libFuzzer (plain gcc), so
  * that make check-host replays the corpus as a regression test.

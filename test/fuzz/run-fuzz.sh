@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # run-fuzz.sh [SECONDS]: builds the dat.conf parser's libFuzzer target with
 # clang (ASan + UBSan + LeakSanitizer) and runs it for SECONDS (default 60)
 # from the seed corpus.  New inputs go to build/fuzz/corpus, not into the

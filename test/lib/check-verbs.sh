@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # check-verbs.sh RESULTS_DIR TESTS SUITE.bats...
 #
 # The verbs suites run against real RDMA devices only.  Where this machine

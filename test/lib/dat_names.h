@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test/lib/dat_names.h - the names of DAT return codes, event numbers, DTO
  * completion statuses and EP states, for the messages of the test programs

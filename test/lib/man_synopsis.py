@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """man_synopsis.py TOP: every section 3 page's SYNOPSIS against the headers.
 
 For each man3/dat_*.3 page whose call the headers declare (a function, or a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # run-suite.sh RESULTS_DIR NAME tap|plain COMMAND [ARGS...]
 #
 # Runs one test suite, shows its output, and records it as TAP in

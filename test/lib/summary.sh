@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # summary.sh DIR: adds up the TAP results under DIR (run-suite.sh wrote
 # them) and prints the one line "N passed, N failed, N skipped".  Exits 1
 # if anything failed, or if nothing ran; with CI=true, a skip fails too.

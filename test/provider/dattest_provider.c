@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dattest: a test-only DAT provider for libdat's own tests (no RDMA).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # check-providers.sh [DIR]: the rules of the transport seam for every C
 # file under DIR (default providers/), one line per breach, exit 1 if any:
 #   - the only udapl header a provider reaches, directly or through any

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The transport seam (udapl/transport.h): providers include no udapl
 # header but the seam, directly or indirectly, and create no thread
 # (test/seam/check-providers.sh).  The checker is first shown to catch a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A minimal TAP producer for the C unit tests: "ok N - what" or
  * "not ok N - what" per check, the plan at the end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_abi_layout.c - run-time check of the frozen DAT 1.2 binary layout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the dat.conf line parser (registry/conf.c): every field
  * form, quoting and comments, and a list of malformed lines, each of which

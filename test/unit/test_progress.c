@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host unit test of the progress engine (udapl/progress.c): fd watches,
  * timers, deferred connection events kept in the EP, polling progress,

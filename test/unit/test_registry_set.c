@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The registered-table set in front of every libdat dispatch
  * (registry/dynamic_registry.c, dat_dr_is_provider): through the public

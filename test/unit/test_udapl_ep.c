@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The EP state machine, posts and connection management of udapl/ (ep.c,
  * dto.c, cm.c) over a fake struct dapl_ops: no transport, only the calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host unit test of the udapl state machines (handles, IA, PZ, LMR, EVD,
  * CNO) driven through a FAKE struct dapl_ops: a software CQ whose fd is

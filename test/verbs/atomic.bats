@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/atomic.bats - the atomic extension (dat_ib_extensions.h)
 # between rxe1-cma (clients) and rxe0-cma (server).
 

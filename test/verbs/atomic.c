@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The atomic extension (dat_ib_extensions.h) on rxe, part of
  * dattest-verbs (test/verbs/atomic.bats):

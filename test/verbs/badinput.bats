@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # The bad-input matrix (issue 5): build/test/verbs/dattest-badinput opens
 # rxe0-cma and rxe1-cma, connects them, and runs a row for every slot of
 # DAT_PROVIDER with a NULL, freed or wrong-type handle, bad lengths, segment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * badinput.c - the bad-input matrix of the verbs provider (issue 5).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/connect.bats - the provider's IA attributes and connection
 # management, between rxe1-cma (client) and rxe0-cma (server).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/dto.bats - data transfer between rxe1-cma (client) and rxe0-cma
 # (server), every byte checked.
 

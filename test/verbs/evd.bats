@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/evd.bats - event dispatchers and CNOs on rxe.
 
 load verbs_helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/faults.bats - the provider when things go wrong (issue 5):
 # sloppy teardown, a broken link, a dead peer, fork.  Runs
 # build/test/verbs/dattest-faults as a server (rxe0-cma) and a client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dattest-faults: the verbs provider when things go wrong (issue 5):
  * sloppy teardown, a broken link, a dead peer and fork.  Each test runs as

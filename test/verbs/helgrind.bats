@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/helgrind.bats - the threads test of stress.bats, smaller,
 # under valgrind's helgrind (issue 5).  A suite of its own: helgrind on
 # the emulated guest costs about two minutes, most of it start-up and

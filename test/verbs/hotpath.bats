@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/hotpath.bats - the DAT hot path adds nothing to raw verbs
 # (issue 4): for N posts and completions, the system calls (strace) and
 # the allocations of hotpath-dat's loop equal those of hotpath-verbs' loop

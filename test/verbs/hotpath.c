@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hotpath.c - hotpath-dat: the steady-state data path through DAT.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hotpath.h - what hotpath-dat and hotpath-verbs share: the loop's
  * boundaries and the allocation counter.

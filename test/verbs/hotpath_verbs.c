@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hotpath_verbs.c - hotpath-verbs: hotpath-dat's loop through raw
  * libibverbs and librdmacm, the baseline the DAT path is held to.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/legacy.bats - a legacy DAT 1.2 consumer: Open MPI btl/udapl's
 # call sequence, between rxe1-cma (client) and rxe0-cma (server).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/memcheck.bats - IA close ABRUPT on live objects under
 # valgrind memcheck, client and server (issue 5).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/rmr.bats - memory windows (issue 6): dat_rmr_create, bind with
 # its automatic fence, query, free.  build/test/verbs/dattest-rmr runs as a
 # server on rxe0-cma (owns the memory, binds the windows) and a client on

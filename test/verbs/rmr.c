@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rmr.c - dattest-rmr: memory windows (issue 6) between a server on
  * rxe0-cma, which owns the memory and binds the windows, and a client on

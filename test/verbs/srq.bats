@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/srq.bats - shared receive queues and CR handoff between
 # rxe1-cma (client) and rxe0-cma (server).
 

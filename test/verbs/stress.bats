@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/stress.bats - threads and EVD overflow on rxe (issue 5).
 #
 # build/test/verbs/dattest-stress runs the server on rxe0-cma and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * stress.c - dattest-stress: the hardening tests of the verbs provider
  * that need threads, tiny queues or a whole-IA teardown (issue 5), as a

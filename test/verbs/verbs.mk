@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/verbs/verbs.mk - the provider's verbs tests (included by the Makefile).
 #
 # dattest-verbs runs each test as a server process on rxe0-cma and a client

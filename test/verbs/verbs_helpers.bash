@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared setup of the verbs suites (test/verbs/*.bats), run inside the
 # soft-RoCE guest by `make check-verbs` from the top of the tree.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt.h - shared helpers of dattest-verbs, the verbs test program of the
  * provider suites (the test/verbs Bats suites).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt_cm.c - connection management: connect/accept with private data both
  * ways, reject, nobody listening, timeout, PSP_any, RSP, dup_connect,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt_dto.c - data transfer: send/recv from 1 B to 1 MiB, RDMA write and
  * read (single and multi-segment) with the sync calls, multi-segment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt_evd.c - event dispatchers and CNOs: wait thresholds, timeouts and
  * nmore, wakeup of blocked waiters, unwaitable, CNO wakeups (CQ and

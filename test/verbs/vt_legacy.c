@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt_legacy.c - a "legacy consumer": the call sequence of Open MPI's
  * btl/udapl (reference-notes.md section 9), written the way it uses DAT

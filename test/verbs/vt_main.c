@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dattest-verbs: the provider's verbs tests, as separate server and client
  * processes (the test/verbs Bats suites runs them in the soft-RoCE guest).

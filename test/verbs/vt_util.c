@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vt_util.c - helpers of dattest-verbs: reporting, IA setup, memory,
  * bounded event waits, connection set-up and control messages.

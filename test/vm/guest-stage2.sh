@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/guest-stage2.sh - PID 1 of the test VM after switch_root.
 #
 # Runs inside the guest, under the host's own bash, on a writable overlay of

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=dash
 # /init of the test VM's initramfs (see setup.sh, which copies it in).
 # The initramfs holds only static busybox and a few modules, and has no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # kernel-witness-scan.sh LOG SUITE NONCE ALLOW
 #
 # The judging half of the kernel witness (kernel-witness.sh): reads the

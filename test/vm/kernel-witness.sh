@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # kernel-witness.sh RESULTS_DIR NAME COMMAND...
 #
 # The kernel as a witness (issue 18): runs COMMAND, a TAP-speaking suite,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/run.sh - run one command inside the soft-RoCE test VM.
 #
 # Usage: test/vm/run.sh [-t SECS] [-w DIR] [-l LOGFILE] [-n] [-v] -- CMD [ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/selftest.bats - self-test of the soft-RoCE test bed.
 #
 # Runs INSIDE the test VM, from the top of the tree:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/setup.sh - prepare the soft-RoCE test VM used by test/vm/run.sh.
 #
 # Usage: test/vm/setup.sh           build whatever is missing (idempotent)

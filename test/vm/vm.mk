@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/vm.mk - the test bed's own suites (included by the Makefile).
 #
 # The kernel witness (kernel-witness.sh, run by test/lib/check-verbs.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/witness-scan.bats - the kernel witness's judging half
 # (test/vm/kernel-witness-scan.sh) on made-up kernel logs, on the host
 # (make check-host): the window, which test a report belongs to, one

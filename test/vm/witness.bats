@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
 # test/vm/witness.bats - self-test of the kernel witness
 # (test/vm/kernel-witness.sh), inside the soft-RoCE guest (make check-verbs):
 # a made-up suite writes a fake kernel warning to /dev/kmsg, and the witness
