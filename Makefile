@@ -81,7 +81,7 @@ $(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/registry/static_registry.o: ALL_CFLAGS += \
+$(B)/registry/static_registry.o: private ALL_CFLAGS += \
 	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
 	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 
@@ -106,7 +106,7 @@ $(FLAGS_STAMP): FORCE
 # --version, dapltest --version) get it from VERSION.
 VERSIONED_OBJS := $(B)/registry/debug.o $(B)/registry/datadm.o \
 	$(B)/test/dapltest/dt_main.o
-$(VERSIONED_OBJS): ALL_CFLAGS += -DPROJECT_VERSION='"$(PROJECT_VERSION)"'
+$(VERSIONED_OBJS): private ALL_CFLAGS += -DPROJECT_VERSION='"$(PROJECT_VERSION)"'
 $(VERSIONED_OBJS): VERSION
 .PHONY: FORCE
 FORCE:

@@ -8,7 +8,7 @@
 
 DATADM := $(B)/bin/datadm
 
-$(B)/registry/datadm.o: ALL_CFLAGS += \
+$(B)/registry/datadm.o: private ALL_CFLAGS += \
 	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
 	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 $(B)/registry/datadm.o: $(SYSCONF_STAMP)
