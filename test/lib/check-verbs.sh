@@ -6,6 +6,10 @@
 # otherwise one boot of the guest (test/vm/run.sh) runs `make check-verbs`
 # inside it, which writes its results into the same shared build tree.
 # TESTS, if not empty, is a regular expression for bats --filter.
+# Inside the guest each suite also runs under the kernel witness
+# (test/vm/kernel-witness.sh): its kernel-witness-<suite>.tap fails when
+# the suite left a WARNING, BUG, refcount or use-after-free report in the
+# guest's kernel log.
 #
 # A guest that cannot exist at all (test/vm/run.sh exit 77: not x86_64,
 # or packages missing and not root) is recorded as a skip with its reason;
@@ -25,10 +29,17 @@ if have_devices; then
 	export DAT_OVERRIDE="${DAT_OVERRIDE:-$top/test/vm/dat.conf}"
 	for suite in "$@"; do
 		name=verbs-$(basename "$suite" .bats)
+		# In the guest the kernel is a witness: a suite whose run leaves
+		# a WARNING/BUG/refcount/use-after-free report in its log fails
+		# (test/vm/kernel-witness.sh writes kernel-witness-<name>.tap).
+		witness=
+		[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
 		if [ -n "$tests" ]; then
-			test/lib/run-suite.sh "$dir" "$name" tap bats --tap --filter "$tests" "$suite"
+			# shellcheck disable=SC2086 # witness: a command prefix
+			test/lib/run-suite.sh "$dir" "$name" tap $witness bats --tap --filter "$tests" "$suite"
 		else
-			test/lib/run-suite.sh "$dir" "$name" tap bats --tap "$suite"
+			# shellcheck disable=SC2086
+			test/lib/run-suite.sh "$dir" "$name" tap $witness bats --tap "$suite"
 		fi
 	done
 	exit 0

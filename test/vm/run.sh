@@ -165,6 +165,8 @@ printf '%s\0' "$@" > "$JOB/argv0"
 
 # -virtfs option values need commas doubled
 vesc() { printf '%s' "${1//,/,,}"; }
+# log_buf_len: the kernel witness (kernel-witness.sh) reads a whole suite's
+# kernel messages back from the ring buffer after the suite
 QUIET="quiet loglevel=1"
 [ "$VERBOSE" = 0 ] || QUIET=
 Q=(qemu-system-x86_64 "${QACCEL[@]}" -smp "$SMP" -m "$MEM"
@@ -173,7 +175,7 @@ Q=(qemu-system-x86_64 "${QACCEL[@]}" -smp "$SMP" -m "$MEM"
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$(vesc "$WORK"),mount_tag=work,security_model=none,multidevs=remap"
     -virtfs "local,path=$(vesc "$JOB"),mount_tag=job,security_model=none"
-    -append "console=ttyS0 panic=-1 $QUIET mitigations=off nokaslr rdinit=/init")
+    -append "console=ttyS0 panic=-1 $QUIET mitigations=off nokaslr log_buf_len=8M rdinit=/init")
 [ -z "$BIOS" ] || Q+=(-bios "$BIOS")
 
 left=$(remaining)
