@@ -39,9 +39,10 @@ teardown() {
 	fi
 }
 
-# the server on rxe1-cma in the background (fd 3 closed, or bats waits)
+# the server on rxe1-cma in the background (fd 3 closed, or bats waits),
+# for at most SRV_SECS seconds (scaled; default 200)
 start_server() {
-	timeout -k 5 "$(secs 200)" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
+	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
@@ -287,7 +288,9 @@ rmr_atomic_cases() {
 }
 
 @test "usage errors exit 2" {
-	run "$DT"
+	run "$DT" -T S -R XX
+	[ "$status" -eq 2 ]
+	run "$DT" -T T -s $SRV_ADDR -D rxe0-cma -t 65 client SR 64
 	[ "$status" -eq 2 ]
 	run "$DT" -T T -s $SRV_ADDR -D rxe0-cma client XX
 	[ "$status" -eq 2 ]
@@ -296,4 +299,98 @@ rmr_atomic_cases() {
 	run "$DT" -T F -D rxe0-cma connmgt
 	[ "$status" -eq 2 ]
 	grep -q 'need a server' <<< "$output"
+}
+
+# ---- OFA's dapltest command lines, unchanged (issue 19) ------------------
+
+@test "OFA lines: -R HT/LL/EC/PM/BE; what the IA does not offer runs best effort, said once" {
+	start_server -R LL
+	grep -q '^QoS: IA rxe1-cma does not offer low latency (dat_qos_supported 0x0): connecting best effort$' "$SRV_OUT"
+	client -T T -R HT -t 2 -w 2 -i 4 -V client SR 256 server SR 256 client RW 1024
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED: 2 thread(s) x 2 EP(s)' <<< "$output"
+	[ "$(grep -c '^QoS: IA rxe0-cma does not offer high throughput (dat_qos_supported 0x0): connecting best effort$' <<< "$output")" -eq 1 ]
+	client -T P -R PM -m p -i 10 -p 2 RW 4096
+	[ "$status" -eq 0 ]
+	grep -q '^QoS: IA rxe0-cma does not offer premium' <<< "$output"
+	perf_ok
+	client -T F -R EC -f dataxfer
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Result: FAIL' <<< "$output")" -eq 0 ]
+	# BE is what the provider offers: nothing to say
+	client -T T -R BE -i 2 client SR 64 server SR 64
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^QoS:' <<< "$output")" -eq 0 ]
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -R BE -s $SRV_ADDR -D rxe0-cma -n "$PORT"
+	[ "$status" -eq 0 ]
+	local rc=0
+	wait "$SRV_PID" || rc=$?
+	SRV_PID=
+	[ "$rc" -eq 0 ]
+}
+
+@test "OFA lines: -T F -f <area> runs the area, case<n> its n-th case" {
+	local n c1
+	n=$("$DT" -T F -f connmgt --list | wc -l)
+	[ "$n" -ge 3 ]
+	c1=$("$DT" -T F -f hwconn --list | awk '$2 == "case1" { print $3 }')
+	[ -n "$c1" ]
+	start_server
+	client -T F -f connmgt
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Result: PASS$' <<< "$output")" -eq "$n" ]
+	grep -q "^$n passed, 0 failed\$" <<< "$output"
+	client -T F -f hwconn case1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'Result:' <<< "$output")" -eq 1 ]
+	grep -q "^$c1  *Result: PASS\$" <<< "$output"
+	stop_server
+}
+
+@test "OFA lines: transaction test with 16 threads x 16 EPs, validated" {
+	SRV_SECS=600 start_server
+	run timeout -k 5 "$(secs 600)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" \
+		-T T -t 16 -w 16 -i 2 -V client SR 256 server RW 512 client RR 256
+	echo "--- client exit status $status:"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED: 16 thread(s) x 16 EP(s) x 2 iteration(s) x 3 op(s)' <<< "$output"
+	stop_server
+	grep -q '^Server: transaction test done$' "$SRV_OUT"
+}
+
+@test "OFA lines: the limit test with OFA's arguments" {
+	run timeout -k 5 "$(secs 120)" "$DT" -T L -D rxe0-cma -d -R BE -w 2 -m 8 \
+		limit_ia limit_pz limit_evd limit_ep limit_psp limit_lmr
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the six and limit_ia_close_graceful
+	grep -q '^7 passed, 0 failed$' <<< "$output"
+}
+
+@test "OFA lines: dapltest with no arguments serves on the first DAT 1.2 entry that opens" {
+	# an installation beside DAT 2.0, whose entry comes first, and a 1.2
+	# entry whose provider is missing
+	local conf=$BATS_TEST_TMPDIR/dat.conf
+	{
+		echo 'ofa-v2-ib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "ib0 0" ""'
+		echo 'gone-cma u1.2 nonthreadsafe default libno-such-provider.so.1 dapl.1.2 "10.77.0.9 0" ""'
+		grep '^rxe1-cma' "$DAT_OVERRIDE"
+	} > "$conf"
+	DAT_OVERRIDE=$conf timeout -k 5 "$(secs 200)" "$DT" > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	local end=$((SECONDS + $(secs 30)))
+	until grep -q '^listening 45278$' "$SRV_OUT"; do
+		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
+			cat "$SRV_OUT"
+			false
+		fi
+		sleep 0.1
+	done
+	grep -q '^dapltest: no -D: IA rxe1-cma, the first DAT 1.2 entry of dat.conf whose IA opens$' "$SRV_OUT"
+	PORT=45278
+	client -T T -i 4 -V client SR 1024 server SR 1024
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED' <<< "$output"
+	stop_server
 }

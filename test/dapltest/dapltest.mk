@@ -30,3 +30,6 @@ install: install-dapltest
 uninstall-dapltest:
 	rm -f $(DESTDIR)$(PREFIX)/bin/dapltest $(DESTDIR)$(MANDIR)/man1/dapltest.1
 uninstall: uninstall-dapltest
+
+# dapltest's command line (OFA's lines, the default IA) on the host
+HOST_BATS_SUITES += test/dapltest/cmdline.bats

@@ -28,8 +28,8 @@ enum {
 #define DT_PROTO_VERSION	1
 #define DT_BYTE_ORDER		0x01020304u
 #define DT_MAX_OPS		8
-#define DT_MAX_THREADS		16
-#define DT_MAX_EPS		16	/* per thread */
+#define DT_MAX_THREADS		64	/* as OFA's dapltest accepts */
+#define DT_MAX_EPS		64	/* per thread */
 
 /* dt_hello.features of the server's answer (0 from a server that predates
  * a feature: the field was padding, always zero) */
@@ -93,6 +93,8 @@ struct dt_args {
 	/* L, F: selected names */
 	const char *names[32];
 	unsigned nnames;
+	/* F: -f area (OFA's function feature) */
+	const char *area;
 };
 
 /* ---- dt_util.c ---- */
@@ -153,6 +155,22 @@ int dt_accept(DAT_CR_HANDLE cr, DAT_EP_HANDLE ep, DAT_EVD_HANDLE conn_evd,
 /* graceful disconnect, waiting (bounded) for DISCONNECTED */
 void dt_disconnect(DAT_EP_HANDLE ep, DAT_EVD_HANDLE conn_evd);
 const char *dt_op_name(uint32_t type);
+
+/* ---- the IA without -D, and -R (dt_ia.c) ---- */
+extern DAT_QOS dt_qos_wanted;	/* -R */
+extern DAT_QOS dt_qos;		/* what EPs and connects use on this IA */
+int dt_qos_parse(const char *s, DAT_QOS *q);
+/* after an IA opened: dt_qos is dt_qos_wanted if the provider offers it,
+ * else best effort (said once) */
+void dt_qos_settle(DAT_IA_HANDLE ia, const char *ia_name);
+/* the first DAT 1.2 entry of dat.conf whose IA opens, or NULL (said why) */
+const char *dt_default_ia(void);
+
+/* ---- the functional cases by area (dt_func.c) ---- */
+int dt_func_area(const char *area);
+/* the name of case number n (OFA's "case<n>") of area, or NULL */
+const char *dt_func_case(const char *area, unsigned n, unsigned *ncases);
+void dt_func_list(const char *area);
 
 /* ---- control connection (dt_ctl.c) ---- */
 struct dt_ctl {

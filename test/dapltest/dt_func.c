@@ -340,15 +340,51 @@ static int check_names(const struct dt_args *a, int *need_server)
 	return 0;
 }
 
-void dt_func_list(void)
+static const struct fgroup *group_named(const char *area)
+{
+	unsigned g;
+
+	for (g = 0; g < NGROUPS; g++)
+		if (!strcmp(groups[g]->name, area))
+			return groups[g];
+	return NULL;
+}
+
+int dt_func_area(const char *area)
+{
+	return group_named(area) != NULL;
+}
+
+/* OFA's dapltest numbers the cases of a function feature from case0; here
+ * case<n> is the area's n-th case in --list order */
+const char *dt_func_case(const char *area, unsigned n, unsigned *ncases)
+{
+	const struct fgroup *g = group_named(area);
+
+	*ncases = g ? g->n : 0;
+	return g && n < g->n ? g->cases[n].name : NULL;
+}
+
+/* every case; with an area, its cases with their OFA-style numbers */
+void dt_func_list(const char *area)
 {
 	unsigned g, k;
 
-	for (g = 0; g < NGROUPS; g++)
-		for (k = 0; k < groups[g]->n; k++)
-			printf("%-10s %-28s %s\n", groups[g]->name,
-			       groups[g]->cases[k].name,
-			       groups[g]->cases[k].what);
+	for (g = 0; g < NGROUPS; g++) {
+		if (area && strcmp(area, groups[g]->name))
+			continue;
+		for (k = 0; k < groups[g]->n; k++) {
+			if (area)
+				printf("%-10s case%-3u %-28s %s\n",
+				       groups[g]->name, k,
+				       groups[g]->cases[k].name,
+				       groups[g]->cases[k].what);
+			else
+				printf("%-10s %-28s %s\n", groups[g]->name,
+				       groups[g]->cases[k].name,
+				       groups[g]->cases[k].what);
+		}
+	}
 }
 
 static int run_case(struct fctx *f, const struct fcase *c,

@@ -71,7 +71,6 @@ int fc_conn_open(struct fctx *f, struct fconn *c, int recvs);
 int fc_connect(struct fctx *f, struct fconn *c, const void *pdata,
 	       DAT_COUNT plen);
 void fc_conn_close(struct fctx *f, struct fconn *c);
-void dt_func_list(void);
 
 struct fs_cmd;
 /* the echo service's RDMA commands (below): a command connection to it,

@@ -10,24 +10,24 @@
 
 #include "dt.h"
 
-void dt_func_list(void);
-
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dapltest -T S [-D ia_name] [-n port] [-d]\n"
-		"       dapltest -T Q -s server [-D ia_name] [-n port]\n"
+		"usage: dapltest             (a server on the default IA: -T S)\n"
+		"       dapltest -T S [-D ia_name] [-n port] [-d] [-R qos]\n"
+		"       dapltest -T Q -s server [-D ia_name] [-n port] [-R qos]\n"
 		"       dapltest -T T -s server [-D ia_name] [-n port] [-t threads] [-w endpoints]\n"
-		"                [-i iterations] [-V] [-P] [-Q] [-d]\n"
+		"                [-i iterations] [-V] [-P] [-Q] [-d] [-R qos]\n"
 		"                client|server SR|RR|RW [seg_size [num_segs]] [-f] ...\n"
 		"       dapltest -T P -s server [-D ia_name] [-n port] [-m b|p] [-i iterations]\n"
-		"                [-p pipeline] RW|RR|SR [size [segs]]\n"
-		"       dapltest -T L [-D ia_name] [-m max] [-w width] [limit_ia limit_pz limit_cno\n"
-		"                limit_evd limit_ep limit_rsp limit_psp limit_lmr limit_rpost\n"
-		"                limit_size_lmr]\n"
-		"       dapltest -T F [-s server] [-D ia_name] [-n port] [--tap] [--list]\n"
-		"                [hwconn pz mem endpoint cqmgt queryinfo connmgt dataxfer rmr\n"
-		"                atomic | case...]\n"
+		"                [-p pipeline] [-R qos] RW|RR|SR [size [segs]]\n"
+		"       dapltest -T L [-D ia_name] [-d] [-m max] [-w width] [-R qos] [limit_ia\n"
+		"                limit_pz limit_cno limit_evd limit_ep limit_rsp limit_psp\n"
+		"                limit_lmr limit_rpost limit_size_lmr]\n"
+		"       dapltest -T F [-s server] [-D ia_name] [-n port] [-R qos] [--tap] [--list]\n"
+		"                [-f area [case<n>...] | [hwconn pz mem endpoint cqmgt queryinfo\n"
+		"                connmgt dataxfer rmr atomic | case...]]\n"
+		"qos: HT, LL, EC, PM or BE (the default); threads, endpoints: 1..64\n"
 		"exit status: 0 passed, 1 a test failed, 2 usage, 3 IA cannot be opened,\n"
 		"             4 server unreachable or handshake refused\n");
 }
@@ -106,17 +106,88 @@ static int parse_ops(struct dt_args *a, int argc, char **argv)
 	return 0;
 }
 
-static const char *default_ia(void)
+/* -T F: -f area selects an area (OFA's function feature); case<n> then
+ * names its n-th case, as OFA's dapltest numbers them */
+static int fft_names(struct dt_args *a, int argc, char **argv)
 {
-	static DAT_PROVIDER_INFO info;
-	DAT_PROVIDER_INFO *list[1] = { &info };
-	DAT_COUNT n = 0;
+	const char *name;
+	unsigned n, ncases;
+	char *end;
+	int i;
 
-	if (getenv("DAPLTEST_IA"))
-		return getenv("DAPLTEST_IA");
-	if (dat_registry_list_providers(1, &n, list) == DAT_SUCCESS && n > 0)
-		return info.ia_name;
-	return NULL;
+	if (a->area && !dt_func_area(a->area))
+		return bad("-f %s: no such functional area (dapltest -T F --list)",
+			   a->area);
+	for (i = 0; i < argc; i++) {
+		if (a->nnames == sizeof(a->names) / sizeof(a->names[0]))
+			return bad("%s", "too many names");
+		name = argv[i];
+		if (!strncmp(name, "case", 4) && name[4] >= '0' &&
+		    name[4] <= '9') {
+			if (!a->area)
+				return bad("%s: case numbers need -f area", name);
+			n = (unsigned)strtoul(name + 4, &end, 10);
+			if (*end || !(name = dt_func_case(a->area, n, &ncases))) {
+				fprintf(stderr, "dapltest: -f %s has case0..case%u\n",
+					a->area, ncases - 1);
+				return bad("%s: no such case", argv[i]);
+			}
+		}
+		a->names[a->nnames++] = name;
+	}
+	if (a->area && !a->nnames)
+		a->names[a->nnames++] = a->area;
+	return 0;
+}
+
+/* what follows the options, by test; 0 or DT_EXIT_USAGE */
+static int operands(struct dt_args *a, const char *mode, int argc,
+		    char **argv)
+{
+	int i;
+
+	switch (a->test) {
+	case 'S':
+	case 'Q':
+		if (argc)
+			return bad("unexpected '%s'", argv[0]);
+		return 0;
+	case 'T':
+		if (!argc)
+			return bad("%s", "-T T: no op list (e.g. client SR 4096)");
+		return parse_ops(a, argc, argv);
+	case 'P':
+		if (mode && strcmp(mode, "b") && strcmp(mode, "p"))
+			return bad("-m %s: want b (blocking) or p (polling)",
+				   mode);
+		a->perf_poll = mode && !strcmp(mode, "p");
+		if (!argc)
+			return bad("%s", "-T P: no op (RW, RR or SR)");
+		a->nops = 1;
+		if (!(a->ops[0].type = op_type(argv[0])))
+			return bad("-T P: '%s': want RW, RR or SR", argv[0]);
+		a->ops[0].seg_size = 4096;
+		a->ops[0].num_segs = 1;
+		if (argc > 1 && num(argv[1], &a->ops[0].seg_size, 1, 16u << 20))
+			return bad("-T P: bad size '%s'", argv[1]);
+		if (argc > 2 && num(argv[2], &a->ops[0].num_segs, 1, 64))
+			return bad("-T P: bad segs '%s'", argv[2]);
+		if (argc > 3)
+			return bad("-T P: unexpected '%s'", argv[3]);
+		return 0;
+	case 'L':
+		if (mode && num(mode, &a->limit_max, 1, 100000))
+			return bad("-m %s: want a positive cap", mode);
+		for (i = 0; i < argc; i++) {
+			if (a->nnames == sizeof(a->names) / sizeof(a->names[0]))
+				return bad("%s", "too many names");
+			a->names[a->nnames++] = argv[i];
+		}
+		return 0;
+	case 'F':
+		return fft_names(a, argc, argv);
+	}
+	return DT_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -130,7 +201,7 @@ int main(int argc, char **argv)
 	struct dt_args a;
 	const char *mode = NULL, *sc;
 	unsigned v;
-	int c, list = 0;
+	int c, list = 0, vis = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.port = DT_DEFAULT_PORT;
@@ -146,7 +217,10 @@ int main(int argc, char **argv)
 	/* the peer dying under us must be an error return, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 
-	while ((c = getopt_long(argc, argv, "+T:D:s:n:dt:w:i:VPQm:p:h",
+	/* OFA's dapltest: no arguments at all is a server on the default IA */
+	if (argc == 1)
+		a.test = 'S';
+	while ((c = getopt_long(argc, argv, "+T:D:s:n:dt:w:i:VPQm:p:R:f:v:rh",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
@@ -171,7 +245,7 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			if (num(optarg, &a.threads, 1, DT_MAX_THREADS))
-				return bad("-t %s: want 1..16 threads", optarg);
+				return bad("-t %s: want 1..64 threads", optarg);
 			break;
 		case 'w':
 			if (num(optarg, &v, 1, 1000))
@@ -200,6 +274,21 @@ int main(int argc, char **argv)
 			if (num(optarg, &a.pipeline, 1, 256))
 				return bad("-p %s: want 1..256", optarg);
 			break;
+		case 'R':
+			if (dt_qos_parse(optarg, &dt_qos_wanted))
+				return bad("-R %s: want HT, LL, EC, PM or BE", optarg);
+			break;
+		case 'f':
+			a.area = optarg;
+			break;
+		case 'v':
+			/* OFA's stress areas' VI count: no area here uses it */
+			if (num(optarg, &v, 1, 100000000))
+				return bad("-v %s: want a positive count", optarg);
+			vis = 1;
+			break;
+		case 'r':
+			return bad("%s", "-r: RSPs for the transaction test's connections are not implemented; run without -r");
 		case 'A':
 			a.tap = 1;
 			break;
@@ -214,67 +303,41 @@ int main(int argc, char **argv)
 			return DT_EXIT_USAGE;
 		}
 	}
+	if ((a.area || vis) && a.test != 'F')
+		return bad("%s", "-f area and -v are options of -T F");
 	if (list) {
-		dt_func_list();
+		if (a.area && !dt_func_area(a.area))
+			return bad("-f %s: no such functional area", a.area);
+		dt_func_list(a.area);
 		return DT_EXIT_OK;
 	}
 	if (!a.test)
 		return bad("%s", "-T is required");
 	if (a.test == 'T' && a.eps > DT_MAX_EPS)
-		return bad("-w: at most %s endpoints per thread", "16");
-	if (!a.ia_name)
-		a.ia_name = default_ia();
-	if (!a.ia_name)
-		return bad("%s", "-D ia_name: no IA is registered in dat.conf");
+		return bad("-w: at most %s endpoints per thread", "64");
 	if (strchr("QTP", a.test) && !a.server)
 		return bad("-T %s needs -s server", a.test == 'Q' ? "Q" :
 			   a.test == 'T' ? "T" : "P");
+	if ((c = operands(&a, mode, argc - optind, argv + optind)))
+		return c;
+	/* only a command line that parsed picks and opens an IA */
+	if (!a.ia_name)
+		a.ia_name = dt_default_ia();
+	if (!a.ia_name)
+		return DT_EXIT_IA;
 	switch (a.test) {
 	case 'S':
-		if (optind < argc)
-			return bad("-T S: unexpected '%s'", argv[optind]);
 		return dt_server(&a);
 	case 'Q':
 		return dt_quit(&a);
 	case 'T':
-		if (optind == argc)
-			return bad("%s", "-T T: no op list (e.g. client SR 4096)");
-		if ((c = parse_ops(&a, argc - optind, argv + optind)))
-			return c;
 		return dt_transaction(&a);
 	case 'P':
-		if (mode && strcmp(mode, "b") && strcmp(mode, "p"))
-			return bad("-m %s: want b (blocking) or p (polling)",
-				   mode);
-		a.perf_poll = mode && !strcmp(mode, "p");
-		if (optind == argc)
-			return bad("%s", "-T P: no op (RW, RR or SR)");
-		a.nops = 1;
-		if (!(a.ops[0].type = op_type(argv[optind])))
-			return bad("-T P: '%s': want RW, RR or SR",
-				   argv[optind]);
-		a.ops[0].seg_size = 4096;
-		a.ops[0].num_segs = 1;
-		if (optind + 1 < argc &&
-		    num(argv[optind + 1], &a.ops[0].seg_size, 1, 16u << 20))
-			return bad("-T P: bad size '%s'", argv[optind + 1]);
-		if (optind + 2 < argc &&
-		    num(argv[optind + 2], &a.ops[0].num_segs, 1, 64))
-			return bad("-T P: bad segs '%s'", argv[optind + 2]);
-		if (optind + 3 < argc)
-			return bad("-T P: unexpected '%s'", argv[optind + 3]);
 		return dt_performance(&a);
 	case 'L':
-		if (mode && num(mode, &a.limit_max, 1, 100000))
-			return bad("-m %s: want a positive cap", mode);
-		/* fall through */
+		return dt_limit(&a);
 	case 'F':
-		for (; optind < argc; optind++) {
-			if (a.nnames == sizeof(a.names) / sizeof(a.names[0]))
-				return bad("%s", "too many names");
-			a.names[a.nnames++] = argv[optind];
-		}
-		return a.test == 'L' ? dt_limit(&a) : dt_functional(&a);
+		return dt_functional(&a);
 	}
 	return DT_EXIT_USAGE;
 }

@@ -692,8 +692,9 @@ int dt_serve_transaction(struct dt_ctl *c, struct dt_hello *h)
 	if (check_request(h, why, sizeof(why)))
 		goto refuse;
 	cfg_from_hello(&cfg, h, 1);
-	rc = dat_evd_create(c->ia, 64, DAT_HANDLE_NULL, DAT_EVD_CR_FLAG,
-			    &cr_evd);
+	/* every client thread may have a request outstanding */
+	rc = dat_evd_create(c->ia, 2 * (DAT_COUNT)h->threads + 16,
+			    DAT_HANDLE_NULL, DAT_EVD_CR_FLAG, &cr_evd);
 	if (rc == DAT_SUCCESS)
 		rc = dat_psp_create_any(c->ia, &qual, cr_evd,
 					DAT_PSP_CONSUMER_FLAG, &psp);

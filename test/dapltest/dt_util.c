@@ -305,7 +305,7 @@ void dt_ep_attr(const DAT_IA_ATTR *ia, DAT_EP_ATTR *a, int recvs, int reqs,
 	a->max_message_size = ia->max_message_size < msg ?
 		ia->max_message_size : msg;
 	a->max_rdma_size = ia->max_rdma_size < msg ? ia->max_rdma_size : msg;
-	a->qos = DAT_QOS_BEST_EFFORT;
+	a->qos = dt_qos;
 	a->recv_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->request_completion_flags = DAT_COMPLETION_DEFAULT_FLAG;
 	a->max_recv_dtos = cmin(recvs, ia->max_dto_per_ep);
@@ -354,6 +354,8 @@ DAT_RETURN dt_ia_open(const char *name, DAT_IA_HANDLE *ia,
 		       DAT_GET_TYPE(rc) == DAT_PROVIDER_NOT_FOUND ?
 		       " (no such name in dat.conf, or its provider failed to load)" :
 		       "");
+	else
+		dt_qos_settle(*ia, name);
 	return rc;
 }
 
@@ -394,7 +396,7 @@ int dt_connect(DAT_EP_HANDLE ep, DAT_EVD_HANDLE conn_evd,
 	DAT_RETURN rc;
 
 	rc = dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)sin, qual, dt_secs(20),
-			    plen, (DAT_PVOID)pdata, DAT_QOS_BEST_EFFORT,
+			    plen, (DAT_PVOID)pdata, dt_qos,
 			    DAT_CONNECT_DEFAULT_FLAG);
 	if (rc != DAT_SUCCESS) {
 		dt_err("%s: dat_ep_connect: %s", what, dt_rc(rc));
