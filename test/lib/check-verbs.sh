@@ -7,6 +7,10 @@
 # otherwise one boot of the guest (test/vm/run.sh) runs `make check-verbs`
 # inside it, which writes its results into the same shared build tree.
 # TESTS, if not empty, is a regular expression for bats --filter.
+# Inside the guest each suite also runs under the kernel witness
+# (test/vm/kernel-witness.sh): its kernel-witness-<suite>.tap fails when
+# the suite left a WARNING, BUG, refcount or use-after-free report in the
+# guest's kernel log.
 #
 # A guest that cannot exist at all (test/vm/run.sh exit 77: not x86_64,
 # or packages missing and not root) is recorded as a skip with its reason;

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
-# test/vm/witness-scan.bats - the kernel witness's judging half
-# (test/vm/kernel-witness-scan.sh) on made-up kernel logs, on the host
-# (make check-host): the window, which test a report belongs to, one
-# report per call trace, nested windows, the allow-list.  The guest's
-# test/vm/witness.bats plants a real one through /dev/kmsg.
+# test/vm/witness-scan.bats - the kernel witness on the host (make
+# check-host): its judging half (test/vm/kernel-witness-scan.sh) on made-up
+# kernel logs: the window, which test a report belongs to, one report per
+# call trace, nested windows, the allow-list; and the whole witness
+# (kernel-witness.sh) around a made-up suite with a plain file standing in
+# for /dev/kmsg.  The guest's test/vm/witness.bats plants a real one
+# through /dev/kmsg.
 
 SCAN="$(cd "$BATS_TEST_DIRNAME" && pwd)/kernel-witness-scan.sh"
 N=0123abcd
@@ -130,4 +132,32 @@ ok 1 - kernel-witness: verbs-x: no WARNING, BUG, refcount or use-after-free repo
 		"dat-witness $N: end verbs-x"
 	scan
 	grep -q '^not ok 1 - kernel-witness: verbs-x: its start marker' <<< "$output"
+}
+
+@test "kernel-witness: the wrapper marks each result, keeps the suite's exit status, names the test" {
+	local fake=$BATS_TEST_TMPDIR/fake.bats r=$BATS_TEST_TMPDIR/results
+	export KERNEL_WITNESS_KMSG=$BATS_TEST_TMPDIR/kmsg
+	: > "$KERNEL_WITNESS_KMSG"
+	# (no line of this file may start with @test: bats would rewrite it)
+	printf '%s\n' \
+		'@test "first" {' 'true' '}' \
+		'@test "second writes a report" {' \
+		'echo "WARNING: CPU: 0 PID: 1 at x.c:1 planted+0x1/0x2" >> "$KERNEL_WITNESS_KMSG"' '}' \
+		'@test "third fails" {' 'false' '}' > "$fake"
+	# a bats inside bats must not see the outer one's BATS_* variables
+	# shellcheck disable=SC2046
+	run "$(dirname "$SCAN")/kernel-witness.sh" "$r" fake \
+		env $(compgen -e | grep '^BATS_' | sed 's/^/-u /') bats --tap "$fake"
+	echo "$output"
+	# the suite's own TAP passes through, and its failure with it
+	[ "$status" -eq 1 ]
+	[ "$(grep -c '^ok ' <<< "$output")" -eq 2 ]
+	grep -q '^not ok 3 third fails' <<< "$output"
+	cat "$r/kernel-witness-fake.tap"
+	[ "$(cat "$r/kernel-witness-fake.tap")" = "1..1
+not ok 1 - kernel-witness: fake: in test 2 'second writes a report': WARNING: CPU: 0 PID: 1 at x.c:1 planted+0x1/0x2" ]
+	grep -q "^kernel-witness: fake: the kernel log has reports (kept in $r/kernel-witness-fake.log):" <<< "$output"
+	# a start, three results and an end were marked
+	[ "$(grep -c '^dat-witness [0-9a-f]*: done ' "$KERNEL_WITNESS_KMSG")" -eq 3 ]
+	[ "$(grep -c '^dat-witness [0-9a-f]*: \(start\|end\) fake$' "$KERNEL_WITNESS_KMSG")" -eq 2 ]
 }
