@@ -45,10 +45,11 @@ TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
 HOST_TAP_TESTS :=
 HOST_BATS_SUITES :=
 VERBS_SUITES := test/vm/selftest.bats
--include $(wildcard udapl/udapl.mk providers/cma/cma.mk test/verbs/verbs.mk \
+-include $(wildcard udapl/udapl.mk providers/cma/cma.mk providers/ofi/ofi.mk \
+	test/verbs/verbs.mk \
 	man/man.mk test/dapltest/dapltest.mk test/bench/bench.mk)
 
-.PHONY: all check check-host check-verbs demo bench fuzz install clean \
+.PHONY: all check check-host check-verbs check-ofi demo bench fuzz install clean \
 	test-programs provider run-host-suites
 all: $(LIBDAT) $(B)/lib/libdat.so $(PROVIDER)
 
@@ -157,6 +158,7 @@ check-verbs: test-programs
 check: test-programs
 	rm -rf $(RESULTS)
 	$(MAKE) --no-print-directory run-host-suites
+	$(MAKE) --no-print-directory run-ofi-suites
 	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)
 

@@ -8,7 +8,7 @@ set -eu
 
 if [ $# -eq 0 ]; then
 	set -- make gcc libc6-dev binutils pkg-config bats valgrind strace procps \
-		libibverbs-dev librdmacm-dev mandoc
+		libibverbs-dev librdmacm-dev libfabric-dev libfabric-bin mandoc
 fi
 
 missing=""
