@@ -33,7 +33,8 @@ uninstall: uninstall-ofi
 # The DAT suites over tcp;ofi_rxm on loopback, natively: two IAs of the
 # test registry (test/ofi/dat.conf), ofi-a on 127.0.0.1 and ofi-b on
 # 127.0.0.2, a server process on one and a client on the other.
-OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats
+OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
+	test/ofi/ordering.bats
 
 check-ofi: test-programs
 	rm -rf $(RESULTS)/ofi

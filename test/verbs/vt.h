@@ -215,5 +215,6 @@ extern const struct vt_test vt_evd_tests[];
 extern const struct vt_test vt_legacy_tests[];
 extern const struct vt_test vt_atomic_tests[];	/* atomic.c */
 extern const struct vt_test vt_srq_tests[];	/* srq.c */
+extern const struct vt_test vt_order_tests[];	/* vt_order.c */
 
 #endif /* VT_H */
