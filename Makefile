@@ -25,13 +25,12 @@ LIBDAT_OBJS := $(addprefix $(B)/,dat/api.o dat/ia.o dat/strerror.o \
 	registry/conf.o registry/debug.o registry/dynamic_registry.o \
 	registry/registry.o registry/static_registry.o)
 
-# The verbs provider: the shared object layer (udapl/) and the verbs and
-# rdma_cm glue (providers/cma/), installed as the compat-dapl name.
+# The verbs provider: the shared object layer (udapl/), the rdma_cm
+# connection manager (providers/cma/) and the verbs archive
+# (providers/verbs/), installed as the compat-dapl name.  Each provider
+# folder's .mk builds its library.
 PROVIDER_SONAME := libdaplcma.so.1
 PROVIDER := $(B)/lib/$(PROVIDER_SONAME)
-UDAPL_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard udapl/*.c)))
-CMA_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard providers/cma/*.c)))
-LDLIBS_VERBS := -libverbs -lrdmacm -lpthread
 
 TEST_PROVIDER := $(B)/test/libdattest.so.1
 TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
@@ -45,12 +44,16 @@ TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
 HOST_TAP_TESTS :=
 HOST_BATS_SUITES :=
 VERBS_SUITES := test/vm/selftest.bats
--include $(wildcard udapl/udapl.mk providers/cma/cma.mk providers/ofi/ofi.mk \
-	test/verbs/verbs.mk \
-	man/man.mk test/dapltest/dapltest.mk test/bench/bench.mk)
+# providers/verbs/verbs.mk first: the other providers' rules name its
+# archive.
+PROVIDER_MKS := providers/verbs/verbs.mk $(filter-out \
+	providers/verbs/verbs.mk,$(sort $(wildcard providers/*/*.mk)))
+-include $(wildcard udapl/udapl.mk $(PROVIDER_MKS) registry/registry.mk \
+	test/verbs/verbs.mk man/man.mk test/dapltest/dapltest.mk \
+	test/bench/bench.mk)
 
-.PHONY: all check check-host check-verbs check-ofi demo bench fuzz install clean \
-	test-programs provider run-host-suites
+.PHONY: all check check-host check-verbs check-ofi demo bench fuzz install \
+	uninstall clean test-programs provider run-host-suites
 all: $(LIBDAT) $(B)/lib/libdat.so $(PROVIDER)
 
 $(B)/%.o: %.c
@@ -78,15 +81,6 @@ $(LIBDAT): $(LIBDAT_OBJS) dat/libdat.map
 
 $(B)/lib/libdat.so: $(LIBDAT)
 	ln -sf $(LIBDAT_SONAME) $@
-
-# A provider links libdat.so.1 itself, so that it loads even when the
-# application opened libdat with RTLD_LOCAL, and exports only
-# dat_provider_init and dat_provider_fini.
-provider: $(PROVIDER)
-$(PROVIDER): $(UDAPL_OBJS) $(CMA_OBJS) providers/provider.map $(B)/lib/libdat.so
-	$(CC) -shared -Wl,-soname,$(PROVIDER_SONAME) \
-		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
-		-o $@ $(UDAPL_OBJS) $(CMA_OBJS) -L$(B)/lib -ldat $(LDLIBS_VERBS)
 
 # ---- test programs -------------------------------------------------------
 test-programs: all $(TEST_PROVIDER) $(TEST_BINS) $(HOST_TAP_TESTS)
@@ -192,6 +186,29 @@ install: all
 		echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/dat.conf"; \
 	else \
 		install -m 644 dat.conf $(DESTDIR)$(SYSCONFDIR)/dat.conf; \
+	fi
+
+# Removes exactly what install installs, with one rule for dat.conf:
+# it goes only if it is still byte for byte the sample that install
+# copied; a dat.conf that was there before, or that an administrator or
+# datadm changed since, stays (and uninstall says so).  Directories are
+# left alone except include/dat, which is ours, when it is empty.
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(LIBDAT_SONAME) $(DESTDIR)$(LIBDIR)/libdat.so \
+		$(DESTDIR)$(LIBDIR)/$(PROVIDER_SONAME) \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/dat.pc \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/dat/,$(notdir $(wildcard include/dat/*.h))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3_PAGES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5_PAGES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8_PAGES))) \
+		$(DESTDIR)$(SBINDIR)/datadm
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/dat ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/dat
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/dat.conf ]; then \
+		if cmp -s dat.conf $(DESTDIR)$(SYSCONFDIR)/dat.conf; then \
+			rm -f $(DESTDIR)$(SYSCONFDIR)/dat.conf; \
+		else \
+			echo "keeping $(DESTDIR)$(SYSCONFDIR)/dat.conf (not the installed sample)"; \
+		fi; \
 	fi
 
 clean:

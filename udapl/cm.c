@@ -1,7 +1,7 @@
 /*
  * Connection management: service points (PSP, RSP), connection requests
  * (CR), the active side (connect, dup_connect), disconnect, and the
- * upcalls of the provider's CM and async threads.
+ * connection and async upcalls a transport makes from the progress engine.
  *
  * EP states (DAT 1.2 EP state table):
  *   UNCONNECTED --connect--> ACTIVE_CONNECTION_PENDING --established-->
@@ -20,7 +20,7 @@
  *
  * Locking: ep->lock guards the EP's state and connection data.  Calls
  * into the provider's CM (connect, accept, disconnect, listen) are made
- * without it, because the provider's CM thread may be in an upcall for
+ * without it, because the progress engine's thread may be in an upcall for
  * the same EP.  Connection events are posted with ep->lock held (order
  * IA -> EP -> EVD), so that an event and the state it reports can never
  * be overtaken by another event of the same EP.  ep->cm_done marks that

@@ -377,7 +377,7 @@ static const int teardown_order[] = {
  * dat_ia_close in a child forked while the IA was open: every transport
  * object (QP, CQ, MR, CM id) is still the parent's, through device files
  * the two processes share, so tearing them down here would break the
- * parent's connections; and the provider's threads do not exist here.
+ * parent's connections; and the engine threads do not exist here.
  * The child only invalidates its handles (no lock: it has one thread, and
  * a parent thread may have held one at the fork); the memory is the
  * child's own copy and goes with it.

@@ -539,15 +539,18 @@ int dapl_progress_start(struct dapl_ia *ia)
 			c->poll_min_us = c->poll_max_us;
 		e->poll_us = c->poll_min_us;
 	}
+	/* before the thread exists: it reads it (dapl_progress_stop) */
+	e->running = 1;
 	/* signals are the consumer's */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&e->thread, NULL, engine_thread, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc)
+	if (rc) {
+		e->running = 0;
 		return -1;
+	}
 	pthread_setname_np(e->thread, "dapl-progress");
-	e->running = 1;
 	return 0;
 }
 
@@ -567,7 +570,7 @@ void dapl_progress_stop(struct dapl_ia *ia)
 		/* from a callback of the engine itself (a CNO agent closing
 		 * the IA): the thread frees the engine when it returns */
 		e->self_stop = 1;
-		pthread_detach(e->thread);
+		pthread_detach(pthread_self());
 		pthread_mutex_unlock(&e->lock);
 		return;
 	}

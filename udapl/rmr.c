@@ -50,7 +50,7 @@ DAT_RETURN dapl_rmr_create(DAT_PZ_HANDLE pz_handle, DAT_RMR_HANDLE *rmr_handle)
 	if (!dapl_obj_ok(pz, DAT_HANDLE_TYPE_PZ))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
 	ia = pz->obj.ia;
-	if (!ia->attr.max_rmrs || !ia->ops->mw_alloc)
+	if (!dapl_ia_has(ia, DAPL_CAP_MW) || !ia->attr.max_rmrs)
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	if (!rmr_handle)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);

@@ -172,7 +172,9 @@ DAT_RETURN dapl_srq_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 	if (!dapl_obj_ok(pz, DAT_HANDLE_TYPE_PZ) || pz->obj.ia != ia)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	if (!ia->attr.max_srqs || !ia->ops->srq_create)
+	/* the capability record: no SRQ flag (or only udapl's default
+	 * ops), no SRQs */
+	if (!dapl_ia_has(ia, DAPL_CAP_SRQ) || !ia->attr.max_srqs)
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	if (!srq_attr || !srq_attr_ok(ia, srq_attr))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);

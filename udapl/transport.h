@@ -2,7 +2,7 @@
  * udapl/transport.h: the seam between the DAT object layer (udapl/) and a
  * transport (providers/<name>/).  It is the only udapl header a provider
  * includes; the object internals (udapl/udapl.h) are udapl's own, and
- * test/bats/seam.bats fails the build's host suite if a file under
+ * test/seam/seam.bats fails the host suite (make check-host) if a file under
  * providers/ reaches them, directly or through another header.
  *
  * What is here, in order:

@@ -541,7 +541,7 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 			  struct dapl_cno *cno, DAT_EVD_FLAGS flags,
 			  struct dapl_evd **evd);
 /* Wakes the EVD's waiters with DAT_ABORT and destroys its CQ; used for
- * the async EVD, which must outlive the provider's threads. */
+ * the async EVD, which must outlive the progress engines. */
 void dapl_evd_quiesce(struct dapl_evd *evd);
 extern const DAT_BOOLEAN dapl_evd_merging[6][6];
 /* Called with the EVD's lock held: wakes cno_wait, returns the agent to

@@ -1,6 +1,9 @@
-# The udapl object layer: its host unit test.  The objects themselves
-# build through the main Makefile's pattern rule and go into the provider
-# by wildcard.
+# The udapl object layer: its objects, which every provider links
+# (UDAPL_OBJS, built by the main Makefile's pattern rule), and its host
+# unit tests.
+
+UDAPL_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard udapl/*.c)))
+
 #
 # test_udapl_evd drives the transport-independent state machines (handles,
 # IA, PZ, LMR, EVD, CNO) through a fake struct dapl_ops; it links only the
@@ -21,3 +24,14 @@ $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 	$(CC) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
+
+# The seam's rules for providers/ (test/seam/seam.bats).
+HOST_BATS_SUITES += test/seam/seam.bats
+
+# test_progress drives the progress engine (progress.c) on its own: fd
+# watches, timers, deferred events, brackets and quiesce, polling.
+$(B)/test/unit/test_progress: $(B)/test/unit/test_progress.o \
+		$(addprefix $(B)/udapl/,progress.o handle.o)
+	$(CC) -o $@ $^ -lpthread
+
+HOST_TAP_TESTS += $(B)/test/unit/test_progress

@@ -53,7 +53,7 @@ static void cma_set_port(struct sockaddr_storage *ss, uint16_t port)
 /* The local ACK timeout for the QP rdma_cm moves to RTS (long on TCG). */
 static void cma_set_ack_timeout(struct dapl_tp_ia *cia, struct rdma_cm_id *id)
 {
-	uint8_t t = cia->ack_timeout;
+	uint8_t t = cia->cm->ack_timeout;
 
 	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t,
 			    sizeof(t)))
@@ -84,7 +84,7 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 				DAT_RESOURCE_MEMORY);
 	csp->kind = CMA_KIND_SP;
 	csp->sp = sp;
-	if (rdma_create_id(cia->ch, &csp->id, csp, RDMA_PS_TCP)) {
+	if (rdma_create_id(cia->cm->ch, &csp->id, csp, RDMA_PS_TCP)) {
 		free(csp);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -97,7 +97,7 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 		err = errno;
 		ret = err == EADDRINUSE
 			  ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
-			  : cma_errno_to_dat(err, DAT_RESOURCE_MEMORY);
+			  : verbs_errno_to_dat(err, DAT_RESOURCE_MEMORY);
 		rdma_destroy_id(csp->id);
 		free(csp);
 		return ret;
@@ -143,11 +143,17 @@ static struct rdma_cm_id *cma_conn_unhook(struct dapl_tp_cr *conn)
 	return id;
 }
 
-void cma_conn_drop(struct dapl_tp_ia *cia, struct dapl_tp_ep *cep)
+/* ---- the hooks of providers/verbs (verbs.h) ---- */
+
+void verbs_cm_drop(struct dapl_ep *ep)
 {
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct rdma_cm_id *id = NULL;
 	struct dapl_tp_cr *conn;
 
+	if (!cep)
+		return;
 	pthread_mutex_lock(&cia->lock);
 	conn = cep->conn;
 	cep->conn = NULL;
@@ -161,6 +167,59 @@ void cma_conn_drop(struct dapl_tp_ia *cia, struct dapl_tp_ep *cep)
 		rdma_destroy_id(id);
 	if (conn)
 		cma_conn_free(conn);
+}
+
+int verbs_cm_busy(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	int busy;
+
+	pthread_mutex_lock(&cia->lock);
+	busy = cep && cep->conn && cep->conn->state != CMA_CONN_CLOSED;
+	pthread_mutex_unlock(&cia->lock);
+	return busy;
+}
+
+/*
+ * The connection ends here as BROKEN: the engine reports it (deferred),
+ * the peer gets a DREQ if it can still hear one, and what the CM says
+ * later about this connection is ignored.  Error path only.
+ */
+void verbs_cm_broken(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_cr *conn;
+	struct dapl_tp_ep *cep;
+
+	pthread_mutex_lock(&cia->lock);
+	cep = dapl_ep_tp(ep);
+	conn = cep ? cep->conn : NULL;
+	if (conn && conn->state == CMA_CONN_ESTABLISHED) {
+		dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP",
+			 (void *)conn);
+		conn->state = CMA_CONN_CLOSED;
+		conn->local_disc = 1;
+		cma_timer_set(conn, 0);
+		if (conn->id)
+			rdma_disconnect(conn->id);
+		dapl_ep_defer_cm_event(ep, DAPL_CM_BROKEN);
+	}
+	pthread_mutex_unlock(&cia->lock);
+}
+
+/* rdma_cm must hear of a receive before the RTU (rdma_notify) or it
+ * keeps the connection half-open. */
+void verbs_cm_comm_est(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_ep *cep;
+
+	pthread_mutex_lock(&cia->lock);
+	cep = dapl_ep_tp(ep);
+	if (cep && cep->conn && cep->conn->id)
+		rdma_notify(cep->conn->id, IBV_EVENT_COMM_EST);
+	pthread_mutex_unlock(&cia->lock);
 }
 
 void cma_conn_free(struct dapl_tp_cr *conn)
@@ -225,7 +284,7 @@ static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 	if (plen)
 		memcpy(conn->pdata, pdata, plen);
 	cma_timer_init(conn);
-	if (rdma_create_id(cia->ch, &conn->id, conn, RDMA_PS_TCP)) {
+	if (rdma_create_id(cia->cm->ch, &conn->id, conn, RDMA_PS_TCP)) {
 		free(conn);
 		return NULL;
 	}
@@ -257,7 +316,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	cma_set_port(&dst, (uint16_t)qual);
 
 	/* A connection left over from an earlier attempt goes first. */
-	cma_conn_drop(cia, cep);
+	verbs_cm_drop(ep);
 	conn = cma_conn_new_active(cia, ep, pdata, plen, timeout);
 	if (!conn)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -297,7 +356,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	    .private_data = plen ? pdata : NULL,
 	    .private_data_len = (uint8_t)plen,
 	    .flow_control = 1,
-	    .retry_count = cia->retry_count,
+	    .retry_count = cia->cm->retry_count,
 	    .rnr_retry_count = 7,
 	};
 	DAT_RETURN ret = DAT_SUCCESS;
@@ -318,7 +377,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 				  cia->dattr.max_qp_init_rd_atom),
 		       conn->peer_resp_res);
 
-	cma_conn_drop(cia, cep);
+	verbs_cm_drop(ep);
 	pthread_mutex_lock(&cia->lock);
 	if (conn->state != CMA_CONN_REQUEST || !conn->id) {
 		/* the peer gave up meanwhile */
@@ -332,7 +391,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 			dapl_dbg(DAPL_DBG_ERR, "cma: rdma_accept: %s",
 				 strerror(errno));
 			conn->id->qp = NULL;
-			ret = cma_errno_to_dat(errno, DAT_RESOURCE_TEP);
+			ret = verbs_errno_to_dat(errno, DAT_RESOURCE_TEP);
 		} else {
 			conn->state = CMA_CONN_ACCEPTING;
 			conn->ep = ep;
@@ -416,7 +475,7 @@ DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 		cma_timer_set(conn, 0);
 	}
 	if (abrupt || id)
-		cma_qp_to_error(cep->qp);
+		verbs_qp_to_error(cep->qp);
 	if (report) {
 		if (conn->state != CMA_CONN_CLOSED) {
 			conn->state = CMA_CONN_CLOSED;

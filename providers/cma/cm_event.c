@@ -40,7 +40,7 @@ enum {
 
 enum cma_up_kind { CMA_UP_NONE, CMA_UP_EP, CMA_UP_REQUEST, CMA_UP_IA };
 
-/* What the CM thread tells udapl once the lock is dropped. */
+/* What the CM callback tells udapl once the lock is dropped. */
 struct cma_up {
 	enum cma_up_kind kind;
 	struct dapl_ep *ep;
@@ -140,7 +140,7 @@ static void cma_cm_route_resolved(struct dapl_tp_cr *conn, struct cma_up *up)
 	    .responder_resources = conn->resp_res,
 	    .initiator_depth = conn->init_depth,
 	    .flow_control = 1,
-	    .retry_count = conn->cia->retry_count,
+	    .retry_count = conn->cia->cm->retry_count,
 	    .rnr_retry_count = 7,
 	};
 
@@ -383,7 +383,7 @@ int cma_cm_event(void *arg)
 
 	cma_up_clear(&up);
 	pthread_mutex_lock(&cia->lock);
-	if (rdma_get_cm_event(cia->ch, &ev)) {
+	if (rdma_get_cm_event(cia->cm->ch, &ev)) {
 		pthread_mutex_unlock(&cia->lock);
 		return 0;
 	}

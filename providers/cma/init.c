@@ -28,27 +28,9 @@
 #include "cma.h"
 
 const struct dapl_ops cma_ops = {
+    VERBS_DAPL_OPS,
     .ia_open = cma_ia_open,
     .ia_close = cma_ia_close,
-    .pz_create = cma_pz_create,
-    .pz_free = cma_pz_free,
-    .mr_register = cma_mr_register,
-    .mr_share = cma_mr_share,
-    .mr_deregister = cma_mr_deregister,
-    .mw_alloc = cma_mw_alloc,
-    .mw_free = cma_mw_free,
-    .cq_create = cma_cq_create,
-    .cq_resize = cma_cq_resize,
-    .cq_destroy = cma_cq_destroy,
-    .cq_poll = cma_cq_poll,
-    .cq_arm = cma_cq_arm,
-    .cq_ack = cma_cq_ack,
-    .qp_create = cma_qp_create,
-    .qp_destroy = cma_qp_destroy,
-    .qp_reset = cma_qp_reset,
-    .qp_modify = cma_qp_modify,
-    .post_send = cma_post_send,
-    .post_recv = cma_post_recv,
     .listen = cma_listen,
     .listen_stop = cma_listen_stop,
     .connect = cma_connect,
@@ -56,10 +38,6 @@ const struct dapl_ops cma_ops = {
     .reject = cma_reject,
     .cr_destroy = cma_cr_destroy,
     .disconnect = cma_disconnect,
-    .srq_create = cma_srq_create,
-    .srq_modify = cma_srq_modify,
-    .srq_destroy = cma_srq_destroy,
-    .srq_post_recv = cma_srq_post_recv,
 };
 
 static void cma_fork_init(void)
@@ -85,38 +63,6 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 void DAT_PROVIDER_FINI_FUNC_NAME(const DAT_PROVIDER_INFO *info)
 {
 	dapl_provider_fini(info);
-}
-
-/*
- * errno of a failed verbs or rdma_cm call -> DAT_RETURN; resource is the
- * DAT_INSUFFICIENT_RESOURCES subtype to use when the device ran out.
- */
-DAT_RETURN cma_errno_to_dat(int err, DAT_RETURN resource)
-{
-	switch (err) {
-	case ENOMEM:
-	case ENOSPC:
-	case EAGAIN:
-	case EMFILE:
-	case ENFILE:
-		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, resource);
-	case EINVAL:
-		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
-	case EBUSY:
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	case EADDRINUSE:
-		return DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0);
-	case ENETUNREACH:
-	case EHOSTUNREACH:
-	case EADDRNOTAVAIL:
-		return DAPL_ERR(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNREACHABLE);
-	case EAFNOSUPPORT:
-		return DAPL_ERR(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-	default:
-		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
-	}
 }
 
 socklen_t cma_addr_len(const struct sockaddr *sa)

@@ -87,7 +87,7 @@ table() {
 GROUPS_AWK='
 function group(ob, fl) {
 	if (ob ~ /libdat\.so/) return "libdat"
-	if (ob ~ /libdaplcma\.so/) return fl ~ /providers\/cma\// ? "cma" : "udapl"
+	if (ob ~ /libdaplcma\.so/) return fl ~ /providers\/(cma|verbs)\// ? "cma" : "udapl"
 	if (ob ~ /libibverbs\.so/) return "libibverbs"
 	if (ob ~ /libibverbs\/lib.*-rdmav[0-9]*\.so/) return "device"
 	if (ob ~ /librdmacm/) return "librdmacm"
@@ -138,7 +138,7 @@ instructions() {
 	echo "| component (instructions per post + completion) | through DAT | raw verbs |"
 	echo "|---|---|---|"
 	for k in libdat:"libdat.so.1 (dispatch)" udapl:"udapl (shared object layer)" \
-		cma:"providers/cma (verbs glue)" ours:"**our code, total**" \
+		cma:"providers/cma + providers/verbs (verbs glue)" ours:"**our code, total**" \
 		libc_by_ours:"libc called by our code (mutexes)" \
 		libibverbs:"libibverbs" device:"rxe device library (librxe)" \
 		libc:"libc, all callers" loop:"the benchmark's own loop" \

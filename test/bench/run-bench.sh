@@ -20,7 +20,8 @@
 # Environment: BENCH_REPS (3), BENCH_MAX_EPS (256), BENCH_SRV_IA/BENCH_CLI_IA
 # (rxe0-cma/rxe1-cma), BENCH_SRV_DEV/BENCH_CLI_DEV (rxe0/rxe1),
 # BENCH_SRV_ADDR/BENCH_CLI_ADDR (10.77.0.1/10.77.0.2), BENCH_QUICK=1 (a
-# tenth of the iterations, one size per test: to try the script out).
+# tenth of the iterations, one size per test: to try the script out),
+# BENCH_ONLY=instructions (only the callgrind counts: no perftest needed).
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,7 +50,9 @@ FAILED=0
 for p in "$DATBENCH" "$HOTPATH_VERBS"; do
 	[ -x "$p" ] || { echo "run-bench: $p is missing (make bench-programs)" >&2; exit 2; }
 done
-for t in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_write_bw valgrind; do
+tools="ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_write_bw valgrind"
+[ "${BENCH_ONLY:-}" = instructions ] && tools=valgrind
+for t in $tools; do
 	command -v $t > /dev/null || { echo "run-bench: $t is missing (sh scripts/deps.sh perftest valgrind)" >&2; exit 2; }
 done
 
@@ -256,6 +259,10 @@ scaling() {
 
 : > "$W/runs.tsv"
 meta
+if [ "${BENCH_ONLY:-}" = instructions ]; then
+	instructions
+	exit $FAILED
+fi
 start=$(date +%s)
 latency_and_bandwidth
 echo "run-bench: latency and bandwidth took $(( $(date +%s) - start )) s"

@@ -37,7 +37,12 @@ static DAT_RETURN f_ia_open(struct dapl_ia *ia, const char *params DAPL_UNUSED,
 	strcpy(caps->attr.adapter_name, "fake0");
 	caps->attr.max_evd_qlen = 64;
 	caps->attr.max_lmr_block_size = 1ull << 30;
-	caps->flags = DAPL_CAP_FENCE;
+	/* claims SRQs and memory windows without their ops: udapl's
+	 * defaults answer and dat_ia_query reports them absent */
+	caps->flags = DAPL_CAP_FENCE | DAPL_CAP_ATOMICS | DAPL_CAP_SRQ |
+		      DAPL_CAP_MW;
+	caps->attr.max_srqs = 4;
+	caps->attr.max_rmrs = 4;
 	caps->max_private_data = 56;
 	return DAT_SUCCESS;
 }
@@ -316,6 +321,26 @@ static void test_ia_open(void)
 		  pa.num_provider_specific_attr == 5 &&
 		  !strcmp(pa.provider_specific_attr[0].value, "fake0"),
 	      "ia_query: provider attributes");
+	CHECK(ia_attr.max_srqs == 0 && ia_attr.max_rmrs == 0 &&
+		  pa.srq_supported == DAT_FALSE &&
+		  !strcmp(pa.provider_specific_attr[3].value, "TRUE"),
+	      "ia_query: the capability record, SRQ and RMR absent without "
+	      "their ops, atomics there");
+	{
+		DAT_PZ_HANDLE pz;
+		DAT_SRQ_ATTR sa = {.max_recv_dtos = 4, .max_recv_iov = 1};
+		DAT_SRQ_HANDLE srq;
+		DAT_RMR_HANDLE rmr;
+
+		CHECK(dapl_pz_create(ia, &pz) == DAT_SUCCESS, "pz for defaults");
+		rc = dapl_srq_create(ia, pz, &sa, &srq);
+		CHECK(RC_IS(rc, DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE),
+		      "no SRQ ops: srq_create MODEL_NOT_SUPPORTED");
+		rc = dapl_rmr_create(pz, &rmr);
+		CHECK(RC_IS(rc, DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE),
+		      "no MW ops: rmr_create MODEL_NOT_SUPPORTED");
+		CHECK(dapl_pz_free(pz) == DAT_SUCCESS, "pz freed");
+	}
 	rc = dapl_ia_query(ia, NULL, DAT_IA_FIELD_ALL, NULL, 0, NULL);
 	CHECK(RC_IS(rc, DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
 	      "ia_query NULL attr: ARG4");

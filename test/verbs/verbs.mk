@@ -43,7 +43,8 @@ $(HOTPATH_VERBS): $(B)/test/verbs/hotpath_verbs.o
 # The provider once more with udapl.h's helgrind annotations compiled in
 # (-DDAPL_HELGRIND); only helgrind.bats loads it, through LD_LIBRARY_PATH.
 HELGRIND_PROVIDER := $(B)/helgrind/lib/$(PROVIDER_SONAME)
-HELGRIND_OBJS := $(patsubst $(B)/%,$(B)/helgrind/%,$(UDAPL_OBJS) $(CMA_OBJS))
+HELGRIND_OBJS := $(patsubst $(B)/%,$(B)/helgrind/%,$(UDAPL_OBJS) $(CMA_OBJS) \
+	$(VERBS_OBJS))
 $(B)/helgrind/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DDAPL_HELGRIND -MMD -MP -c $< -o $@

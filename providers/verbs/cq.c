@@ -12,11 +12,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "cma.h"
+#include "verbs.h"
 
-enum { CMA_POLL_BATCH = 16 };
+enum { VERBS_POLL_BATCH = 16 };
 
-DAT_DTO_COMPLETION_STATUS cma_wc_status(enum ibv_wc_status st)
+DAT_DTO_COMPLETION_STATUS verbs_wc_status(enum ibv_wc_status st)
 {
 	switch (st) {
 	case IBV_WC_SUCCESS:
@@ -50,7 +50,7 @@ DAT_DTO_COMPLETION_STATUS cma_wc_status(enum ibv_wc_status st)
 	}
 }
 
-static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct dapl_tp_evd *c,
+static DAT_RETURN verbs_cq_new(struct dapl_evd *evd, struct dapl_tp_evd *c,
 			     DAT_COUNT *qlen)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(evd);
@@ -78,7 +78,7 @@ static DAT_RETURN cma_cq_new(struct dapl_evd *evd, struct dapl_tp_evd *c,
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
+DAT_RETURN verbs_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
 	struct dapl_tp_evd *c = calloc(1, sizeof(*c));
 	DAT_RETURN ret;
@@ -86,7 +86,7 @@ DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	if (!c)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	ret = cma_cq_new(evd, c, qlen);
+	ret = verbs_cq_new(evd, c, qlen);
 	if (ret != DAT_SUCCESS) {
 		free(c);
 		return ret;
@@ -96,7 +96,7 @@ DAT_RETURN cma_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
+DAT_RETURN verbs_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
 {
 	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	int rc;
@@ -113,7 +113,7 @@ DAT_RETURN cma_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
 	return DAT_SUCCESS;
 }
 
-void cma_cq_destroy(struct dapl_evd *evd)
+void verbs_cq_destroy(struct dapl_evd *evd)
 {
 	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 
@@ -122,71 +122,47 @@ void cma_cq_destroy(struct dapl_evd *evd)
 	dapl_evd_set_tp(evd, NULL);
 	/* cq_ack acknowledges every event it takes, so this cannot wait. */
 	if (ibv_destroy_cq(c->cq))
-		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_cq failed (in use?)");
+		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_destroy_cq failed (in use?)");
 	else if (ibv_destroy_comp_channel(c->ch))
-		dapl_dbg(DAPL_DBG_ERR, "cma: comp channel destroy failed");
+		dapl_dbg(DAPL_DBG_ERR, "verbs: comp channel destroy failed");
 	free(c);
 }
 
 /*
- * An error completion other than a flush: the QP went to ERR by itself
- * (retries exhausted on a dead link or a vanished peer, a remote access
- * or length error).  The CM may never say so (a dead link carries no
- * DREQ), so the connection ends here as BROKEN: the engine reports it,
- * the peer gets a DREQ if it can still hear one, and what the CM says
- * later about this connection is ignored.  Error path only.
+ * An error completion: its DAT status.  One other than a flush means the
+ * QP went to ERR by itself (retries exhausted on a dead link or a
+ * vanished peer, a remote access or length error), which the CM may
+ * never hear of (a dead link carries no DREQ): the CM ends the
+ * connection as BROKEN (verbs_cm_broken).  Error path only.
  */
-static void cma_cq_conn_broken(uint64_t wr_id)
+static void verbs_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
 {
-	struct dapl_ep *ep = dapl_wr_id_ep(wr_id);
-	struct dapl_tp_cr *conn;
-	struct dapl_tp_ep *cep;
-	struct dapl_tp_ia *cia;
+	struct dapl_ep *ep;
 
-	if (!ep || !dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
-		return;
-	cia = dapl_tp_ia_of(ep);
-	pthread_mutex_lock(&cia->lock);
-	cep = dapl_ep_tp(ep);
-	conn = cep ? cep->conn : NULL;
-	if (conn && conn->state == CMA_CONN_ESTABLISHED) {
-		dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP",
-			 (void *)conn);
-		conn->state = CMA_CONN_CLOSED;
-		conn->local_disc = 1;
-		cma_timer_set(conn, 0);
-		if (conn->id)
-			rdma_disconnect(conn->id);
-		dapl_ep_defer_cm_event(ep, DAPL_CM_BROKEN);
-	}
-	pthread_mutex_unlock(&cia->lock);
-}
-
-/* An error completion: its DAT status; a failure other than a flush
- * breaks the connection.  Error path only. */
-static void cma_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
-{
-	e->status = cma_wc_status(wc->status);
+	e->status = verbs_wc_status(wc->status);
 	e->byte_len = 0;
-	if (wc->status != IBV_WC_WR_FLUSH_ERR)
-		cma_cq_conn_broken(wc->wr_id);
+	if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		return;
+	ep = dapl_wr_id_ep(wc->wr_id);
+	if (ep && dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		verbs_cm_broken(ep);
 }
 
 /*
- * One ibv_poll_cq of at most CMA_POLL_BATCH (udapl asks for at most 16:
+ * One ibv_poll_cq of at most VERBS_POLL_BATCH (udapl asks for at most 16:
  * a dequeue for one, a fill for the room of its ring, and calls again
  * while it got all it asked for).
  */
-int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct dapl_tp_evd *c = dapl_evd_tp(evd);
-	struct ibv_wc wc[CMA_POLL_BATCH];
+	struct ibv_wc wc[VERBS_POLL_BATCH];
 	struct dapl_tp_ia *cia;
 	int n, i;
 
 	if (dapl_unlikely(!c))
 		return -1;
-	n = ibv_poll_cq(c->cq, max < CMA_POLL_BATCH ? max : CMA_POLL_BATCH,
+	n = ibv_poll_cq(c->cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH,
 			wc);
 	if (n <= 0)
 		return n;
@@ -197,19 +173,19 @@ int cma_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 			cqe[i].status = DAT_DTO_SUCCESS;
 			cqe[i].byte_len = wc[i].byte_len;
 		} else {
-			cma_cq_error(&cqe[i], &wc[i]);
+			verbs_cq_error(&cqe[i], &wc[i]);
 		}
 		/* an SRQ's receive: which EP took it (srq.c); the opcode of
 		 * an error completion is not valid, so every completion of
 		 * an IA with SRQ EPs looks */
 		cqe[i].ep = dapl_unlikely(cia->qpn_map)
-				? cma_qpn_lookup(cia, wc[i].qp_num)
+				? verbs_qpn_lookup(cia, wc[i].qp_num)
 				: NULL;
 	}
 	return n;
 }
 
-DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
+DAT_RETURN verbs_cq_arm(struct dapl_evd *evd, int solicited_only)
 {
 	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 
@@ -220,7 +196,7 @@ DAT_RETURN cma_cq_arm(struct dapl_evd *evd, int solicited_only)
 
 /* Takes every pending notification off the channel and acknowledges it
  * (acknowledging at once keeps ibv_destroy_cq from ever waiting). */
-void cma_cq_ack(struct dapl_evd *evd)
+void verbs_cq_ack(struct dapl_evd *evd)
 {
 	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	struct ibv_cq *cq;

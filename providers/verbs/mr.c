@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cma.h"
+#include "verbs.h"
 #include <dat/dat_ib_extensions.h>
 
-DAT_RETURN cma_pz_create(struct dapl_pz *pz)
+DAT_RETURN verbs_pz_create(struct dapl_pz *pz)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(pz);
 	struct dapl_tp_pz *t = calloc(1, sizeof(*t));
@@ -36,7 +36,7 @@ DAT_RETURN cma_pz_create(struct dapl_pz *pz)
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_pz_free(struct dapl_pz *pz)
+DAT_RETURN verbs_pz_free(struct dapl_pz *pz)
 {
 	struct dapl_tp_pz *t = dapl_pz_tp(pz);
 	int rc;
@@ -53,7 +53,7 @@ DAT_RETURN cma_pz_free(struct dapl_pz *pz)
 	return DAT_SUCCESS;
 }
 
-static int cma_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
+static int verbs_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 {
 	int a = IBV_ACCESS_LOCAL_WRITE;
 
@@ -64,13 +64,13 @@ static int cma_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 	/* verbs wants local write with remote atomic: it is always there */
 	if ((priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC) && cia->atomics)
 		a |= IBV_ACCESS_REMOTE_ATOMIC;
-	if (!(cia->disable & CMA_NO_MW) &&
+	if (!(cia->disable & VERBS_NO_MW) &&
 	    (cia->dattr.device_cap_flags & IBV_DEVICE_MEM_WINDOW))
 		a |= IBV_ACCESS_MW_BIND;
 	return a;
 }
 
-static DAT_RETURN cma_reg_err(int err)
+static DAT_RETURN verbs_reg_err(int err)
 {
 	switch (err) {
 	case EFAULT:
@@ -85,10 +85,10 @@ static DAT_RETURN cma_reg_err(int err)
 	}
 }
 
-static struct ibv_mr *cma_reg(struct dapl_tp_ia *cia, struct ibv_pd *pd, void *addr,
+static struct ibv_mr *verbs_reg(struct dapl_tp_ia *cia, struct ibv_pd *pd, void *addr,
 			      size_t len, DAT_MEM_PRIV_FLAGS priv)
 {
-	int access = cma_access(cia, priv);
+	int access = verbs_access(cia, priv);
 	struct ibv_mr *mr = ibv_reg_mr(pd, addr, len, access);
 
 	/*
@@ -105,7 +105,7 @@ static struct ibv_mr *cma_reg(struct dapl_tp_ia *cia, struct ibv_pd *pd, void *a
 	return mr;
 }
 
-static void cma_lmr_fill(struct dapl_lmr *lmr, struct dapl_tp_lmr *m, void *addr,
+static void verbs_lmr_fill(struct dapl_lmr *lmr, struct dapl_tp_lmr *m, void *addr,
 			 DAT_VLEN len)
 {
 	dapl_lmr_set_tp(lmr, m);
@@ -113,11 +113,11 @@ static void cma_lmr_fill(struct dapl_lmr *lmr, struct dapl_tp_lmr *m, void *addr
 			 (DAT_VADDR)(uintptr_t)addr, len);
 }
 
-DAT_RETURN cma_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
+DAT_RETURN verbs_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 			   DAT_MEM_PRIV_FLAGS priv)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(lmr);
-	struct ibv_pd *pd = cma_pd(dapl_lmr_pz(lmr));
+	struct ibv_pd *pd = verbs_pd(dapl_lmr_pz(lmr));
 	struct dapl_tp_lmr *m;
 
 	if (!pd)
@@ -126,19 +126,19 @@ DAT_RETURN cma_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	if (!m)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	m->mr = cma_reg(cia, pd, addr, len, priv);
+	m->mr = verbs_reg(cia, pd, addr, len, priv);
 	if (!m->mr) {
 		int err = errno;
 
 		free(m);
-		return cma_reg_err(err);
+		return verbs_reg_err(err);
 	}
 	m->refs = 1;
-	cma_lmr_fill(lmr, m, addr, len);
+	verbs_lmr_fill(lmr, m, addr, len);
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+DAT_RETURN verbs_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
 {
 	struct dapl_tp_lmr *m = dapl_lmr_tp(orig);
 	DAT_VADDR addr;
@@ -148,14 +148,14 @@ DAT_RETURN cma_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
 	dapl_lmr_reg(orig, &addr, &len);
 	if (dapl_lmr_pz(lmr) != dapl_lmr_pz(orig))
-		return cma_mr_register(lmr, (void *)(uintptr_t)addr, len,
+		return verbs_mr_register(lmr, (void *)(uintptr_t)addr, len,
 				       dapl_lmr_priv(lmr));
 	__atomic_add_fetch(&m->refs, 1, __ATOMIC_ACQ_REL);
-	cma_lmr_fill(lmr, m, (void *)(uintptr_t)addr, len);
+	verbs_lmr_fill(lmr, m, (void *)(uintptr_t)addr, len);
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_mr_deregister(struct dapl_lmr *lmr)
+DAT_RETURN verbs_mr_deregister(struct dapl_lmr *lmr)
 {
 	struct dapl_tp_lmr *m = dapl_lmr_tp(lmr);
 

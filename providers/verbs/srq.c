@@ -3,7 +3,8 @@
  * receive completion which EP its message came in on.
  *
  * The SRQ's transport part holds the struct ibv_srq; its srq_context is
- * the struct dapl_srq, so the async thread finds it for IBV_EVENT_SRQ_LIMIT_REACHED.
+ * the struct dapl_srq, so the async callback finds it for
+ * IBV_EVENT_SRQ_LIMIT_REACHED.
  * The low watermark is the verbs SRQ limit: armed by ibv_modify_srq, it
  * fires once when fewer receives than the limit are queued, and the
  * device refuses a limit above what is queued now (DAT_INVALID_STATE:
@@ -20,28 +21,28 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cma.h"
+#include "verbs.h"
 
-enum { CMA_QPN_SLOTS = 1024 }; /* EPs on SRQs per IA; a power of two */
+enum { VERBS_QPN_SLOTS = 1024 }; /* EPs on SRQs per IA; a power of two */
 
-struct cma_qpn_slot {
+struct verbs_qpn_slot {
 	uint32_t qpn; /* 0: never used (QPs 0 and 1 are not RC) */
 	struct dapl_ep *ep;
 };
 
-struct cma_qpn_map {
-	struct cma_qpn_slot slot[CMA_QPN_SLOTS];
+struct verbs_qpn_map {
+	struct verbs_qpn_slot slot[VERBS_QPN_SLOTS];
 };
 
-static unsigned cma_qpn_hash(uint32_t qpn)
+static unsigned verbs_qpn_hash(uint32_t qpn)
 {
-	return (qpn * 2654435761u) & (CMA_QPN_SLOTS - 1);
+	return (qpn * 2654435761u) & (VERBS_QPN_SLOTS - 1);
 }
 
-int cma_qpn_add(struct dapl_tp_ia *cia, uint32_t qpn, struct dapl_ep *ep)
+int verbs_qpn_add(struct dapl_tp_ia *cia, uint32_t qpn, struct dapl_ep *ep)
 {
-	struct cma_qpn_map *m;
-	unsigned i, h = cma_qpn_hash(qpn);
+	struct verbs_qpn_map *m;
+	unsigned i, h = verbs_qpn_hash(qpn);
 	int rc = -1;
 
 	pthread_mutex_lock(&cia->lock);
@@ -52,9 +53,9 @@ int cma_qpn_add(struct dapl_tp_ia *cia, uint32_t qpn, struct dapl_ep *ep)
 			goto out;
 		__atomic_store_n(&cia->qpn_map, m, __ATOMIC_RELEASE);
 	}
-	for (i = 0; i < CMA_QPN_SLOTS; i++) {
-		struct cma_qpn_slot *s =
-		    &m->slot[(h + i) & (CMA_QPN_SLOTS - 1)];
+	for (i = 0; i < VERBS_QPN_SLOTS; i++) {
+		struct verbs_qpn_slot *s =
+		    &m->slot[(h + i) & (VERBS_QPN_SLOTS - 1)];
 
 		if (s->qpn && s->qpn != qpn &&
 		    __atomic_load_n(&s->ep, __ATOMIC_RELAXED))
@@ -73,16 +74,16 @@ out:
 	return rc;
 }
 
-void cma_qpn_del(struct dapl_tp_ia *cia, uint32_t qpn)
+void verbs_qpn_del(struct dapl_tp_ia *cia, uint32_t qpn)
 {
-	struct cma_qpn_map *m;
-	unsigned i, h = cma_qpn_hash(qpn);
+	struct verbs_qpn_map *m;
+	unsigned i, h = verbs_qpn_hash(qpn);
 
 	pthread_mutex_lock(&cia->lock);
 	m = cia->qpn_map;
-	for (i = 0; m && i < CMA_QPN_SLOTS; i++) {
-		struct cma_qpn_slot *s =
-		    &m->slot[(h + i) & (CMA_QPN_SLOTS - 1)];
+	for (i = 0; m && i < VERBS_QPN_SLOTS; i++) {
+		struct verbs_qpn_slot *s =
+		    &m->slot[(h + i) & (VERBS_QPN_SLOTS - 1)];
 
 		if (!s->qpn)
 			break;
@@ -95,15 +96,15 @@ void cma_qpn_del(struct dapl_tp_ia *cia, uint32_t qpn)
 }
 
 /* The poll path: a few loads, no lock. */
-struct dapl_ep *cma_qpn_lookup(struct dapl_tp_ia *cia, uint32_t qpn)
+struct dapl_ep *verbs_qpn_lookup(struct dapl_tp_ia *cia, uint32_t qpn)
 {
-	struct cma_qpn_map *m =
+	struct verbs_qpn_map *m =
 	    __atomic_load_n(&cia->qpn_map, __ATOMIC_ACQUIRE);
-	unsigned i, h = cma_qpn_hash(qpn);
+	unsigned i, h = verbs_qpn_hash(qpn);
 
-	for (i = 0; m && i < CMA_QPN_SLOTS; i++) {
-		struct cma_qpn_slot *s =
-		    &m->slot[(h + i) & (CMA_QPN_SLOTS - 1)];
+	for (i = 0; m && i < VERBS_QPN_SLOTS; i++) {
+		struct verbs_qpn_slot *s =
+		    &m->slot[(h + i) & (VERBS_QPN_SLOTS - 1)];
 		uint32_t n = __atomic_load_n(&s->qpn, __ATOMIC_ACQUIRE);
 
 		if (!n)
@@ -114,13 +115,13 @@ struct dapl_ep *cma_qpn_lookup(struct dapl_tp_ia *cia, uint32_t qpn)
 	return NULL;
 }
 
-void cma_qpn_map_free(struct dapl_tp_ia *cia)
+void verbs_qpn_map_free(struct dapl_tp_ia *cia)
 {
 	free(cia->qpn_map);
 	cia->qpn_map = NULL;
 }
 
-DAT_RETURN cma_srq_create(struct dapl_srq *srq)
+DAT_RETURN verbs_srq_create(struct dapl_srq *srq)
 {
 	const DAT_SRQ_ATTR *attr = dapl_srq_attr(srq);
 	struct ibv_srq_init_attr init = {
@@ -137,7 +138,7 @@ DAT_RETURN cma_srq_create(struct dapl_srq *srq)
 	if (!t)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	t->srq = ibv_create_srq(cma_pd(dapl_srq_pz(srq)), &init);
+	t->srq = ibv_create_srq(verbs_pd(dapl_srq_pz(srq)), &init);
 	if (!t->srq) {
 		err = errno;
 		free(t);
@@ -150,7 +151,7 @@ DAT_RETURN cma_srq_create(struct dapl_srq *srq)
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
+DAT_RETURN verbs_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
 			  DAT_COUNT limit)
 {
 	struct ibv_srq_attr a = {0};
@@ -166,7 +167,7 @@ DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
 	}
 	if (!mask)
 		return DAT_SUCCESS;
-	rc = ibv_modify_srq(cma_srq(srq), &a, mask);
+	rc = ibv_modify_srq(verbs_srq(srq), &a, mask);
 	if (!rc)
 		return DAT_SUCCESS;
 	/* A limit above the receives queued now: due at once. */
@@ -177,20 +178,20 @@ DAT_RETURN cma_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
 		   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_SRQ);
 }
 
-void cma_srq_destroy(struct dapl_srq *srq)
+void verbs_srq_destroy(struct dapl_srq *srq)
 {
 	struct dapl_tp_srq *t = dapl_srq_tp(srq);
 
 	if (!t)
 		return;
 	if (ibv_destroy_srq(t->srq))
-		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_srq failed");
+		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_destroy_srq failed");
 	dapl_srq_set_tp(srq, NULL);
 	free(t);
 }
 
 /* The hot path: one ibv_post_srq_recv, udapl holds the SRQ's lock. */
-DAT_RETURN cma_srq_post_recv(struct dapl_srq *srq, const struct dapl_post *p)
+DAT_RETURN verbs_srq_post_recv(struct dapl_srq *srq, const struct dapl_post *p)
 {
 	struct ibv_recv_wr *bad, wr = {
 				     .wr_id = (uintptr_t)p->cookie,

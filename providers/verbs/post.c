@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "cma.h"
+#include "verbs.h"
 
 _Static_assert(sizeof(struct dapl_sge) == sizeof(struct ibv_sge),
 	       "dapl_sge must be an ibv_sge");
@@ -24,7 +24,7 @@ _Static_assert((int)DAPL_POST_SIGNALED == (int)IBV_SEND_SIGNALED &&
 		       (int)DAPL_POST_INLINE == (int)IBV_SEND_INLINE,
 	       "udapl's post flags must be the verbs send flags");
 
-static DAT_RETURN cma_post_error(int err)
+static DAT_RETURN verbs_post_error(int err)
 {
 	switch (err) {
 	case ENOMEM:
@@ -41,7 +41,7 @@ static DAT_RETURN cma_post_error(int err)
  * larger than all a post sets): what the device library reads for these
  * opcodes on an RC QP is set, the rest it ignores.
  */
-DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
+DAT_RETURN verbs_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct ibv_send_wr *bad, wr;
@@ -79,17 +79,17 @@ DAT_RETURN cma_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 		break;
 	case DAPL_OP_BIND_MW:
 	case DAPL_OP_LOCAL_INV:
-		return cma_post_mw(ep, p); /* mw.c */
+		return verbs_post_mw(ep, p); /* mw.c */
 	default:
 		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
 	}
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	rc = ibv_post_send(cep->qp, &wr, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : cma_post_error(rc);
+	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
 }
 
-DAT_RETURN cma_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
+DAT_RETURN verbs_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct ibv_recv_wr *bad, wr;
@@ -102,5 +102,5 @@ DAT_RETURN cma_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 	wr.sg_list = (struct ibv_sge *)p->sge;
 	wr.num_sge = p->num_sge;
 	rc = ibv_post_recv(cep->qp, &wr, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : cma_post_error(rc);
+	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
 }

@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cma.h"
+#include "verbs.h"
 
-static enum ibv_mw_type cma_mw_type(const struct dapl_tp_ia *cia)
+static enum ibv_mw_type verbs_mw_type(const struct dapl_tp_ia *cia)
 {
 	const char *e = secure_getenv("DAPL_CMA_MW_TYPE");
 
@@ -39,16 +39,16 @@ static enum ibv_mw_type cma_mw_type(const struct dapl_tp_ia *cia)
 	return IBV_MW_TYPE_1;
 }
 
-uint32_t cma_mw_types(const struct dapl_tp_ia *cia)
+uint32_t verbs_mw_types(const struct dapl_tp_ia *cia)
 {
-	return cma_mw_type(cia) == IBV_MW_TYPE_2 ? DAPL_MW_TYPE_2
+	return verbs_mw_type(cia) == IBV_MW_TYPE_2 ? DAPL_MW_TYPE_2
 						 : DAPL_MW_TYPE_1;
 }
 
-DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr)
+DAT_RETURN verbs_mw_alloc(struct dapl_rmr *rmr)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(rmr);
-	struct ibv_pd *pd = cma_pd(dapl_rmr_pz(rmr));
+	struct ibv_pd *pd = verbs_pd(dapl_rmr_pz(rmr));
 	struct dapl_tp_rmr *t;
 	int err;
 
@@ -58,7 +58,7 @@ DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr)
 	if (!t)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	t->mw = ibv_alloc_mw(pd, cma_mw_type(cia));
+	t->mw = ibv_alloc_mw(pd, verbs_mw_type(cia));
 	if (!t->mw) {
 		err = errno;
 		free(t);
@@ -72,20 +72,20 @@ DAT_RETURN cma_mw_alloc(struct dapl_rmr *rmr)
 	return DAT_SUCCESS;
 }
 
-void cma_mw_free(struct dapl_rmr *rmr)
+void verbs_mw_free(struct dapl_rmr *rmr)
 {
 	struct dapl_tp_rmr *t = dapl_rmr_tp(rmr);
 
 	if (!t)
 		return;
 	if (ibv_dealloc_mw(t->mw))
-		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_dealloc_mw failed");
+		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_dealloc_mw failed");
 	dapl_rmr_set_tp(rmr, NULL);
 	free(t);
 }
 
 /* The window's remote access: what the LMRs would give (mr.c). */
-static unsigned cma_mw_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
+static unsigned verbs_mw_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS priv)
 {
 	unsigned a = 0;
 
@@ -93,14 +93,14 @@ static unsigned cma_mw_access(const struct dapl_tp_ia *cia, DAT_MEM_PRIV_FLAGS p
 		a |= IBV_ACCESS_REMOTE_READ;
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG) {
 		a |= IBV_ACCESS_REMOTE_WRITE;
-		if (!(cia->disable & CMA_NO_ATOMIC) &&
+		if (!(cia->disable & VERBS_NO_ATOMIC) &&
 		    cia->dattr.atomic_cap != IBV_ATOMIC_NONE)
 			a |= IBV_ACCESS_REMOTE_ATOMIC;
 	}
 	return a;
 }
 
-static unsigned cma_mw_send_flags(unsigned f)
+static unsigned verbs_mw_send_flags(unsigned f)
 {
 	unsigned v = 0;
 
@@ -111,7 +111,7 @@ static unsigned cma_mw_send_flags(unsigned f)
 	return v;
 }
 
-static DAT_RETURN cma_mw_error(int err)
+static DAT_RETURN verbs_mw_error(int err)
 {
 	switch (err) {
 	case ENOMEM:
@@ -127,7 +127,7 @@ static DAT_RETURN cma_mw_error(int err)
 }
 
 /* The MR of the bind; of an unbind, the one the window is bound to. */
-static struct ibv_mr *cma_mw_mr(const struct dapl_mw_post *m)
+static struct ibv_mr *verbs_mw_mr(const struct dapl_mw_post *m)
 {
 	const struct dapl_lmr *lmr = m->lmr ? m->lmr : dapl_rmr_lmr(m->rmr);
 	const struct dapl_tp_lmr *cm = lmr ? dapl_lmr_tp(lmr) : NULL;
@@ -136,7 +136,7 @@ static struct ibv_mr *cma_mw_mr(const struct dapl_mw_post *m)
 }
 
 /* Type 1: the provider library makes the work request. */
-static DAT_RETURN cma_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
+static DAT_RETURN verbs_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
 			       const struct dapl_post *p)
 {
 	struct dapl_mw_post *m = p->mw;
@@ -147,19 +147,19 @@ static DAT_RETURN cma_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
 
 	memset(&b, 0, sizeof(b));
 	b.wr_id = (uintptr_t)p->cookie;
-	b.send_flags = cma_mw_send_flags(p->flags);
+	b.send_flags = verbs_mw_send_flags(p->flags);
 	/* An unbind (length 0) names the MR too: rxe's library reads it. */
-	b.bind_info.mr = cma_mw_mr(m);
+	b.bind_info.mr = verbs_mw_mr(m);
 	if (!b.bind_info.mr)
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
 	if (m->length) {
 		b.bind_info.addr = m->addr;
 		b.bind_info.length = m->length;
-		b.bind_info.mw_access_flags = cma_mw_access(cia, m->priv);
+		b.bind_info.mw_access_flags = verbs_mw_access(cia, m->priv);
 	}
 	rc = ibv_bind_mw(qp, mw, &b);
 	if (rc)
-		return cma_mw_error(rc);
+		return verbs_mw_error(rc);
 	m->context = mw->rkey;
 	if (m->flush)
 		mw->rkey = old;
@@ -167,7 +167,7 @@ static DAT_RETURN cma_mw_bind1(struct ibv_qp *qp, struct ibv_mw *mw,
 }
 
 /* Type 2: the bind (or the invalidation) is ours to post. */
-static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
+static DAT_RETURN verbs_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 			       const struct dapl_post *p)
 {
 	struct dapl_mw_post *m = p->mw;
@@ -177,7 +177,7 @@ static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = (uintptr_t)p->cookie;
-	wr.send_flags = cma_mw_send_flags(p->flags);
+	wr.send_flags = verbs_mw_send_flags(p->flags);
 	if (p->op == DAPL_OP_LOCAL_INV) {
 		wr.opcode = IBV_WR_LOCAL_INV;
 		wr.invalidate_rkey = key;
@@ -188,28 +188,28 @@ static DAT_RETURN cma_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 		wr.opcode = IBV_WR_BIND_MW;
 		wr.bind_mw.mw = mw;
 		wr.bind_mw.rkey = key;
-		wr.bind_mw.bind_info.mr = cma_mw_mr(m);
+		wr.bind_mw.bind_info.mr = verbs_mw_mr(m);
 		if (!wr.bind_mw.bind_info.mr)
 			return DAPL_ERR(DAT_INVALID_STATE,
 					DAT_INVALID_STATE_LMR_FREE);
 		wr.bind_mw.bind_info.addr = m->addr;
 		wr.bind_mw.bind_info.length = m->length;
 		wr.bind_mw.bind_info.mw_access_flags =
-		    cma_mw_access(cia, m->priv);
+		    verbs_mw_access(cia, m->priv);
 	}
 	rc = ibv_post_send(qp, &wr, &bad);
 	if (rc)
-		return cma_mw_error(rc);
+		return verbs_mw_error(rc);
 	m->context = key;
 	if (!m->flush)
 		mw->rkey = key;
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
+DAT_RETURN verbs_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	struct ibv_mw *mw = p->mw ? cma_mw(p->mw->rmr) : NULL;
+	struct ibv_mw *mw = p->mw ? verbs_mw(p->mw->rmr) : NULL;
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
@@ -218,7 +218,7 @@ DAT_RETURN cma_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
 	if (mw->type == IBV_MW_TYPE_1) {
 		if (p->op != DAPL_OP_BIND_MW)
 			return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
-		return cma_mw_bind1(cep->qp, mw, p);
+		return verbs_mw_bind1(cep->qp, mw, p);
 	}
-	return cma_mw_post2(cep->qp, mw, p);
+	return verbs_mw_post2(cep->qp, mw, p);
 }

@@ -8,7 +8,7 @@
  * exists; the connection (cm.c) takes it from there.  qp_context is the
  * struct dapl_ep, so async events find their EP.
  *
- * Inline data: we ask for CMA_INLINE_WANT bytes and take what the device
+ * Inline data: we ask for VERBS_INLINE_WANT bytes and take what the device
  * grants (dapl_ep_set_max_inline); udapl sends anything that small inline.
  */
 #define _GNU_SOURCE
@@ -16,50 +16,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cma.h"
+#include "verbs.h"
 
-static const uint32_t cma_inline_try[] = {256, 128, 64, 0};
+static const uint32_t verbs_inline_try[] = {256, 128, 64, 0};
 
-uint32_t cma_max_inline(void)
+uint32_t verbs_max_inline(void)
 {
-	return cma_inline_try[0];
+	return verbs_inline_try[0];
 }
 
-static struct ibv_cq *cma_evd_cq(struct dapl_evd *evd)
+static struct ibv_cq *verbs_evd_cq(struct dapl_evd *evd)
 {
 	struct dapl_tp_evd *c = evd ? dapl_evd_tp(evd) : NULL;
 
 	return c ? c->cq : NULL;
 }
 
-static int cma_max(int a, int b)
+static int verbs_max(int a, int b)
 {
 	return a > b ? a : b;
 }
 
 /* What the QP needs for these EP attributes (at least 1 of each). */
-static void cma_caps(const DAT_EP_ATTR *attr, struct ibv_qp_cap *cap)
+static void verbs_caps(const DAT_EP_ATTR *attr, struct ibv_qp_cap *cap)
 {
 	memset(cap, 0, sizeof(*cap));
-	cap->max_send_wr = cma_max(attr->max_request_dtos, 1);
-	cap->max_recv_wr = cma_max(attr->max_recv_dtos, 1);
+	cap->max_send_wr = verbs_max(attr->max_request_dtos, 1);
+	cap->max_recv_wr = verbs_max(attr->max_recv_dtos, 1);
 	cap->max_send_sge =
-	    cma_max(cma_max(attr->max_request_iov, 1),
-		    cma_max(attr->max_rdma_read_iov, attr->max_rdma_write_iov));
-	cap->max_recv_sge = cma_max(attr->max_recv_iov, 1);
+	    verbs_max(verbs_max(attr->max_request_iov, 1),
+		    verbs_max(attr->max_rdma_read_iov, attr->max_rdma_write_iov));
+	cap->max_recv_sge = verbs_max(attr->max_recv_iov, 1);
 }
 
-void cma_qp_to_error(struct ibv_qp *qp)
+void verbs_qp_to_error(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 
 	if (qp && ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		dapl_dbg(DAPL_DBG_WARN, "cma: QP to ERR failed");
+		dapl_dbg(DAPL_DBG_WARN, "verbs: QP to ERR failed");
 }
 
 /* RESET -> INIT with every access the device has: rdma_cm narrows it to
  * the negotiated RDMA read depth when the connection is set up. */
-static int cma_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
+static int verbs_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {
 	    .qp_state = IBV_QPS_INIT,
@@ -69,7 +69,7 @@ static int cma_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
 			       IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 	};
 
-	if (!(cia->disable & CMA_NO_ATOMIC) &&
+	if (!(cia->disable & VERBS_NO_ATOMIC) &&
 	    cia->dattr.atomic_cap != IBV_ATOMIC_NONE)
 		a.qp_access_flags |= IBV_ACCESS_REMOTE_ATOMIC;
 	return ibv_modify_qp(qp, &a,
@@ -77,7 +77,7 @@ static int cma_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
 				 IBV_QP_ACCESS_FLAGS);
 }
 
-static DAT_RETURN cma_qp_err(int err)
+static DAT_RETURN verbs_qp_err(int err)
 {
 	if (err == EINVAL)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6);
@@ -85,15 +85,15 @@ static DAT_RETURN cma_qp_err(int err)
 }
 
 /* A new QP in INIT for ep with attr, into out (qp, dummy_cq, cap). */
-static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
+static DAT_RETURN verbs_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 			       struct dapl_tp_ep *out)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct ibv_pd *pd = cma_pd(dapl_ep_pz(ep));
+	struct ibv_pd *pd = verbs_pd(dapl_ep_pz(ep));
 	struct ibv_qp_init_attr init = {
 	    .qp_context = ep,
-	    .send_cq = cma_evd_cq(dapl_ep_request_evd(ep)),
-	    .recv_cq = cma_evd_cq(dapl_ep_recv_evd(ep)),
+	    .send_cq = verbs_evd_cq(dapl_ep_request_evd(ep)),
+	    .recv_cq = verbs_evd_cq(dapl_ep_recv_evd(ep)),
 	    .qp_type = IBV_QPT_RC,
 	    .sq_sig_all = 0,
 	};
@@ -111,19 +111,19 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 		init.send_cq = init.send_cq ? init.send_cq : out->dummy_cq;
 		init.recv_cq = init.recv_cq ? init.recv_cq : out->dummy_cq;
 	}
-	cma_caps(attr, &out->cap);
+	verbs_caps(attr, &out->cap);
 	/* receives come from the SRQ (udapl/srq.c, srq.c) */
 	if (dapl_ep_srq(ep)) {
-		init.srq = cma_srq(dapl_ep_srq(ep));
+		init.srq = verbs_srq(dapl_ep_srq(ep));
 		out->cap.max_recv_wr = out->cap.max_recv_sge = 0;
 	}
 	out->qp = NULL;
 	err = EINVAL;
 	for (i = 0;
-	     !out->qp && i < sizeof(cma_inline_try) / sizeof(cma_inline_try[0]);
+	     !out->qp && i < sizeof(verbs_inline_try) / sizeof(verbs_inline_try[0]);
 	     i++) {
 		init.cap = out->cap;
-		init.cap.max_inline_data = cma_inline_try[i];
+		init.cap.max_inline_data = verbs_inline_try[i];
 		out->qp = ibv_create_qp(pd, &init);
 		err = errno;
 		if (!out->qp && err != EINVAL)
@@ -131,13 +131,13 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 	}
 	if (!out->qp)
 		goto fail;
-	if (cma_qp_init(cia, out->qp)) {
+	if (verbs_qp_init(cia, out->qp)) {
 		err = errno;
 		ibv_destroy_qp(out->qp);
 		out->qp = NULL;
 		goto fail;
 	}
-	if (init.srq && cma_qpn_add(cia, out->qp->qp_num, ep)) {
+	if (init.srq && verbs_qpn_add(cia, out->qp->qp_num, ep)) {
 		ibv_destroy_qp(out->qp);
 		out->qp = NULL;
 		err = ENOMEM;
@@ -146,26 +146,26 @@ static DAT_RETURN cma_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 	dapl_ep_set_max_inline(ep, init.cap.max_inline_data);
 	return DAT_SUCCESS;
 fail:
-	dapl_dbg(DAPL_DBG_ERR, "cma: QP create: %s", strerror(err));
+	dapl_dbg(DAPL_DBG_ERR, "verbs: QP create: %s", strerror(err));
 	if (out->dummy_cq)
 		ibv_destroy_cq(out->dummy_cq);
 	out->dummy_cq = NULL;
-	return cma_qp_err(err);
+	return verbs_qp_err(err);
 }
 
-static void cma_qp_free(struct dapl_tp_ep *q)
+static void verbs_qp_free(struct dapl_tp_ep *q)
 {
 	if (q->qp && q->qp->srq)
-		cma_qpn_del(dapl_tp_ia_of(q->qp->qp_context), q->qp->qp_num);
+		verbs_qpn_del(dapl_tp_ia_of(q->qp->qp_context), q->qp->qp_num);
 	if (q->qp && ibv_destroy_qp(q->qp))
-		dapl_dbg(DAPL_DBG_ERR, "cma: ibv_destroy_qp failed");
+		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_destroy_qp failed");
 	if (q->dummy_cq)
 		ibv_destroy_cq(q->dummy_cq);
 	q->qp = NULL;
 	q->dummy_cq = NULL;
 }
 
-DAT_RETURN cma_qp_create(struct dapl_ep *ep)
+DAT_RETURN verbs_qp_create(struct dapl_ep *ep)
 {
 	struct dapl_tp_ep *cep = calloc(1, sizeof(*cep));
 	DAT_RETURN ret;
@@ -173,7 +173,7 @@ DAT_RETURN cma_qp_create(struct dapl_ep *ep)
 	if (!cep)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	ret = cma_qp_build(ep, dapl_ep_attr(ep), cep);
+	ret = verbs_qp_build(ep, dapl_ep_attr(ep), cep);
 	if (ret != DAT_SUCCESS) {
 		free(cep);
 		return ret;
@@ -182,34 +182,34 @@ DAT_RETURN cma_qp_create(struct dapl_ep *ep)
 	return DAT_SUCCESS;
 }
 
-void cma_qp_destroy(struct dapl_ep *ep)
+void verbs_qp_destroy(struct dapl_ep *ep)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 
 	if (!cep)
 		return;
-	cma_conn_drop(cia, cep);
+	verbs_cm_drop(ep);
 	/* no async upcall for the EP starts after this (async.c); udapl
 	 * waits for one running */
 	pthread_mutex_lock(&cia->lock);
 	dapl_ep_set_tp(ep, NULL);
 	pthread_mutex_unlock(&cia->lock);
-	cma_qp_free(cep);
+	verbs_qp_free(cep);
 	free(cep);
 }
 
 /* Builds the replacement first, so a failure leaves the EP as it was. */
-static DAT_RETURN cma_qp_replace(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
+static DAT_RETURN verbs_qp_replace(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 	struct dapl_tp_ep fresh;
 	DAT_RETURN ret;
 
-	ret = cma_qp_build(ep, attr, &fresh);
+	ret = verbs_qp_build(ep, attr, &fresh);
 	if (ret != DAT_SUCCESS)
 		return ret;
-	cma_qp_free(cep);
+	verbs_qp_free(cep);
 	cep->qp = fresh.qp;
 	cep->dummy_cq = fresh.dummy_cq;
 	cep->cap = fresh.cap;
@@ -217,32 +217,32 @@ static DAT_RETURN cma_qp_replace(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 }
 
 /* After a disconnect: a fresh QP (the old one is in ERR) and no CM id. */
-DAT_RETURN cma_qp_reset(struct dapl_ep *ep)
+DAT_RETURN verbs_qp_reset(struct dapl_ep *ep)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 
 	if (!cep)
-		return cma_qp_create(ep);
-	cma_conn_drop(dapl_tp_ia_of(ep), cep);
-	return cma_qp_replace(ep, dapl_ep_attr(ep));
+		return verbs_qp_create(ep);
+	verbs_cm_drop(ep);
+	return verbs_qp_replace(ep, dapl_ep_attr(ep));
 }
 
 /* Does the current QP already fit attr and the EP's PZ and EVDs? */
-static int cma_qp_fits(const struct dapl_ep *ep, const struct dapl_tp_ep *cep,
+static int verbs_qp_fits(const struct dapl_ep *ep, const struct dapl_tp_ep *cep,
 		       const DAT_EP_ATTR *attr)
 {
-	struct ibv_cq *scq = cma_evd_cq(dapl_ep_request_evd(ep));
-	struct ibv_cq *rcq = cma_evd_cq(dapl_ep_recv_evd(ep));
+	struct ibv_cq *scq = verbs_evd_cq(dapl_ep_request_evd(ep));
+	struct ibv_cq *rcq = verbs_evd_cq(dapl_ep_recv_evd(ep));
 	struct ibv_qp_cap cap;
 
-	cma_caps(attr, &cap);
+	verbs_caps(attr, &cap);
 	if (dapl_ep_srq(ep))
 		cap.max_recv_wr = cap.max_recv_sge = 0;
 	return cap.max_send_wr == cep->cap.max_send_wr &&
 	       cap.max_recv_wr == cep->cap.max_recv_wr &&
 	       cap.max_send_sge == cep->cap.max_send_sge &&
 	       cap.max_recv_sge == cep->cap.max_recv_sge &&
-	       cep->qp->pd == cma_pd(dapl_ep_pz(ep)) &&
+	       cep->qp->pd == verbs_pd(dapl_ep_pz(ep)) &&
 	       cep->qp->send_cq == (scq ? scq : cep->dummy_cq) &&
 	       cep->qp->recv_cq == (rcq ? rcq : cep->dummy_cq);
 }
@@ -252,23 +252,18 @@ static int cma_qp_fits(const struct dapl_ep *ep, const struct dapl_tp_ep *cep,
  * that no longer fits is replaced (only while nothing is posted on it;
  * udapl updates ep->pz and the EVDs before calling this).
  */
-DAT_RETURN cma_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
+DAT_RETURN verbs_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	int busy;
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	pthread_mutex_lock(&cia->lock);
-	busy = cep->conn && cep->conn->state != CMA_CONN_CLOSED;
-	pthread_mutex_unlock(&cia->lock);
-	if (busy)
+	if (verbs_cm_busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	if (cma_qp_fits(ep, cep, attr))
+	if (verbs_qp_fits(ep, cep, attr))
 		return DAT_SUCCESS;
 	if (dapl_ep_busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	cma_conn_drop(cia, cep);
-	return cma_qp_replace(ep, attr);
+	verbs_cm_drop(ep);
+	return verbs_qp_replace(ep, attr);
 }

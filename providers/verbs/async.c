@@ -5,7 +5,7 @@
  * device shares the context, so the context's async fd is made
  * non-blocking once and every IA's progress engine watches it: whichever
  * engine reads an event (ibv_get_async_event) reports it, the others find
- * nothing.  cma_async_event maps each event to its object through the
+ * nothing.  verbs_async_event maps each event to its object through the
  * context pointers we set at creation (a QP's qp_context is its
  * struct dapl_ep, a CQ's cq_context its struct dapl_evd) and reports it
  * with the udapl async upcalls, after acknowledging it: ibv_destroy_qp and
@@ -18,32 +18,32 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "cma.h"
+#include "verbs.h"
 
-static pthread_mutex_t cma_devs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct dapl_list cma_devs = {&cma_devs, &cma_devs};
+static pthread_mutex_t verbs_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dapl_list verbs_devs = {&verbs_devs, &verbs_devs};
 
-enum { CMA_MAX_IA_REPORT = 32 };
+enum { VERBS_MAX_IA_REPORT = 32 };
 
 /* A fatal device error: every IA on the device hears it (an IA leaves
  * the list in ia_close, under the lock its bracket is opened in). */
-static void cma_async_device(struct cma_dev *dev)
+static void verbs_async_device(struct verbs_dev *dev)
 {
-	struct dapl_ia *ias[CMA_MAX_IA_REPORT];
+	struct dapl_ia *ias[VERBS_MAX_IA_REPORT];
 	struct dapl_list *pos, *tmp;
 	int n = 0, i;
 
-	pthread_mutex_lock(&cma_devs_lock);
+	pthread_mutex_lock(&verbs_devs_lock);
 	dapl_list_for_each_safe (pos, tmp, &dev->ias) {
 		struct dapl_tp_ia *cia =
 		    dapl_container_of(pos, struct dapl_tp_ia, dev_link);
 
-		if (n == CMA_MAX_IA_REPORT)
+		if (n == VERBS_MAX_IA_REPORT)
 			break;
 		if (!dapl_upcall_begin(cia->ia))
 			ias[n++] = cia->ia;
 	}
-	pthread_mutex_unlock(&cma_devs_lock);
+	pthread_mutex_unlock(&verbs_devs_lock);
 	for (i = 0; i < n; i++) {
 		dapl_async_ia_error(ias[i]);
 		dapl_upcall_end(ias[i]);
@@ -51,28 +51,11 @@ static void cma_async_device(struct cma_dev *dev)
 }
 
 /*
- * A receive that arrived before the connection's RTU: rdma_cm must hear
- * of it (rdma_notify) or it will keep the connection half-open.  Runs
- * before the event is acknowledged, so the QP and its EP are alive.
- */
-static void cma_async_comm_est(struct dapl_ep *ep)
-{
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct dapl_tp_ep *cep;
-
-	pthread_mutex_lock(&cia->lock);
-	cep = dapl_ep_tp(ep);
-	if (cep && cep->conn && cep->conn->id)
-		rdma_notify(cep->conn->id, IBV_EVENT_COMM_EST);
-	pthread_mutex_unlock(&cia->lock);
-}
-
-/*
  * Before the acknowledgement (the QP, its EP and IA are alive): is the EP
  * still reportable (qp_destroy has not begun)?  If so its upcall bracket
  * is opened: udapl frees the EP only once it is closed.
  */
-static int cma_async_ep_begin(struct dapl_ep *ep)
+static int verbs_async_ep_begin(struct dapl_ep *ep)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	int held;
@@ -83,7 +66,7 @@ static int cma_async_ep_begin(struct dapl_ep *ep)
 	return held;
 }
 
-static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
+static void verbs_async_one(struct verbs_dev *dev, struct ibv_async_event *e)
 {
 	struct dapl_ep *ep = NULL;
 	int held = 0;
@@ -92,7 +75,9 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 
 	switch (e->event_type) {
 	case IBV_EVENT_COMM_EST:
-		cma_async_comm_est(e->element.qp->qp_context);
+		/* a receive before the RTU: the CM must hear of it; before
+		 * the acknowledgement, so the QP and its EP are alive */
+		verbs_cm_comm_est(e->element.qp->qp_context);
 		break;
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
@@ -107,9 +92,9 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 		/* the device is gone for this process: the IA must be
 		 * closed (and opened again) to be of any use */
 		ibv_ack_async_event(e);
-		dapl_dbg(DAPL_DBG_WARN, "cma: async event %s",
+		dapl_dbg(DAPL_DBG_WARN, "verbs: async event %s",
 			 ibv_event_type_str(e->event_type));
-		cma_async_device(dev);
+		verbs_async_device(dev);
 		return;
 	case IBV_EVENT_PORT_ERR:
 		/*
@@ -141,10 +126,10 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 		 * errors: nothing the consumer must hear. */
 		break;
 	}
-	dapl_dbg(DAPL_DBG_WARN, "cma: async event %s",
+	dapl_dbg(DAPL_DBG_WARN, "verbs: async event %s",
 		 ibv_event_type_str(e->event_type));
 	if (ep)
-		held = cma_async_ep_begin(ep);
+		held = verbs_async_ep_begin(ep);
 	ibv_ack_async_event(e);
 	if (held) {
 		dapl_async_ep_error(ep, number);
@@ -156,20 +141,20 @@ static void cma_async_one(struct cma_dev *dev, struct ibv_async_event *e)
 
 /* The engine's callback for the device's async fd: one event, 1 if there
  * was one. */
-int cma_async_event(void *arg)
+int verbs_async_event(void *arg)
 {
-	struct cma_dev *dev = arg;
+	struct verbs_dev *dev = arg;
 	struct ibv_async_event e;
 
 	if (ibv_get_async_event(dev->ctx, &e))
 		return 0;
-	cma_async_one(dev, &e);
+	verbs_async_one(dev, &e);
 	return 1;
 }
 
-static struct cma_dev *cma_dev_new(struct ibv_context *ctx)
+static struct verbs_dev *verbs_dev_new(struct ibv_context *ctx)
 {
-	struct cma_dev *dev = calloc(1, sizeof(*dev));
+	struct verbs_dev *dev = calloc(1, sizeof(*dev));
 	int fl;
 
 	if (!dev)
@@ -185,15 +170,15 @@ static struct cma_dev *cma_dev_new(struct ibv_context *ctx)
 	return dev;
 }
 
-struct cma_dev *cma_dev_get(struct ibv_context *ctx)
+struct verbs_dev *verbs_dev_get(struct ibv_context *ctx)
 {
 	struct dapl_list *pos, *tmp;
-	struct cma_dev *dev = NULL;
+	struct verbs_dev *dev = NULL;
 
-	pthread_mutex_lock(&cma_devs_lock);
-	dapl_list_for_each_safe (pos, tmp, &cma_devs) {
-		struct cma_dev *d =
-		    dapl_container_of(pos, struct cma_dev, link);
+	pthread_mutex_lock(&verbs_devs_lock);
+	dapl_list_for_each_safe (pos, tmp, &verbs_devs) {
+		struct verbs_dev *d =
+		    dapl_container_of(pos, struct verbs_dev, link);
 
 		if (d->ctx == ctx) {
 			dev = d;
@@ -202,34 +187,34 @@ struct cma_dev *cma_dev_get(struct ibv_context *ctx)
 		}
 	}
 	if (!dev) {
-		dev = cma_dev_new(ctx);
+		dev = verbs_dev_new(ctx);
 		if (dev)
-			dapl_list_add_tail(&cma_devs, &dev->link);
+			dapl_list_add_tail(&verbs_devs, &dev->link);
 	}
-	pthread_mutex_unlock(&cma_devs_lock);
+	pthread_mutex_unlock(&verbs_devs_lock);
 	return dev;
 }
 
-void cma_dev_add_ia(struct cma_dev *dev, struct dapl_tp_ia *cia)
+void verbs_dev_add_ia(struct verbs_dev *dev, struct dapl_tp_ia *cia)
 {
-	pthread_mutex_lock(&cma_devs_lock);
+	pthread_mutex_lock(&verbs_devs_lock);
 	dapl_list_add_tail(&dev->ias, &cia->dev_link);
-	pthread_mutex_unlock(&cma_devs_lock);
+	pthread_mutex_unlock(&verbs_devs_lock);
 }
 
 /* Drops an IA's reference (cia may be NULL if it was never added).  The
  * engines of the IAs still on the device keep watching its fd. */
-void cma_dev_put(struct cma_dev *dev, struct dapl_tp_ia *cia)
+void verbs_dev_put(struct verbs_dev *dev, struct dapl_tp_ia *cia)
 {
 	int last;
 
-	pthread_mutex_lock(&cma_devs_lock);
+	pthread_mutex_lock(&verbs_devs_lock);
 	if (cia)
 		dapl_list_del(&cia->dev_link);
 	last = --dev->refs == 0;
 	if (last)
 		dapl_list_del(&dev->link);
-	pthread_mutex_unlock(&cma_devs_lock);
+	pthread_mutex_unlock(&verbs_devs_lock);
 	if (last)
 		free(dev);
 }

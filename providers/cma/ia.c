@@ -1,0 +1,331 @@
+/*
+ * The IA: which verbs device and address an ia_params string names, and
+ * the device context rdma_cm uses for that address (the rest of the IA
+ * is providers/verbs/device.c's).
+ *
+ * ia_params is "<name> <port>" where name is one of
+ *   - an IP address literal ("10.77.0.1 0", compat-dapl style),
+ *   - a network interface ("ib0 0", "vethA 0": its IPv4, else IPv6 address),
+ *   - a verbs device ("rxe0 1", "mlx5_0 1": the first local address whose
+ *     rdma_cm binding lands on that device and port),
+ *   - a host name (resolved with getaddrinfo).
+ * With an address or interface the port is ignored (compat-dapl used 0);
+ * with a verbs device, a nonzero port must match.
+ *
+ * The device context is the one rdma_cm binds the address to
+ * (cm_id->verbs), so that every PD, CQ and QP we create can be attached to
+ * rdma_cm ids.  An "anchor" id stays bound to the address for the life of
+ * the IA; it keeps librdmacm's device open.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+
+#include "cma.h"
+
+#define CMA_DEFAULT_ACK_TIMEOUT 19
+#define CMA_DEFAULT_RETRY_COUNT 7
+
+/* A small number from the environment: def unless it is in [lo, hi]. */
+static uint8_t cma_env_u8(const char *name, long lo, long hi, uint8_t def)
+{
+	const char *s = secure_getenv(name);
+	long v;
+
+	if (!s)
+		return def;
+	v = strtol(s, NULL, 0);
+	return v >= lo && v <= hi ? (uint8_t)v : def;
+}
+
+/* An address literal, with port 0. */
+static int cma_parse_literal(const char *name, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, name, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, name, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -1;
+}
+
+static int cma_ifa_usable(const struct ifaddrs *ifa)
+{
+	return ifa->ifa_addr && (ifa->ifa_flags & IFF_UP) &&
+	       (ifa->ifa_addr->sa_family == AF_INET ||
+		ifa->ifa_addr->sa_family == AF_INET6);
+}
+
+/* The address of a network interface: IPv4 first, else IPv6. */
+static int cma_parse_netdev(const char *name, struct sockaddr_storage *ss)
+{
+	struct ifaddrs *list, *ifa;
+	int found = 0, pass;
+
+	if (getifaddrs(&list))
+		return -1;
+	for (pass = 0; pass < 2 && !found; pass++) {
+		int fam = pass ? AF_INET6 : AF_INET;
+
+		for (ifa = list; ifa && !found; ifa = ifa->ifa_next) {
+			if (!cma_ifa_usable(ifa) ||
+			    ifa->ifa_addr->sa_family != fam ||
+			    strcmp(ifa->ifa_name, name))
+				continue;
+			memset(ss, 0, sizeof(*ss));
+			memcpy(ss, ifa->ifa_addr, cma_addr_len(ifa->ifa_addr));
+			found = 1;
+		}
+	}
+	freeifaddrs(list);
+	return found ? 0 : -1;
+}
+
+static int cma_is_verbs_device(const char *name)
+{
+	struct ibv_device **list;
+	int n, i, found = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return 0;
+	for (i = 0; i < n && !found; i++)
+		found = !strcmp(ibv_get_device_name(list[i]), name);
+	ibv_free_device_list(list);
+	return found;
+}
+
+/* Does binding this address land on device name (and port, if nonzero)? */
+static int cma_addr_on_device(struct rdma_event_channel *ch,
+			      const struct sockaddr *sa, const char *name,
+			      unsigned port)
+{
+	struct sockaddr_storage ss;
+	struct rdma_cm_id *id;
+	int match = 0;
+
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, sa, cma_addr_len(sa));
+	if (!rdma_bind_addr(id, (struct sockaddr *)&ss) && id->verbs &&
+	    !strcmp(ibv_get_device_name(id->verbs->device), name) &&
+	    (!port || id->port_num == port))
+		match = 1;
+	rdma_destroy_id(id);
+	return match;
+}
+
+/* The first local address (IPv4 first) that rdma_cm binds to the device. */
+static int cma_parse_device(struct rdma_event_channel *ch, const char *name,
+			    unsigned port, struct sockaddr_storage *ss)
+{
+	struct ifaddrs *list, *ifa;
+	int found = 0, pass;
+
+	if (!cma_is_verbs_device(name) || getifaddrs(&list))
+		return -1;
+	for (pass = 0; pass < 2 && !found; pass++) {
+		int fam = pass ? AF_INET6 : AF_INET;
+
+		for (ifa = list; ifa && !found; ifa = ifa->ifa_next) {
+			if (!cma_ifa_usable(ifa) ||
+			    ifa->ifa_addr->sa_family != fam ||
+			    (ifa->ifa_flags & IFF_LOOPBACK))
+				continue;
+			if (!cma_addr_on_device(ch, ifa->ifa_addr, name, port))
+				continue;
+			memset(ss, 0, sizeof(*ss));
+			memcpy(ss, ifa->ifa_addr, cma_addr_len(ifa->ifa_addr));
+			found = 1;
+		}
+	}
+	freeifaddrs(list);
+	return found ? 0 : -1;
+}
+
+static int cma_parse_hostname(const char *name, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
+
+	if (getaddrinfo(name, NULL, &hints, &res))
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	((struct sockaddr_in *)ss)->sin_port = 0; /* same offset in v6 */
+	return 0;
+}
+
+/* ia_params -> the IA's address (port 0) and the wanted verbs port. */
+static DAT_RETURN cma_parse_params(struct rdma_event_channel *ch,
+				   const char *params,
+				   struct sockaddr_storage *ss, unsigned *port)
+{
+	char name[256];
+	int n;
+
+	*port = 0;
+	if (!params)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	n = sscanf(params, " %255s %u", name, port);
+	if (n < 1)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	if (!cma_parse_literal(name, ss) || !cma_parse_netdev(name, ss)) {
+		*port = 0;
+		return DAT_SUCCESS;
+	}
+	if (!cma_parse_device(ch, name, *port, ss))
+		return DAT_SUCCESS;
+	if (!cma_parse_hostname(name, ss)) {
+		*port = 0;
+		return DAT_SUCCESS;
+	}
+	dapl_dbg(DAPL_DBG_ERR,
+		 "cma: ia_params '%s': no such address, "
+		 "interface or RDMA device",
+		 params);
+	return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+}
+
+/* Binds the anchor id: the device context and port of the address. */
+static DAT_RETURN cma_bind_anchor(struct verbs_cm *cm,
+				  struct sockaddr_storage *ss, unsigned port)
+{
+	char buf[INET6_ADDRSTRLEN] = "?";
+	const void *a =
+	    ss->ss_family == AF_INET
+		? (const void *)&((struct sockaddr_in *)ss)->sin_addr
+		: (const void *)&((struct sockaddr_in6 *)ss)->sin6_addr;
+
+	inet_ntop(ss->ss_family, a, buf, sizeof(buf));
+	if (rdma_create_id(cm->ch, &cm->anchor, NULL, RDMA_PS_TCP))
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	if (rdma_bind_addr(cm->anchor, (struct sockaddr *)ss) ||
+	    !cm->anchor->verbs) {
+		dapl_dbg(DAPL_DBG_ERR, "cma: %s: no RDMA device (%s)", buf,
+			 strerror(errno));
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_DEVICE);
+	}
+	if (port && cm->anchor->port_num != port)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	dapl_dbg(DAPL_DBG_CM, "cma: IA %s on %s port %u", buf,
+		 ibv_get_device_name(cm->anchor->verbs->device),
+		 cm->anchor->port_num);
+	return DAT_SUCCESS;
+}
+
+static void cma_cm_free(struct verbs_cm *cm)
+{
+	if (cm->anchor)
+		rdma_destroy_id(cm->anchor);
+	if (cm->ch)
+		rdma_destroy_event_channel(cm->ch);
+	free(cm);
+}
+
+/* The event channel and the anchor: the IA's address and device. */
+static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
+			      struct sockaddr_storage *ss)
+{
+	unsigned port;
+	DAT_RETURN ret;
+	int fl;
+
+	/* the local ACK timeout exponent: 4.096 us * 2^v */
+	cm->ack_timeout = cma_env_u8("DAPL_CMA_ACK_TIMEOUT", 5, 31,
+				     CMA_DEFAULT_ACK_TIMEOUT);
+	/* rxe retries forever with 7 (hardware does 7 tries), so a dead link
+	 * is noticed there only with a smaller count */
+	cm->retry_count = cma_env_u8("DAPL_CMA_RETRY_COUNT", 0, 7,
+				     CMA_DEFAULT_RETRY_COUNT);
+	cm->ch = rdma_create_event_channel();
+	if (!cm->ch)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				errno == ENODEV ? DAT_RESOURCE_DEVICE
+						: DAT_RESOURCE_MEMORY);
+	ret = cma_parse_params(cm->ch, ia_params, ss, &port);
+	if (ret == DAT_SUCCESS)
+		ret = cma_bind_anchor(cm, ss, port);
+	if (ret != DAT_SUCCESS)
+		return ret;
+	/* The CM callback reads the channel without blocking under
+	 * cia->lock. */
+	fl = fcntl(cm->ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(cm->ch->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
+		       struct dapl_caps *caps)
+{
+	struct sockaddr_storage ss;
+	struct dapl_tp_ia *cia;
+	struct verbs_cm *cm;
+	DAT_RETURN ret;
+
+	cm = calloc(1, sizeof(*cm));
+	if (!cm)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	ret = cma_cm_open(cm, ia_params, &ss);
+	if (ret == DAT_SUCCESS)
+		ret = verbs_ia_open(ia, cm->anchor->verbs,
+				    cm->anchor->port_num, caps);
+	if (ret != DAT_SUCCESS) {
+		cma_cm_free(cm);
+		return ret;
+	}
+	cia = dapl_ia_tp(ia);
+	cia->cm = cm;
+	/* the engine starts once this returned: what it watches */
+	if (dapl_progress_watch(ia, cm->ch->fd, cma_cm_event, cia)) {
+		verbs_ia_close(ia);
+		cma_cm_free(cm);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	caps->max_private_data = CMA_MAX_PDATA_REQ;
+	dapl_ia_set_addr(ia, (struct sockaddr *)&ss);
+	return DAT_SUCCESS;
+}
+
+void cma_ia_close(struct dapl_ia *ia)
+{
+	struct dapl_tp_ia *cia = dapl_ia_tp(ia);
+	struct verbs_cm *cm;
+
+	if (!cia)
+		return;
+	/*
+	 * In a forked child the device state and the ids belong to the
+	 * parent: touch nothing, leave the memory.  (udapl stopped the
+	 * engine, so nothing watches our fds any more.)
+	 */
+	if (verbs_ia_forked(cia)) {
+		verbs_ia_close(ia);
+		return;
+	}
+	cm = cia->cm;
+	verbs_ia_close(ia);
+	cma_cm_free(cm);
+}

@@ -1,0 +1,230 @@
+/*
+ * providers/verbs: everything a verbs provider needs that is not
+ * connection management: the device (open, limits, capability record),
+ * PD, MR, MW, CQ and completion channel, QP, SRQ, posting, atomics and
+ * async events.  Built once (libdapl-verbs.a) and linked into each verbs
+ * provider, whose connection manager (providers/cma: rdma_cm) supplies
+ * the IA's device context and the verbs_cm_* hooks below.
+ *
+ * The objects' transport parts (udapl/transport.h's typed pointers) are
+ * defined here for every verbs provider, except struct dapl_tp_sp and
+ * struct dapl_tp_cr (the connection), which are the CM's.
+ *
+ * Threads and locks: none of our own.  The async callback runs on an
+ * IA's progress engine (async.c); cia->lock is shared with the CM.  The
+ * hot path (post.c, verbs_cq_poll, verbs_srq_post_recv) takes no lock.
+ */
+#ifndef DAT_PROVIDER_VERBS_H
+#define DAT_PROVIDER_VERBS_H
+
+#include <infiniband/verbs.h>
+
+#include "../../udapl/transport.h"
+
+/* DAPL_CMA_DISABLE=mw,atomic,srq (device.c) */
+enum {
+	VERBS_NO_MW = 1 << 0,
+	VERBS_NO_ATOMIC = 1 << 1,
+	VERBS_NO_SRQ = 1 << 2,
+};
+
+/* What the connection manager keeps per IA (defined by it). */
+struct verbs_cm;
+
+/* One verbs device context (librdmacm's, shared by every IA of the
+ * process on that device); its async fd is non-blocking and watched by
+ * the engine of each IA on it. */
+struct verbs_dev {
+	struct ibv_context *ctx;
+	int refs;
+	struct dapl_list ias;  /* dapl_tp_ia.dev_link */
+	struct dapl_list link; /* in the global device list */
+};
+
+/* The IA (dapl_ia_tp). */
+struct dapl_tp_ia {
+	struct dapl_ia *ia;
+	struct verbs_dev *dev;
+	struct ibv_context *ctx;
+	uint8_t port;
+	unsigned disable;    /* VERBS_NO_* */
+	int atomics;	     /* the device does IB atomics, not disabled */
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	struct verbs_cm *cm;	   /* the connection manager's part */
+	pid_t pid;		   /* of the opener: fork safety */
+	/* guards the EP <-> connection association (dapl_tp_ep.conn) and
+	 * the connections' state for the CM, the EP's liveness for async
+	 * events (qp_destroy clears dapl_ep_tp), and qpn_map writes */
+	pthread_mutex_t lock;
+	struct dapl_list dev_link; /* in verbs_dev.ias */
+	/* srq.c: qp_num -> EP of the EPs on an SRQ (lock-free reads) */
+	struct verbs_qpn_map *qpn_map;
+};
+
+/* dapl_ep_tp */
+struct dapl_tp_ep {
+	struct ibv_qp *qp;
+	struct ibv_cq *dummy_cq;   /* for a missing request or recv EVD */
+	struct ibv_qp_cap cap;	   /* what the QP was asked for */
+	struct dapl_tp_cr *conn;   /* under cia->lock */
+};
+
+/* dapl_evd_tp */
+struct dapl_tp_evd {
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+};
+
+/* dapl_lmr_tp: one registration, possibly shared by several LMRs. */
+struct dapl_tp_lmr {
+	struct ibv_mr *mr;
+	int refs;
+};
+
+struct dapl_tp_pz {
+	struct ibv_pd *pd;
+};
+
+struct dapl_tp_rmr {
+	struct ibv_mw *mw;
+};
+
+struct dapl_tp_srq {
+	struct ibv_srq *srq;
+};
+
+/* The verbs object of a udapl object, or NULL. */
+static inline struct ibv_pd *verbs_pd(const struct dapl_pz *pz)
+{
+	const struct dapl_tp_pz *t = pz ? dapl_pz_tp(pz) : NULL;
+
+	return t ? t->pd : NULL;
+}
+
+static inline struct ibv_srq *verbs_srq(const struct dapl_srq *srq)
+{
+	const struct dapl_tp_srq *t = srq ? dapl_srq_tp(srq) : NULL;
+
+	return t ? t->srq : NULL;
+}
+
+static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
+{
+	const struct dapl_tp_rmr *t = rmr ? dapl_rmr_tp(rmr) : NULL;
+
+	return t ? t->mw : NULL;
+}
+
+/*
+ * The ops every verbs provider takes as they are, for its struct
+ * dapl_ops initializer; the provider adds ia_open/ia_close and the CM ops.
+ */
+#define VERBS_DAPL_OPS                                                         \
+	.pz_create = verbs_pz_create, .pz_free = verbs_pz_free,                \
+	.mr_register = verbs_mr_register, .mr_share = verbs_mr_share,          \
+	.mr_deregister = verbs_mr_deregister, .mw_alloc = verbs_mw_alloc,      \
+	.mw_free = verbs_mw_free, .cq_create = verbs_cq_create,                \
+	.cq_resize = verbs_cq_resize, .cq_destroy = verbs_cq_destroy,          \
+	.cq_poll = verbs_cq_poll, .cq_arm = verbs_cq_arm,                      \
+	.cq_ack = verbs_cq_ack, .qp_create = verbs_qp_create,                  \
+	.qp_destroy = verbs_qp_destroy, .qp_reset = verbs_qp_reset,            \
+	.qp_modify = verbs_qp_modify, .post_send = verbs_post_send,            \
+	.post_recv = verbs_post_recv, .srq_create = verbs_srq_create,          \
+	.srq_modify = verbs_srq_modify, .srq_destroy = verbs_srq_destroy,      \
+	.srq_post_recv = verbs_srq_post_recv
+
+/* device.c: the verbs part of an IA on ctx/port: queries the device,
+ * fills *caps (all but max_private_data, the CM's), sets the IA's
+ * transport data and has the engine watch the device's async fd.
+ * verbs_ia_close undoes it (nothing in a forked child). */
+DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
+			 uint8_t port, struct dapl_caps *caps) DAPL_HIDDEN;
+void verbs_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
+int verbs_ia_forked(const struct dapl_tp_ia *cia) DAPL_HIDDEN;
+
+/* async.c */
+struct verbs_dev *verbs_dev_get(struct ibv_context *ctx) DAPL_HIDDEN;
+void verbs_dev_put(struct verbs_dev *dev, struct dapl_tp_ia *cia) DAPL_HIDDEN;
+void verbs_dev_add_ia(struct verbs_dev *dev, struct dapl_tp_ia *cia) DAPL_HIDDEN;
+/* the engine's callback for the device's async fd (arg: the verbs_dev) */
+int verbs_async_event(void *arg) DAPL_HIDDEN;
+
+/* mr.c */
+DAT_RETURN verbs_pz_create(struct dapl_pz *pz) DAPL_HIDDEN;
+DAT_RETURN verbs_pz_free(struct dapl_pz *pz) DAPL_HIDDEN;
+DAT_RETURN verbs_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
+			   DAT_MEM_PRIV_FLAGS priv) DAPL_HIDDEN;
+DAT_RETURN verbs_mr_share(struct dapl_lmr *lmr,
+			struct dapl_lmr *orig) DAPL_HIDDEN;
+DAT_RETURN verbs_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN;
+
+/* mw.c: memory windows (RMRs); verbs_post_mw posts DAPL_OP_BIND_MW and
+ * DAPL_OP_LOCAL_INV for verbs_post_send */
+DAT_RETURN verbs_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
+/* the window type mw_alloc makes (DAPL_MW_TYPE_*) */
+uint32_t verbs_mw_types(const struct dapl_tp_ia *cia) DAPL_HIDDEN;
+void verbs_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
+DAT_RETURN verbs_post_mw(struct dapl_ep *ep,
+		       const struct dapl_post *p) DAPL_HIDDEN;
+
+/* cq.c */
+DAT_RETURN verbs_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen,
+			 int *fd) DAPL_HIDDEN;
+DAT_RETURN verbs_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen) DAPL_HIDDEN;
+void verbs_cq_destroy(struct dapl_evd *evd) DAPL_HIDDEN;
+int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe,
+		int max) DAPL_HIDDEN;
+DAT_RETURN verbs_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
+void verbs_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
+DAT_DTO_COMPLETION_STATUS verbs_wc_status(enum ibv_wc_status st) DAPL_HIDDEN;
+
+/* qp.c */
+DAT_RETURN verbs_qp_create(struct dapl_ep *ep) DAPL_HIDDEN;
+/* the most inline data a QP is asked for */
+uint32_t verbs_max_inline(void) DAPL_HIDDEN;
+void verbs_qp_destroy(struct dapl_ep *ep) DAPL_HIDDEN;
+DAT_RETURN verbs_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
+DAT_RETURN verbs_qp_modify(struct dapl_ep *ep,
+			 const DAT_EP_ATTR *attr) DAPL_HIDDEN;
+void verbs_qp_to_error(struct ibv_qp *qp) DAPL_HIDDEN;
+
+/* post.c */
+DAT_RETURN verbs_post_send(struct dapl_ep *ep,
+			 const struct dapl_post *p) DAPL_HIDDEN;
+DAT_RETURN verbs_post_recv(struct dapl_ep *ep,
+			 const struct dapl_post *p) DAPL_HIDDEN;
+
+/* srq.c */
+DAT_RETURN verbs_srq_create(struct dapl_srq *srq) DAPL_HIDDEN;
+DAT_RETURN verbs_srq_modify(struct dapl_srq *srq, DAT_COUNT max_wr,
+			  DAT_COUNT limit) DAPL_HIDDEN;
+void verbs_srq_destroy(struct dapl_srq *srq) DAPL_HIDDEN;
+DAT_RETURN verbs_srq_post_recv(struct dapl_srq *srq,
+			     const struct dapl_post *p) DAPL_HIDDEN;
+int verbs_qpn_add(struct dapl_tp_ia *cia, uint32_t qpn,
+		struct dapl_ep *ep) DAPL_HIDDEN;
+void verbs_qpn_del(struct dapl_tp_ia *cia, uint32_t qpn) DAPL_HIDDEN;
+struct dapl_ep *verbs_qpn_lookup(struct dapl_tp_ia *cia, uint32_t qpn) DAPL_HIDDEN;
+void verbs_qpn_map_free(struct dapl_tp_ia *cia) DAPL_HIDDEN;
+
+/* errno of a failed verbs or rdma_cm call -> DAT_RETURN; resource is the
+ * DAT_INSUFFICIENT_RESOURCES subtype to use when the device ran out. */
+DAT_RETURN verbs_errno_to_dat(int err, DAT_RETURN resource) DAPL_HIDDEN;
+
+/*
+ * The hooks each verbs provider's connection manager implements (cma:
+ * providers/cma/cm.c).  All are called without cia->lock.
+ */
+/* Detaches and destroys the EP's connection, if any (qp_destroy,
+ * qp_reset, qp_modify). */
+void verbs_cm_drop(struct dapl_ep *ep) DAPL_HIDDEN;
+/* True while the EP's connection is being set up or up. */
+int verbs_cm_busy(struct dapl_ep *ep) DAPL_HIDDEN;
+/* A completion failed other than by a flush: the QP went to ERR by
+ * itself; the connection ends as BROKEN.  From cq_poll (error path). */
+void verbs_cm_broken(struct dapl_ep *ep) DAPL_HIDDEN;
+/* IBV_EVENT_COMM_EST: a receive came before the connection's RTU. */
+void verbs_cm_comm_est(struct dapl_ep *ep) DAPL_HIDDEN;
+
+#endif

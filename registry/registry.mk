@@ -1,0 +1,27 @@
+# registry/registry.mk - datadm, the dat.conf admin tool (included by the
+# Makefile; libdat's own objects are the Makefile's LIBDAT_OBJS).
+#
+# datadm links the registry's dat.conf parser statically: it reads
+# dat.conf exactly as libdat does, and knows the same compiled-in
+# location.  Plain `make` builds it; its man page is man8/datadm.8.
+
+SBINDIR ?= $(EXEC_PREFIX)/sbin
+DATADM := $(B)/bin/datadm
+
+$(B)/registry/datadm.o: ALL_CFLAGS += \
+	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"'
+$(B)/registry/datadm.o: $(SYSCONF_STAMP)
+
+$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ -ldl
+
+all: $(DATADM)
+
+HOST_BATS_SUITES += test/bats/datadm.bats
+
+.PHONY: install-datadm
+install: install-datadm
+install-datadm: $(DATADM)
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 755 $(DATADM) $(DESTDIR)$(SBINDIR)/datadm

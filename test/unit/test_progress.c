@@ -1,0 +1,353 @@
+/*
+ * Host unit test of the progress engine (udapl/progress.c): fd watches,
+ * timers, deferred connection events kept in the EP, polling progress,
+ * the upcall brackets and the quiesce that waits for them, and the
+ * cases where the engine's own thread frees or closes (it must not wait
+ * for itself).  No transport: an IA object with a fake ops table, an
+ * eventfd for a transport fd.
+ *
+ * Every wait is for an event (a counter reaching a value under a lock),
+ * bounded by a deadline of 10 s * TEST_TIMEOUT_SCALE that only turns a
+ * hang into a failure; nothing asserts how long anything took.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "../../udapl/udapl.h"
+#include "tap.h"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int scale = 1;
+
+/* what the engine did, under mu */
+static int fd_calls, fd_events, timer_fired[4], progress_calls;
+static struct dapl_ep *delivered[8];
+static enum dapl_cm_event delivered_ev[8];
+static int ndelivered;
+static pthread_t engine_tid;
+static int block_fd_cb; /* the fd callback waits while set */
+
+static void bump(int *v)
+{
+	pthread_mutex_lock(&mu);
+	(*v)++;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+/* Waits until *v >= want; 0 if it did, -1 at the deadline. */
+static int wait_for(const int *v, int want)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10 * scale;
+	pthread_mutex_lock(&mu);
+	while (*v < want && rc == 0)
+		rc = pthread_cond_timedwait(&cv, &mu, &ts);
+	rc = *v >= want ? 0 : -1;
+	pthread_mutex_unlock(&mu);
+	return rc;
+}
+
+static int get(const int *v)
+{
+	int x;
+
+	pthread_mutex_lock(&mu);
+	x = *v;
+	pthread_mutex_unlock(&mu);
+	return x;
+}
+
+/* udapl's upcall, which progress.c delivers deferred events to */
+void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
+		      const void *pdata, DAT_COUNT plen)
+{
+	(void)pdata;
+	(void)plen;
+	pthread_mutex_lock(&mu);
+	if (ndelivered < 8) {
+		delivered[ndelivered] = ep;
+		delivered_ev[ndelivered] = event;
+	}
+	ndelivered++;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+}
+
+static int progress_hook(struct dapl_ia *ia)
+{
+	(void)ia;
+	bump(&progress_calls);
+	return 0;
+}
+
+static const struct dapl_ops fake_ops = {.progress = progress_hook};
+static DAT_PROVIDER fake_table;
+
+static struct dapl_ia *ia_new(enum dapl_progress_mode mode)
+{
+	struct dapl_ia *ia =
+	    dapl_obj_alloc(NULL, DAT_HANDLE_TYPE_IA, sizeof(*ia));
+
+	ia->obj.provider = &fake_table;
+	ia->ops = &fake_ops;
+	ia->caps.progress = mode;
+	ia->caps.poll_min_us = 100;
+	ia->caps.poll_max_us = 1000;
+	if (dapl_progress_create(ia))
+		abort();
+	return ia;
+}
+
+static struct dapl_ep *ep_new(struct dapl_ia *ia)
+{
+	return dapl_obj_alloc(ia, DAT_HANDLE_TYPE_EP, sizeof(struct dapl_ep));
+}
+
+/* ---- fd watches --------------------------------------------------------- */
+
+static int fd_cb(void *arg)
+{
+	int fd = *(int *)arg;
+	uint64_t v;
+
+	pthread_mutex_lock(&mu);
+	engine_tid = pthread_self();
+	pthread_mutex_unlock(&mu);
+	bump(&fd_calls);
+	pthread_mutex_lock(&mu);
+	while (block_fd_cb)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0; /* nothing (more) there */
+	bump(&fd_events);
+	return 1;
+}
+
+static void kick_fd(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) != sizeof(one))
+		abort();
+}
+
+static void test_watch(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_FD);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	tap_ok(dapl_progress_watch(ia, fd, fd_cb, &fd) == 0, "watch an fd");
+	tap_ok(dapl_progress_start(ia) == 0, "the engine starts");
+	kick_fd(fd);
+	tap_ok(wait_for(&fd_events, 1) == 0, "a readable fd: its callback runs");
+	pthread_mutex_lock(&mu);
+	tap_ok(!pthread_equal(engine_tid, pthread_self()),
+	       "on the engine's thread, not the caller's");
+	pthread_mutex_unlock(&mu);
+	/* the callback said "more" once, then found nothing */
+	tap_ok(wait_for(&fd_calls, 2) == 0 && get(&fd_events) == 1,
+	       "called again while it reports more, one event each");
+	kick_fd(fd);
+	tap_ok(wait_for(&fd_events, 2) == 0, "a second event, a second call");
+	dapl_progress_unwatch(ia, fd);
+	dapl_progress_stop(ia);
+	tap_ok(ia->engine == NULL, "stop frees the engine");
+	close(fd);
+	dapl_obj_free(ia);
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+static void timer_cb(struct dapl_timer *t)
+{
+	bump(&timer_fired[(int)(t->deadline & 3)]);
+}
+
+static void timer_cancel_self(struct dapl_timer *t)
+{
+	/* an upcall's consequence freeing the timer's owner: no wait */
+	dapl_timer_cancel_sync(t);
+	bump(&timer_fired[3]);
+}
+
+static void test_timers(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_FD);
+	struct dapl_timer far, near, self;
+	uint64_t now;
+
+	tap_ok(dapl_progress_start(ia) == 0, "timers: the engine starts");
+	now = dapl_now_ns() & ~(uint64_t)3;
+	dapl_timer_init(&far, ia, timer_cb);
+	dapl_timer_init(&near, ia, timer_cb);
+	dapl_timer_init(&self, ia, timer_cancel_self);
+	/* deadline & 3 says which counter the callback bumps */
+	dapl_timer_arm(&far, now + 3600ull * 1000000000ull + 1);
+	dapl_timer_cancel(&far);
+	dapl_timer_arm(&near, now + 2);
+	tap_ok(wait_for(&timer_fired[2], 1) == 0, "an armed timer fires");
+	tap_ok(get(&timer_fired[1]) == 0, "a cancelled one does not");
+	dapl_timer_arm(&self, now + 3);
+	tap_ok(wait_for(&timer_fired[3], 1) == 0,
+	       "cancel_sync from the timer's own callback does not wait for it");
+	dapl_timer_cancel_sync(&near);
+	tap_ok(get(&timer_fired[2]) == 1, "a timer fires once");
+	dapl_progress_stop(ia);
+	dapl_obj_free(ia);
+}
+
+/* ---- deferred events, purge ---------------------------------------------- */
+
+static void test_deferred(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_FD);
+	struct dapl_ep *a = ep_new(ia), *b = ep_new(ia), *c = ep_new(ia);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	int calls;
+
+	dapl_progress_watch(ia, fd, fd_cb, &fd);
+	tap_ok(dapl_progress_start(ia) == 0, "deferred: the engine starts");
+	/* hold the engine inside a callback while events are deferred */
+	pthread_mutex_lock(&mu);
+	block_fd_cb = 1;
+	calls = fd_calls;
+	pthread_mutex_unlock(&mu);
+	kick_fd(fd);
+	wait_for(&fd_calls, calls + 1);
+	dapl_ep_defer_cm_event(a, DAPL_CM_DISCONNECTED);
+	dapl_ep_defer_cm_event(a, DAPL_CM_BROKEN); /* a second one: dropped */
+	dapl_ep_defer_cm_event(b, DAPL_CM_BROKEN);
+	dapl_progress_purge_ep(b); /* b is reset: its event goes */
+	dapl_ep_defer_cm_event(c, DAPL_CM_TIMED_OUT);
+	pthread_mutex_lock(&mu);
+	block_fd_cb = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	tap_ok(wait_for(&ndelivered, 2) == 0, "deferred events are delivered");
+	/* c came after a, so b's would have come before c's */
+	tap_ok(get(&ndelivered) == 2 && delivered[0] == a &&
+		   delivered_ev[0] == DAPL_CM_DISCONNECTED && delivered[1] == c &&
+		   delivered_ev[1] == DAPL_CM_TIMED_OUT,
+	       "one per EP, in order; a purged one is not delivered");
+	dapl_progress_unwatch(ia, fd);
+	dapl_progress_stop(ia);
+	close(fd);
+	dapl_obj_free(a);
+	dapl_obj_free(b);
+	dapl_obj_free(c);
+	dapl_obj_free(ia);
+}
+
+/* ---- brackets and quiesce ------------------------------------------------- */
+
+static int quiesced;
+
+static void *quiesce_thread(void *arg)
+{
+	dapl_progress_quiesce(arg);
+	bump(&quiesced);
+	return NULL;
+}
+
+static void test_quiesce(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_FD);
+	struct dapl_ep *ep = ep_new(ia), *mine = ep_new(ia);
+	pthread_t t;
+	int closing = 0, i;
+
+	tap_ok(dapl_upcall_begin(ep) == 0, "a bracket opens on a live EP");
+	pthread_create(&t, NULL, quiesce_thread, ep);
+	/* the quiesce has begun once the EP is closing */
+	for (i = 0; i < 1000 * 10 * scale && !closing; i++) {
+		pthread_mutex_lock(&mu);
+		closing = __atomic_load_n(&ep->obj.closing, __ATOMIC_ACQUIRE);
+		pthread_mutex_unlock(&mu);
+		if (!closing)
+			usleep(1000);
+	}
+	tap_ok(closing && get(&quiesced) == 0,
+	       "the quiesce waits for a bracket open on another thread");
+	dapl_upcall_end(ep);
+	tap_ok(wait_for(&quiesced, 1) == 0, "and ends when the bracket closes");
+	pthread_join(t, NULL);
+	tap_ok(dapl_upcall_begin(ep) != 0,
+	       "no bracket opens on an EP being freed");
+	/* the freeing thread's own bracket (a CNO agent inside the upcall) */
+	tap_ok(dapl_upcall_begin(mine) == 0, "own bracket");
+	dapl_progress_quiesce(mine);
+	tap_ok(1, "a quiesce does not wait for the caller's own bracket");
+	dapl_upcall_end(mine);
+	dapl_progress_stop(ia);
+	dapl_obj_free(ep);
+	dapl_obj_free(mine);
+	dapl_obj_free(ia);
+}
+
+/* ---- polling progress; the engine closing its own IA ------------------------ */
+
+static struct dapl_ia *self_ia;
+static int self_stopped;
+
+static int stop_from_engine(void *arg)
+{
+	int fd = *(int *)arg;
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	/* a CNO agent closing the IA from the engine's own thread */
+	dapl_progress_stop(self_ia);
+	bump(&self_stopped);
+	return 1; /* the engine must not call again: it is stopping */
+}
+
+static void test_poll_and_self_stop(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_POLL);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	tap_ok(dapl_progress_start(ia) == 0, "poll: the engine starts");
+	tap_ok(wait_for(&progress_calls, 5) == 0,
+	       "a POLL transport's progress hook runs round after round, with "
+	       "nothing to wake the engine");
+	dapl_progress_stop(ia);
+	dapl_obj_free(ia);
+
+	self_ia = ia_new(DAPL_PROGRESS_FD);
+	dapl_progress_watch(self_ia, fd, stop_from_engine, &fd);
+	dapl_progress_start(self_ia);
+	kick_fd(fd);
+	tap_ok(wait_for(&self_stopped, 1) == 0 && self_ia->engine == NULL,
+	       "the engine's own thread stops it without waiting for itself");
+	close(fd);
+	dapl_obj_free(self_ia);
+}
+
+int main(void)
+{
+	const char *s = getenv("TEST_TIMEOUT_SCALE");
+
+	if (s && atoi(s) > 0)
+		scale = atoi(s);
+	test_watch();
+	test_timers();
+	test_deferred();
+	test_quiesce();
+	test_poll_and_self_stop();
+	dapl_obj_release_all();
+	return tap_done();
+}
