@@ -159,7 +159,15 @@ check: test-programs
 # ---- demo, fuzzing -------------------------------------------------------
 # dapltest's demo (test/dapltest/run-demo.sh): here when the machine has
 # RDMA devices, else in one boot of the soft-RoCE guest.
+# First the libfabric provider natively (ofi-tcp of the sample dat.conf,
+# server and clients on 127.0.0.1, a port the kernel found free), then the
+# verbs provider.
 demo: test-programs
+	@echo "=== the libfabric provider, natively: ofi-tcp (tcp;ofi_rxm on 127.0.0.1)"
+	DAT_OVERRIDE=$(CURDIR)/dat.conf DEMO_SERVER_IA=ofi-tcp \
+		DEMO_CLIENT_IA=ofi-tcp DEMO_SERVER_ADDR=127.0.0.1 \
+		DEMO_PORT=$$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+		test/dapltest/run-demo.sh
 	@if [ -n "$$(ls /sys/class/infiniband 2>/dev/null)" ]; then \
 		test/dapltest/run-demo.sh; \
 	else \

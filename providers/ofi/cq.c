@@ -183,6 +183,15 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 			    op->state != OFI_OP_DONE)
 				break;
 			cqe[n].wr_id = op->wr_id;
+			/* as on verbs: after the first failure of a ring, what
+			 * else fails is flushed (rxm fails every write in
+			 * flight to a dead peer, each in its own way) */
+			if (dapl_unlikely(op->status != DAT_DTO_SUCCESS)) {
+				if (r->failed)
+					op->status = DAT_DTO_ERR_FLUSHED;
+				else if (op->status != DAT_DTO_ERR_FLUSHED)
+					r->failed = 1;
+			}
 			cqe[n].status = op->status;
 			cqe[n].byte_len = op->len;
 			cqe[n].ep = NULL;

@@ -77,6 +77,7 @@ static void ofi_ring_clear(struct ofi_ring *r)
 	for (i = 0; i < r->size; i++)
 		r->op[i].state = OFI_OP_FREE;
 	r->emitted = r->issued = r->posted = 0;
+	r->failed = 0;
 }
 
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring

@@ -250,6 +250,7 @@ struct ofi_ring {
 	uint32_t issued;		/* next seq to issue (held ones follow) */
 	uint32_t posted;		/* next seq to take */
 	int on_ready;
+	int failed;			/* an error was handed out (cq.c) */
 	struct dapl_list ready_link;	/* ocq->ready */
 };
 

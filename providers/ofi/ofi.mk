@@ -34,7 +34,8 @@ uninstall: uninstall-ofi
 # test registry (test/ofi/dat.conf), ofi-a on 127.0.0.1 and ofi-b on
 # 127.0.0.2, a server process on one and a client on the other.
 OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
-	test/ofi/ordering.bats test/ofi/dapltest.bats
+	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
+	test/ofi/datadm.bats test/ofi/memcheck.bats
 
 check-ofi: test-programs
 	rm -rf $(RESULTS)/ofi
