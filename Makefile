@@ -73,8 +73,8 @@ PROVIDER_MKS := providers/verbs/verbs.mk $(filter-out \
 	test/verbs/verbs.mk man/man.mk test/dapltest/dapltest.mk \
 	test/bench/bench.mk test/vm/vm.mk test/deb/deb.mk examples/examples.mk)
 
-.PHONY: all check check-host check-verbs demo bench fuzz install uninstall \
-	clean test-programs provider run-host-suites
+.PHONY: all check check-host check-verbs check-ofi demo bench fuzz install \
+	uninstall clean test-programs provider run-host-suites
 all: $(LIBDAT) $(B)/lib/libdat.so $(PROVIDER)
 
 $(B)/%.o: %.c $(FLAGS_STAMP)
@@ -207,13 +207,22 @@ check-verbs: test-programs
 check: test-programs
 	rm -rf $(RESULTS)
 	$(MAKE) --no-print-directory run-host-suites WERROR=$(WERROR)
+	$(MAKE) --no-print-directory run-ofi-suites WERROR=$(WERROR)
 	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)
 
 # ---- demo, fuzzing -------------------------------------------------------
 # dapltest's demo (test/dapltest/run-demo.sh): here when the machine has
 # RDMA devices, else in one boot of the soft-RoCE guest.
+# First the libfabric provider natively (ofi-tcp of the sample dat.conf,
+# server and clients on 127.0.0.1, a port the kernel found free), then the
+# verbs provider.
 demo: test-programs
+	@echo "=== the libfabric provider, natively: ofi-tcp (tcp;ofi_rxm on 127.0.0.1)"
+	DAT_OVERRIDE=$(CURDIR)/dat.conf DEMO_SERVER_IA=ofi-tcp \
+		DEMO_CLIENT_IA=ofi-tcp DEMO_SERVER_ADDR=127.0.0.1 \
+		DEMO_PORT=$$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') \
+		test/dapltest/run-demo.sh
 	@if [ -n "$$(ls /sys/class/infiniband 2>/dev/null)" ]; then \
 		test/dapltest/run-demo.sh; \
 	else \

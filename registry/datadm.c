@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rdma/fabric.h>
+
 #include "conf.h"
 
 #define OWN_MARK "# datadm:"
@@ -600,6 +602,89 @@ static void seen_add(const char *path, size_t line,
 }
 
 /*
+ * An entry of the libfabric provider (libdaplofi.so.1): ia_params are
+ * "<libfabric provider> <IPv4 address>", usable if the address is local
+ * (a socket binds to it) and libfabric offers that provider's RDM endpoints on it (fi_getinfo,
+ * reached through dlopen: datadm does not link libfabric).
+ */
+static int is_ofi_library(const char *lib)
+{
+	const char *b = strrchr(lib, '/');
+
+	return !strncmp(b ? b + 1 : lib, "libdaplofi.", 11);
+}
+
+static void check_ofi_params(const char *params, char *st, size_t size)
+{
+	int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
+		       const struct fi_info *, struct fi_info **);
+	struct fi_info *(*dupinfo)(const struct fi_info *);
+	void (*freeinfo)(struct fi_info *);
+	char prov[128], host[256], extra[2], ip[INET_ADDRSTRLEN];
+	struct addrinfo hints, *ai = NULL;
+	struct fi_info *h, *info = NULL;
+	void *dl;
+	int rc, fd;
+
+	if (sscanf(params, " %127s %255s %1s", prov, host, extra) != 2) {
+		snprintf(st, size, "ia_params: want \"<libfabric provider> "
+				   "<IPv4 address>\"");
+		return;
+	}
+	/* an address literal, or a name of /etc/hosts: no resolver */
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_flags = AI_NUMERICHOST;
+	if ((getaddrinfo(host, NULL, &hints, &ai) &&
+	     (!hosts_file(host) ||
+	      getaddrinfo(hosts_addr, NULL, &hints, &ai))) ||
+	    !ai) {
+		snprintf(st, size, "no IPv4 address %s", host);
+		return;
+	}
+	inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, ip,
+		  sizeof(ip));
+	/* local: a socket binds to it (127.0.0.2 is, without being an
+	 * interface's own address) */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	rc = fd < 0 || bind(fd, ai->ai_addr, sizeof(struct sockaddr_in));
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	if (rc) {
+		snprintf(st, size, "address %s is not on a local interface",
+			 host);
+		return;
+	}
+	dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+	getinfo = dl ? (__typeof__(getinfo))dlsym(dl, "fi_getinfo") : NULL;
+	dupinfo = dl ? (__typeof__(dupinfo))dlsym(dl, "fi_dupinfo") : NULL;
+	freeinfo = dl ? (__typeof__(freeinfo))dlsym(dl, "fi_freeinfo") : NULL;
+	if (!getinfo || !dupinfo || !freeinfo) {
+		snprintf(st, size, "libfabric.so.1 cannot be loaded");
+		return;
+	}
+	h = dupinfo(NULL);
+	if (!h) {
+		snprintf(st, size, "out of memory");
+		return;
+	}
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_MSG | FI_RMA;
+	h->fabric_attr->prov_name = strdup(prov);
+	rc = getinfo(FI_VERSION(1, 17), ip, NULL, FI_SOURCE, h, &info);
+	if (rc == -FI_ENODATA) /* providers whose addresses are not IP */
+		rc = getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info);
+	freeinfo(h);
+	if (rc)
+		snprintf(st, size,
+			 "libfabric has no provider %s for RDM endpoints on %s",
+			 prov, ip);
+	else
+		freeinfo(info);
+}
+
+/*
  * The status of an entry as libdat would use it: st "" when all is well
  * (else what is wrong, or why libdat ignores it), *problem if --check
  * should fail on it, and in opens "yes", "no" (now says why), "?" or "-"
@@ -669,7 +754,10 @@ static void entry_status(const struct file *f, size_t idx, char *st,
 			 e->lib_path);
 		return;
 	}
-	check_params(e->ia_params, st, size, now, now_size, &unknown);
+	if (is_ofi_library(e->lib_path))
+		check_ofi_params(e->ia_params, st, size);
+	else
+		check_params(e->ia_params, st, size, now, now_size, &unknown);
 	*problem = *st != '\0';
 	if (!*problem)
 		*opens = unknown ? "?" : *now ? "no" : "yes";

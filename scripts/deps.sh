@@ -9,7 +9,8 @@ set -eu
 
 if [ $# -eq 0 ]; then
 	set -- make gcc libc6-dev binutils pkg-config bats valgrind strace procps \
-		libibverbs-dev librdmacm-dev mandoc acl attr python3
+		libibverbs-dev librdmacm-dev libfabric-dev libfabric-bin mandoc acl \
+		attr python3
 fi
 
 missing=""

@@ -8,6 +8,12 @@
  * parked on its type's free list.  A stale handle therefore still points
  * at readable memory whose first word dispatches into this provider and
  * whose magic no longer matches, so it gets DAT_INVALID_HANDLE.
+ *
+ * A freed block is reused only once FREE_QUARANTINE more blocks of its
+ * type were freed after it (the lists are FIFO): a handle freed a moment
+ * ago still meets a cleared magic even when a new object of its type is
+ * made at once (a CR rejected while the engine takes the next request),
+ * instead of silently naming the new one.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -24,8 +30,11 @@ struct obj_hdr {
 	size_t pad; /* keeps the object 16-byte aligned */
 };
 
+enum { FREE_QUARANTINE = 16 };
+
 static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dapl_list free_list[DAPL_OBJ_TYPES];
+static unsigned free_count[DAPL_OBJ_TYPES];
 static int free_list_ready;
 
 static struct obj_hdr *obj_hdr(void *obj)
@@ -44,7 +53,8 @@ static void free_lists_init(void)
 	free_list_ready = 1;
 }
 
-/* A parked block of this type big enough for size, or NULL. */
+/* The oldest parked block of this type big enough for size, or NULL
+ * while the type has no more than FREE_QUARANTINE parked. */
 static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 {
 	struct dapl_list *pos, *tmp;
@@ -52,6 +62,10 @@ static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 
 	pthread_mutex_lock(&free_lock);
 	free_lists_init();
+	if (free_count[type] <= FREE_QUARANTINE) {
+		pthread_mutex_unlock(&free_lock);
+		return NULL;
+	}
 	dapl_list_for_each_safe(pos, tmp, &free_list[type])
 	{
 		struct dapl_obj *cand =
@@ -59,6 +73,7 @@ static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 
 		if (obj_hdr(cand)->size >= size) {
 			dapl_list_del(pos);
+			free_count[type]--;
 			o = cand;
 			break;
 		}
@@ -132,6 +147,7 @@ void dapl_obj_free(void *obj)
 	pthread_mutex_lock(&free_lock);
 	free_lists_init();
 	dapl_list_add_tail(&free_list[o->type], &o->free_link);
+	free_count[o->type]++;
 	pthread_mutex_unlock(&free_lock);
 }
 
@@ -151,6 +167,7 @@ void dapl_obj_release_all(void)
 			dapl_list_del(pos);
 			free(obj_hdr(o));
 		}
+		free_count[t] = 0;
 	}
 	pthread_mutex_unlock(&free_lock);
 }

@@ -164,6 +164,10 @@ installed_files() {
 		printf './usr/share/man/man3/%s\n' $(cd "$TOP/man3" && ls)
 		echo ./usr/share/man/man5/dat.conf1.5
 		echo ./usr/share/man/man8/datadm.8
+		# the libfabric provider, where its fragment is present
+		if [ -f "$TOP/providers/ofi/ofi.mk" ]; then
+			echo ./usr/lib/libdaplofi.so.1
+		fi
 		# dapltest(1) and its runner, where that fragment is present
 		if [ -f "$TOP/test/dapltest/dapltest.mk" ]; then
 			echo ./usr/bin/dapltest1

@@ -9,7 +9,7 @@
 
 TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 SCALE=${TEST_TIMEOUT_SCALE:-1}
-OURS="udapl-utils libdat-dev libdaplcma1 libdat1"
+OURS="udapl-utils libdat-dev libdaplcma1 libdaplofi1 libdat1"
 STATE=$TOP/build/deb/guest-state
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
@@ -35,13 +35,15 @@ run_installed() {
 	md5sum /etc/dat.conf /usr/bin/dapltest /usr/share/man/man5/dat.conf.5.gz > "$STATE/dat2.md5"
 }
 
-@test "dpkg -i installs libdat1, libdat-dev, libdaplcma1 and udapl-utils beside them" {
+@test "dpkg -i installs libdat1, libdat-dev, libdaplcma1, libdaplofi1 and udapl-utils beside them" {
 	dpkg -i "$DEB_DIR"/libdat1_*.deb "$DEB_DIR"/libdat-dev_*.deb \
-		"$DEB_DIR"/libdaplcma1_*.deb "$DEB_DIR"/udapl-utils_*.deb
+		"$DEB_DIR"/libdaplcma1_*.deb "$DEB_DIR"/libdaplofi1_*.deb \
+		"$DEB_DIR"/udapl-utils_*.deb
 	for p in $OURS; do
 		[ "$(dpkg-query -W -f='${Status}' "$p")" = "install ok installed" ]
 	done
 	[ -f "/usr/lib/$MA/libdat.so.1" ] && [ -f "/usr/lib/$MA/libdaplcma.so.1" ]
+	[ -f "/usr/lib/$MA/libdaplofi.so.1" ]
 	[ -x /usr/bin/dapltest1 ] && [ -x /usr/sbin/datadm ]
 	[ -f /etc/dat.conf.d/libdaplcma1.conf ]
 	md5sum -c "$STATE/dat2.md5"
@@ -82,7 +84,7 @@ run_installed() {
 	echo "left:$left"
 	[ -z "$left" ]
 	[ ! -e /etc/dat.conf.d ]
-	[ "$(ldconfig -p | grep -c 'libdat.so.1\|libdaplcma.so.1' || :)" -eq 0 ]
+	[ "$(ldconfig -p | grep -c 'libdat.so.1\|libdaplcma.so.1\|libdaplofi.so.1' || :)" -eq 0 ]
 	md5sum -c "$STATE/dat2.md5"
 }
 

@@ -42,15 +42,6 @@ teardown() {
 	fi
 }
 
-# fstart VAR OUT TEST ROLE ARGS...: a dattest-faults role in the background,
-# bounded by timeout; its pid (of timeout) in VAR, its output in OUT
-fstart() {
-	local var=$1 out=$2
-	shift 2
-	timeout -k 5 "$(secs 150)" "$VF" "$@" > "$out" 2>&1 3>&- &
-	printf -v "$var" %s $!
-}
-
 # fserver TEST: the server role; waits until it listens (sets QUAL)
 fserver() {
 	fstart SRV_PID "$SRV_OUT" "$1" server
@@ -61,38 +52,6 @@ fserver() {
 fclient() {
 	fstart CLI_PID "$CLI_OUT" "$1" client -q "$QUAL"
 }
-
-# wait_line FILE PID LINE SECS: until FILE has LINE, bounded; the process
-# must not end first
-wait_line() {
-	local f=$1 pid=$2 line=$3 end=$((SECONDS + $(secs $4)))
-	until grep -qx "$line" "$f"; do
-		if ! kill -0 "$pid" 2> /dev/null && ! grep -qx "$line" "$f"; then
-			echo "ended before '$line'; its output:"
-			cat "$f"
-			return 1
-		fi
-		if [ "$SECONDS" -ge "$end" ]; then
-			echo "no '$line' after $(secs $4)s; output so far:"
-			cat "$f"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# fwait VAR PIDVAR OUT: exit status of the background role in VAR
-fwait() {
-	local var=$1 pidvar=$2 out=$3 rc=0
-	wait "${!pidvar}" || rc=$?
-	printf -v "$pidvar" %s ''
-	printf -v "$var" %s "$rc"
-	echo "--- $out: exit status $rc"
-	cat "$out"
-}
-
-# pid_of OUT: the program's own pid (its first line), not timeout's
-pid_of() { sed -n 's/^pid \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1; }
 
 passed() { [ "$1" -eq 0 ] && grep -qx PASS "$2"; }
 

@@ -69,8 +69,14 @@ struct vt_msg {
 	char text[16];
 };
 
-#define VT_SERVER_ADDR	"10.77.0.1"	/* rxe0-cma, vethA */
-#define VT_CLIENT_ADDR	"10.77.0.2"	/* rxe1-cma, vethB */
+/* The addresses of the server's and the client's IA: the guest's
+ * rxe0-cma (vethA, 10.77.0.1) and rxe1-cma (vethB, 10.77.0.2) unless
+ * DATTEST_SERVER_ADDR / DATTEST_CLIENT_ADDR name others (test/ofi, whose
+ * DATTEST_SERVER_IA / DATTEST_CLIENT_IA name the IAs). */
+const char *vt_server_addr(void);
+const char *vt_client_addr(void);
+#define VT_SERVER_ADDR	vt_server_addr()
+#define VT_CLIENT_ADDR	vt_client_addr()
 
 #define VT_CTL_SLOTS	8
 #define VT_CTL_SLOT	256
@@ -210,5 +216,6 @@ extern const struct vt_test vt_evd_tests[];
 extern const struct vt_test vt_legacy_tests[];
 extern const struct vt_test vt_atomic_tests[];	/* atomic.c */
 extern const struct vt_test vt_srq_tests[];	/* srq.c */
+extern const struct vt_test vt_order_tests[];	/* vt_order.c */
 
 #endif /* VT_H */

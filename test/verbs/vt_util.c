@@ -764,13 +764,33 @@ static void run_alarm(int sig)
 	_exit(3);
 }
 
+static const char *vt_env(const char *name, const char *def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? s : def;
+}
+
+const char *vt_server_addr(void)
+{
+	return vt_env("DATTEST_SERVER_ADDR", "10.77.0.1");
+}
+
+const char *vt_client_addr(void)
+{
+	return vt_env("DATTEST_CLIENT_ADDR", "10.77.0.2");
+}
+
 static void run_parse(int argc, char **argv, struct vt_opts *o)
 {
 	int c;
 
 	o->test = argv[1];
 	o->role = argv[2];
-	o->ia_name = strcmp(o->role, "client") ? "rxe0-cma" : "rxe1-cma";
+	o->ia_name = strcmp(o->role, "client") ? vt_env("DATTEST_SERVER_IA",
+							"rxe0-cma")
+					       : vt_env("DATTEST_CLIENT_IA",
+							"rxe1-cma");
 	o->addr = VT_SERVER_ADDR;
 	optind = 3;
 	while ((c = getopt(argc, argv, "i:a:q:n:")) != -1) {

@@ -1,0 +1,1114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Our connection protocol over FI_EP_RDM, on the IA's control endpoint
+ * and the listening endpoints (addr.c: where a qualifier listens).
+ *
+ *   active                         passive
+ *   REQ(qual, pdata, addrs) ---->  listener: the full qualifier must be
+ *                                  its own, else REJECT(nobody)
+ *                                  DAT_CONNECTION_REQUEST_EVENT
+ *                           <----  ACCEPT(pdata, data address)
+ *                                  or REJECT(peer)
+ *   ESTABLISHED, RTU        ---->  ESTABLISHED
+ *   DISC either way: DISCONNECTED on the other side, once the sends the
+ *   peer made before it (their number is in the DISC) were received there,
+ *   or after 2 s: they travel on the data endpoints' own connection and
+ *   may arrive after the DISC.
+ *   KA either way every DAPL_OFI_KEEPALIVE_MS on established connections;
+ *   DAPL_OFI_KEEPALIVE_TIMEOUT_MS of silence: BROKEN.
+ *   KEYQ/KEYR: the base and length of a registration by key (ep.c).
+ *
+ * Every message names the sender's and the receiver's connection ids;
+ * one that matches no connection of ours is dropped.  A connect timeout
+ * gives TIMED_OUT (and a DISC to the listener, which drops the request).
+ * Nobody listening gives NON_PEER_REJECTED: rxm retries a send to a
+ * refused address for ever without a word, so over TCP a connect first
+ * probes the listener's port with a TCP connect of its own (non-blocking,
+ * watched by the timers) and sends the REQ once that connected; a refused
+ * probe is NON_PEER_REJECTED, another failure UNREACHABLE.  Peer addresses stay in the IA's address vector
+ * until the IA closes (libfabric does not count references to them).
+ *
+ * Upcalls: everything here runs under oia->lock; events are queued as
+ * notes, with their upcall bracket opened under the lock (which proves
+ * the EP or service point is still ours), and delivered by
+ * ofi_notes_deliver without it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "ofi.h"
+
+/* How long a disconnect waits for the peer's last sends (they travel on
+ * another libfabric connection than the DISC). */
+#define OFI_DRAIN_NS (2ull * 1000000000ull)
+
+/* A connection request is a CR: the CR's transport data is the
+ * connection itself. */
+static inline struct dapl_tp_cr *ofi_conn_cr(struct ofi_conn *c)
+{
+	return (struct dapl_tp_cr *)(void *)c;
+}
+
+static inline struct ofi_conn *ofi_cr_conn(struct dapl_cr *cr)
+{
+	return (struct ofi_conn *)(void *)dapl_cr_tp(cr);
+}
+
+/* ---- notes: upcalls made after the lock is dropped ---- */
+
+enum ofi_note_kind { OFI_NOTE_EP, OFI_NOTE_REQ };
+
+struct ofi_note {
+	struct dapl_list link;
+	enum ofi_note_kind kind;
+	struct dapl_ep *ep;
+	struct dapl_sp *sp;
+	struct ofi_conn *conn;		/* REQ */
+	enum dapl_cm_event event;
+	int plen;
+	unsigned char pdata[OFI_MAX_PDATA];
+};
+
+static struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia, void *obj,
+				     const void *pdata, int plen)
+{
+	struct ofi_note *n;
+
+	if (dapl_upcall_begin(obj))
+		return NULL;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		dapl_upcall_end(obj);
+		dapl_dbg(DAPL_DBG_ERR, "ofi: connection event lost");
+		return NULL;
+	}
+	if (plen > 0 && plen <= OFI_MAX_PDATA) {
+		memcpy(n->pdata, pdata, (size_t)plen);
+		n->plen = plen;
+	}
+	dapl_list_add_tail(&oia->notes, &n->link);
+	return n;
+}
+
+/* locked: an event for ep, delivered after the lock is dropped */
+static void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
+			enum dapl_cm_event ev, const void *pdata, int plen)
+{
+	struct ofi_note *n;
+
+	if (!ep)
+		return;
+	n = ofi_note_new(oia, ep, pdata, plen);
+	if (!n)
+		return;
+	n->kind = OFI_NOTE_EP;
+	n->ep = ep;
+	n->event = ev;
+	dapl_progress_kick(oia->ia);
+}
+
+static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c);
+static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			     uint64_t now);
+static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			    int peer);
+
+void ofi_notes_deliver(struct dapl_tp_ia *oia)
+{
+	struct ofi_note *n;
+
+	for (;;) {
+		pthread_mutex_lock(&oia->lock);
+		if (dapl_list_empty(&oia->notes)) {
+			pthread_mutex_unlock(&oia->lock);
+			return;
+		}
+		n = dapl_container_of(oia->notes.next, struct ofi_note, link);
+		dapl_list_del(&n->link);
+		pthread_mutex_unlock(&oia->lock);
+		if (n->kind == OFI_NOTE_EP) {
+			dapl_cm_ep_event(n->ep, n->event, n->pdata, n->plen);
+			dapl_upcall_end(n->ep);
+		} else {
+			struct ofi_conn *c = n->conn;
+			int rc = dapl_cm_request(
+			    n->sp, ofi_conn_cr(c),
+			    (const struct sockaddr *)&c->peer_ia, c->peer_port,
+			    n->pdata, n->plen);
+
+			dapl_upcall_end(n->sp);
+			if (rc) { /* udapl could not queue it: no */
+				pthread_mutex_lock(&oia->lock);
+				if (c->state == OFI_CONN_REQUEST)
+					ofi_send_reject(oia, c, 0);
+				ofi_conn_free(oia, c);
+				pthread_mutex_unlock(&oia->lock);
+			}
+		}
+		free(n);
+	}
+}
+
+void ofi_notes_forget(struct dapl_tp_ia *oia, const void *obj)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->notes) {
+		struct ofi_note *n = dapl_container_of(pos, struct ofi_note,
+						       link);
+
+		if (n->kind != OFI_NOTE_EP || (const void *)n->ep != obj)
+			continue;
+		dapl_list_del(&n->link);
+		dapl_upcall_end(n->ep);
+		free(n);
+	}
+}
+
+void ofi_notes_drop(struct dapl_tp_ia *oia)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->notes) {
+		struct ofi_note *n = dapl_container_of(pos, struct ofi_note,
+						       link);
+
+		dapl_list_del(&n->link);
+		dapl_upcall_end(n->kind == OFI_NOTE_EP ? (void *)n->ep
+						       : (void *)n->sp);
+		if (n->kind == OFI_NOTE_REQ)
+			ofi_conn_free(oia, n->conn);
+		free(n);
+	}
+}
+
+/* ---- control endpoints and messages ---- */
+
+static void ofi_rx_post(struct ofi_rxbuf *rb)
+{
+	rb->posted = !fi_recv(rb->owner->ep, &rb->msg, sizeof(rb->msg), NULL,
+			      FI_ADDR_UNSPEC, rb);
+}
+
+int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
+		 struct dapl_sp *sp, struct ofi_ctl_ep **out)
+{
+	struct ofi_ctl_ep *c = calloc(1, sizeof(*c));
+	int rc, i;
+
+	if (!c)
+		return -FI_ENOMEM;
+	c->rx = calloc(OFI_CTL_RX, sizeof(*c->rx));
+	if (!c->rx) {
+		free(c);
+		return -FI_ENOMEM;
+	}
+	c->oia = oia;
+	c->sp = sp;
+	rc = ofi_ep_open(oia, src, oia->ctl_cq, oia->ctl_cq, &c->ep);
+	if (rc) {
+		free(c->rx);
+		free(c);
+		return rc;
+	}
+	c->namelen = sizeof(c->name);
+	rc = fi_getname(&c->ep->fid, c->name, &c->namelen);
+	if (rc) {
+		fi_close(&c->ep->fid);
+		free(c->rx);
+		free(c);
+		return rc;
+	}
+	for (i = 0; i < OFI_CTL_RX; i++) {
+		c->rx[i].kind = OFI_CTX_CTL_RX;
+		c->rx[i].owner = c;
+		ofi_rx_post(&c->rx[i]);
+	}
+	*out = c;
+	return 0;
+}
+
+/* The caller drains the control CQ after the close and before the free
+ * (ofi_ctl_free), so that no entry names a freed buffer. */
+static void ofi_ctl_shut(struct ofi_ctl_ep *c)
+{
+	c->closing = 1;
+	fi_close(&c->ep->fid);
+}
+
+static void ofi_ctl_free(struct ofi_ctl_ep *c)
+{
+	free(c->rx);
+	free(c);
+}
+
+void ofi_ctl_close(struct ofi_ctl_ep *c)
+{
+	ofi_ctl_shut(c);
+	ofi_ctl_drain(c->oia);
+	ofi_ctl_free(c);
+}
+
+void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
+		   enum ofi_msg_type type)
+{
+	memset(m, 0, offsetof(struct ofi_wire, pdata));
+	m->magic = OFI_WIRE_MAGIC;
+	m->version = OFI_WIRE_VERSION;
+	m->type = (uint16_t)type;
+	m->ctl_len = (uint16_t)oia->ctl->namelen;
+	memcpy(m->ctl_addr, oia->ctl->name, oia->ctl->namelen);
+	m->ia_addr = oia->addr;
+}
+
+static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
+{
+	size_t len = offsetof(struct ofi_wire, pdata) + tb->msg.pdata_len;
+	int rc = (int)fi_send(oia->ctl->ep, &tb->msg, len, NULL, tb->dest, tb);
+
+	if (!rc)
+		tb->held = 0;
+	return rc;
+}
+
+int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
+		 const struct ofi_wire *msg)
+{
+	struct ofi_txbuf *tb = malloc(sizeof(*tb));
+	int rc;
+
+	if (!tb)
+		return -FI_ENOMEM;
+	tb->kind = OFI_CTX_CTL_TX;
+	tb->dest = dest;
+	tb->conn_id = conn_id;
+	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
+	tb->held = 1;
+	dapl_list_add_tail(&oia->txbufs, &tb->link);
+	/* behind held ones: the messages of a connection stay in order */
+	if (tb->link.prev != &oia->txbufs &&
+	    dapl_container_of(tb->link.prev, struct ofi_txbuf, link)->held) {
+		dapl_progress_kick(oia->ia);
+		return 0;
+	}
+	rc = ofi_tx_try(oia, tb);
+	if (rc == -FI_EAGAIN) {
+		dapl_progress_kick(oia->ia);
+		return 0;
+	}
+	if (rc) {
+		dapl_list_del(&tb->link);
+		free(tb);
+	}
+	return rc;
+}
+
+void ofi_ctl_backlog(struct dapl_tp_ia *oia)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb =
+		    dapl_container_of(pos, struct ofi_txbuf, link);
+		int rc;
+
+		if (!tb->held)
+			continue;
+		rc = ofi_tx_try(oia, tb);
+		if (rc == -FI_EAGAIN)
+			return;
+		if (rc) {
+			dapl_list_del(&tb->link);
+			free(tb);
+		}
+	}
+}
+
+static int ofi_av_insert(struct dapl_tp_ia *oia, const void *addr, size_t len,
+			 fi_addr_t *out)
+{
+	if (!len || len > OFI_ADDR_MAX)
+		return -1;
+	return fi_av_insert(oia->av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
+}
+
+/* ---- connections ---- */
+
+static struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia)
+{
+	struct ofi_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->id = oia->next_conn_id++;
+	c->last_heard = dapl_now_ns();
+	c->probe_fd = -1;
+	dapl_list_add_tail(&oia->conns, &c->link);
+	return c;
+}
+
+static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (c->id == id)
+			return c;
+	}
+	return NULL;
+}
+
+static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	(void)oia;
+	if (c->ep) {
+		struct dapl_tp_ep *oep = dapl_ep_tp(c->ep);
+
+		if (oep && oep->conn == c)
+			oep->conn = NULL;
+	}
+	if (c->probe_fd >= 0)
+		close(c->probe_fd);
+	free(c->req);
+	dapl_list_del(&c->link);
+	free(c);
+}
+
+void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
+{
+	struct ofi_conn *c = oep->conn;
+
+	if (!c)
+		return;
+	oep->conn = NULL;
+	c->ep = NULL;
+	if (c->state != OFI_CONN_CLOSED) {
+		/* freed or reset while connected: the peer hears of it */
+		struct ofi_wire m;
+
+		ofi_wire_init(oep->oia, &m, OFI_MSG_DISC);
+		m.src_id = c->id;
+		m.dst_id = c->peer_id;
+		ofi_ctl_send(oep->oia,
+			     c->state == OFI_CONN_CONNECTING ? c->dest
+							     : c->peer_ctl,
+			     0, &m);
+	}
+	ofi_conn_free(oep->oia, c);
+}
+
+/* locked: the connection's last event; its EP stops moving data */
+static void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			 enum dapl_cm_event ev, int tell_peer)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+
+	if (tell_peer) {
+		struct ofi_wire m;
+
+		ofi_wire_init(oia, &m, OFI_MSG_DISC);
+		m.src_id = c->id;
+		m.dst_id = c->peer_id;
+		if (oep) {
+			pthread_mutex_lock(&oep->lock);
+			m.len = oep->sends_issued;
+			pthread_mutex_unlock(&oep->lock);
+		}
+		ofi_ctl_send(oia,
+			     c->state == OFI_CONN_CONNECTING ? c->dest
+							     : c->peer_ctl,
+			     0, &m);
+	}
+	c->state = OFI_CONN_CLOSED;
+	if (oep)
+		ofi_ep_flush(oep);
+	ofi_note_ep(oia, c->ep, ev, NULL, 0);
+}
+
+static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			    int peer)
+{
+	struct ofi_wire m;
+
+	ofi_wire_init(oia, &m, OFI_MSG_REJECT);
+	m.src_id = c->id;
+	m.dst_id = c->peer_id;
+	m.status = (uint32_t)peer;
+	ofi_ctl_send(oia, c->peer_ctl, 0, &m);
+	c->state = OFI_CONN_CLOSED;
+}
+
+void ofi_conn_broken(struct dapl_tp_ep *oep)
+{
+	struct ofi_conn *c = oep->conn;
+
+	if (c && c->state == OFI_CONN_ESTABLISHED)
+		ofi_conn_end(oep->oia, c, DAPL_CM_BROKEN, 1);
+}
+
+/* ---- received messages ---- */
+
+static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+		       const struct ofi_wire *m)
+{
+	struct dapl_tp_sp *osp = lep->sp ? dapl_sp_tp(lep->sp) : NULL;
+	struct ofi_conn *c;
+	struct ofi_note *n;
+
+	c = ofi_conn_new(oia);
+	if (!c)
+		return;
+	c->peer_id = m->src_id;
+	c->state = OFI_CONN_REQUEST;
+	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl)) {
+		ofi_conn_free(oia, c);
+		return;
+	}
+	/* the full qualifier: a request for another one that maps to this
+	 * port found nobody */
+	if (!osp || osp->qual != m->qual || !m->data_len ||
+	    m->data_len > OFI_ADDR_MAX) {
+		ofi_send_reject(oia, c, 0);
+		ofi_conn_free(oia, c);
+		return;
+	}
+	c->sp = lep->sp;
+	memcpy(c->peer_data, m->data_addr, m->data_len);
+	c->peer_data_len = m->data_len;
+	c->peer_ia = m->ia_addr;
+	c->peer_ia.sin_family = AF_INET;
+	c->peer_port = m->ctl_len == sizeof(struct sockaddr_in)
+			   ? ntohs(((const struct sockaddr_in *)(const void *)
+					m->ctl_addr)
+				       ->sin_port)
+			   : 0;
+	n = ofi_note_new(oia, lep->sp, m->pdata, m->pdata_len);
+	if (!n) {
+		ofi_send_reject(oia, c, 0);
+		ofi_conn_free(oia, c);
+		return;
+	}
+	n->kind = OFI_NOTE_REQ;
+	n->sp = lep->sp;
+	n->conn = c;
+	dapl_progress_kick(oia->ia);
+}
+
+static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			  const struct ofi_wire *m)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	struct ofi_wire r;
+	fi_addr_t peer;
+
+	if (c->state != OFI_CONN_CONNECTING || !oep)
+		return;
+	c->peer_id = m->src_id;
+	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl) ||
+	    ofi_av_insert(oia, m->data_addr, m->data_len, &peer)) {
+		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
+		return;
+	}
+	pthread_mutex_lock(&oep->lock);
+	oep->peer = peer;
+	oep->connected = 1;
+	pthread_mutex_unlock(&oep->lock);
+	c->state = OFI_CONN_ESTABLISHED;
+	c->last_heard = dapl_now_ns();
+	ofi_wire_init(oia, &r, OFI_MSG_RTU);
+	r.src_id = c->id;
+	r.dst_id = c->peer_id;
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, m->pdata, m->pdata_len);
+}
+
+static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			const struct ofi_wire *m)
+{
+	struct dapl_list *pos, *tmp;
+	struct ofi_wire r;
+
+	ofi_wire_init(oia, &r, OFI_MSG_KEYR);
+	r.src_id = c->id;
+	r.dst_id = c->peer_id;
+	r.key = m->key;
+	r.status = 1;
+	dapl_list_for_each_safe(pos, tmp, &oia->mrs) {
+		struct dapl_tp_lmr *mr =
+		    dapl_container_of(pos, struct dapl_tp_lmr, link);
+
+		if (mr->key == m->key && mr->remote) {
+			r.status = 0;
+			r.base = mr->base;
+			r.len = mr->len;
+			break;
+		}
+	}
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+}
+
+/* A message for one of our connections (not a REQ). */
+static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
+{
+	struct ofi_conn *c = m->dst_id ? ofi_conn_find(oia, m->dst_id) : NULL;
+	struct dapl_tp_ep *oep;
+
+	if (!c && m->type == OFI_MSG_DISC) {
+		/* a requester gave up (timeout, disconnect) before it heard
+		 * from us: its request is void */
+		struct dapl_list *pos, *tmp;
+
+		dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+			struct ofi_conn *r =
+			    dapl_container_of(pos, struct ofi_conn, link);
+
+			if (!r->active && r->peer_id == m->src_id &&
+			    r->state == OFI_CONN_REQUEST)
+				r->state = OFI_CONN_CLOSED;
+		}
+		return;
+	}
+	if (!c)
+		return;
+	/* the peer's id is known from the first answer on */
+	if (c->state != OFI_CONN_CONNECTING && c->peer_id != m->src_id)
+		return;
+	c->last_heard = dapl_now_ns();
+	switch (m->type) {
+	case OFI_MSG_ACCEPT:
+		ofi_rx_accept(oia, c, m);
+		break;
+	case OFI_MSG_REJECT:
+		if (c->state == OFI_CONN_CONNECTING)
+			ofi_conn_end(oia, c,
+				     m->status ? DAPL_CM_PEER_REJECTED
+					       : DAPL_CM_NON_PEER_REJECTED,
+				     0);
+		break;
+	case OFI_MSG_RTU:
+		if (c->state == OFI_CONN_ACCEPTING) {
+			c->state = OFI_CONN_ESTABLISHED;
+			ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, NULL, 0);
+		}
+		break;
+	case OFI_MSG_DISC:
+		if (c->state == OFI_CONN_ESTABLISHED) {
+			/* the data endpoints are another connection than
+			 * ours: what the peer sent before it disconnected
+			 * may still be on its way; the timers end it */
+			c->state = OFI_CONN_DRAINING;
+			c->drain_sends = m->len;
+			c->drain_end = dapl_now_ns() + OFI_DRAIN_NS;
+			ofi_conn_drained(oia, c, dapl_now_ns());
+		}
+		else if (c->state == OFI_CONN_ACCEPTING)
+			ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+		else if (c->state == OFI_CONN_CONNECTING)
+			ofi_conn_end(oia, c, DAPL_CM_NON_PEER_REJECTED, 0);
+		else if (c->state == OFI_CONN_REQUEST)
+			c->state = OFI_CONN_CLOSED;
+		break;
+	case OFI_MSG_KA:
+		break;
+	case OFI_MSG_KEYQ:
+		if (c->state == OFI_CONN_ESTABLISHED ||
+		    c->state == OFI_CONN_ACCEPTING)
+			ofi_rx_keyq(oia, c, m);
+		break;
+	case OFI_MSG_KEYR:
+		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+		if (oep)
+			ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
+					  m->base, m->len);
+		break;
+	default:
+		break;
+	}
+}
+
+static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
+		       size_t len)
+{
+	const struct ofi_wire *m = &rb->msg;
+
+	if (len < offsetof(struct ofi_wire, pdata) ||
+	    m->magic != OFI_WIRE_MAGIC || m->version != OFI_WIRE_VERSION ||
+	    m->ctl_len > OFI_ADDR_MAX || m->data_len > OFI_ADDR_MAX ||
+	    m->pdata_len > OFI_MAX_PDATA ||
+	    len < offsetof(struct ofi_wire, pdata) + m->pdata_len) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: malformed control message");
+		return;
+	}
+	if (m->type == OFI_MSG_REQ) {
+		if (rb->owner->sp)
+			ofi_rx_req(oia, rb->owner, m);
+		return;
+	}
+	ofi_rx_conn(oia, m);
+}
+
+/* A control send failed: libfabric could not reach the peer. */
+static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
+			      int err)
+{
+	struct ofi_conn *c = tb->conn_id ? ofi_conn_find(oia, tb->conn_id)
+					 : NULL;
+
+	dapl_dbg(DAPL_DBG_CM, "ofi: control message %u: %s", tb->msg.type,
+		 fi_strerror(err));
+	if (!c)
+		return;
+	/* rxm: ENOTCONN when the listener went away while it connected */
+	if (c->state == OFI_CONN_CONNECTING)
+		ofi_conn_end(oia, c,
+			     err == FI_ECONNREFUSED || err == FI_ENOTCONN
+				 ? DAPL_CM_NON_PEER_REJECTED
+				 : DAPL_CM_UNREACHABLE,
+			     0);
+	else if (c->state == OFI_CONN_ESTABLISHED)
+		ofi_conn_end(oia, c, DAPL_CM_BROKEN, 0);
+	else if (c->state == OFI_CONN_ACCEPTING)
+		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+}
+
+static void ofi_ctl_entry(struct dapl_tp_ia *oia, void *ctx, int err,
+			  size_t len)
+{
+	enum ofi_ctx_kind kind = ctx ? *(enum ofi_ctx_kind *)ctx : 0;
+
+	if (kind == OFI_CTX_CTL_RX) {
+		struct ofi_rxbuf *rb = ctx;
+
+		rb->posted = 0;
+		if (rb->owner->closing)
+			return;
+		if (!err)
+			ofi_ctl_rx(oia, rb, len);
+		/* the handler may have closed nothing of ours: repost */
+		if (!rb->owner->closing)
+			ofi_rx_post(rb);
+	} else if (kind == OFI_CTX_CTL_TX) {
+		struct ofi_txbuf *tb = ctx;
+
+		dapl_list_del(&tb->link);
+		if (err)
+			ofi_ctl_tx_failed(oia, tb, err);
+		free(tb);
+	}
+}
+
+int ofi_ctl_drain(struct dapl_tp_ia *oia)
+{
+	struct fi_cq_data_entry ent[16];
+	int got = 0, i;
+	ssize_t n;
+
+	for (;;) {
+		n = fi_cq_read(oia->ctl_cq, ent, 16);
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e = {0};
+
+			if (fi_cq_readerr(oia->ctl_cq, &e, 0) != 1)
+				break;
+			ofi_ctl_entry(oia, e.op_context, e.err ? e.err : FI_EIO,
+				      0);
+			got++;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			ofi_ctl_entry(oia, ent[i].op_context, 0, ent[i].len);
+		got += (int)n;
+	}
+	return got;
+}
+
+/* ---- the listener probe (TCP) ---- */
+
+/* 0: probing (fd in c), 1: connected, or a negative errno */
+static int ofi_probe_start(struct ofi_conn *c, const struct sockaddr_in *dst)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (!connect(fd, (const struct sockaddr *)dst, sizeof(*dst))) {
+		close(fd);
+		return 1;
+	}
+	if (errno != EINPROGRESS) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	c->probe_fd = fd;
+	return 0;
+}
+
+/* locked: a probe finished?  Then the REQ goes, or the connection ends. */
+static void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct pollfd p = {.fd = c->probe_fd, .events = POLLOUT};
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (poll(&p, 1, 0) <= 0)
+		return;
+	if (getsockopt(c->probe_fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		err = errno;
+	close(c->probe_fd);
+	c->probe_fd = -1;
+	if (!err && !ofi_ctl_send(oia, c->dest, c->id, c->req))
+		return;
+	ofi_conn_end(oia, c,
+		     err == ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
+					 : DAPL_CM_UNREACHABLE,
+		     0);
+}
+
+/* ---- timers ---- */
+
+/* locked: a DRAINING connection ends once every send the peer made
+ * before its DISC was received here (or the bound passed). */
+static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			     uint64_t now)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	int done = 1;
+
+	if (oep) {
+		pthread_mutex_lock(&oep->lock);
+		done = oep->recvs_done >= c->drain_sends;
+		pthread_mutex_unlock(&oep->lock);
+	}
+	if (done || now >= c->drain_end)
+		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
+}
+
+void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
+{
+	struct dapl_list *pos, *tmp;
+	int ka = now >= oia->next_ka;
+
+	if (ka)
+		oia->next_ka = now + oia->ka_interval_ns;
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+		struct ofi_wire m;
+
+		switch (c->state) {
+		case OFI_CONN_CONNECTING:
+			if (c->deadline && now >= c->deadline)
+				ofi_conn_end(oia, c, DAPL_CM_TIMED_OUT,
+					     c->probe_fd < 0);
+			else if (c->probe_fd >= 0)
+				ofi_probe_check(oia, c);
+			break;
+		case OFI_CONN_DRAINING:
+			ofi_conn_drained(oia, c, now);
+			break;
+		case OFI_CONN_ACCEPTING:
+			if (now - c->last_heard > oia->ka_timeout_ns)
+				ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 1);
+			break;
+		case OFI_CONN_ESTABLISHED:
+			if (now - c->last_heard > oia->ka_timeout_ns) {
+				dapl_dbg(DAPL_DBG_CM,
+					 "ofi: peer silent: broken");
+				ofi_conn_end(oia, c, DAPL_CM_BROKEN, 1);
+			} else if (ka) {
+				ofi_wire_init(oia, &m, OFI_MSG_KA);
+				m.src_id = c->id;
+				m.dst_id = c->peer_id;
+				ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- the CM ops ---- */
+
+DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(sp);
+	struct sockaddr_in src = oia->addr;
+	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
+	DAT_CONN_QUAL q = *qual;
+	int rc;
+
+	if (!osp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	src.sin_port = htons(ofi_qual_port(q));
+	pthread_mutex_lock(&oia->lock);
+	rc = ofi_ctl_open(oia, &src, sp, &osp->lep);
+	if (rc) {
+		pthread_mutex_unlock(&oia->lock);
+		free(osp);
+		dapl_dbg(DAPL_DBG_CM, "ofi: listen on port %u: %s",
+			 ofi_qual_port(q), fi_strerror(-rc));
+		return rc == -FI_EADDRINUSE || rc == -FI_EBUSY
+			   ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
+			   : ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
+	}
+	if (!q && osp->lep->namelen == sizeof(struct sockaddr_in))
+		q = ntohs(((struct sockaddr_in *)(void *)osp->lep->name)
+			      ->sin_port);
+	osp->sp = sp;
+	osp->qual = q;
+	dapl_list_add_tail(&oia->sps, &osp->link);
+	dapl_sp_set_tp(sp, osp);
+	pthread_mutex_unlock(&oia->lock);
+	*qual = q;
+	return DAT_SUCCESS;
+}
+
+void ofi_listen_stop(struct dapl_sp *sp)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(sp);
+	struct dapl_tp_sp *osp = dapl_sp_tp(sp);
+	struct dapl_list *pos, *tmp;
+
+	if (!osp)
+		return;
+	pthread_mutex_lock(&oia->lock);
+	dapl_list_del(&osp->link);
+	osp->lep->sp = NULL;
+	ofi_ctl_shut(osp->lep);
+	ofi_ctl_drain(oia);
+	ofi_ctl_free(osp->lep);
+	/* requests not yet handed to udapl die with the listener */
+	dapl_list_for_each_safe(pos, tmp, &oia->notes) {
+		struct ofi_note *n = dapl_container_of(pos, struct ofi_note,
+						       link);
+
+		if (n->kind != OFI_NOTE_REQ || n->sp != sp)
+			continue;
+		dapl_list_del(&n->link);
+		dapl_upcall_end(sp);
+		ofi_send_reject(oia, n->conn, 0);
+		ofi_conn_free(oia, n->conn);
+		free(n);
+	}
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (c->sp == sp)
+			c->sp = NULL;
+	}
+	dapl_sp_set_tp(sp, NULL);
+	pthread_mutex_unlock(&oia->lock);
+	free(osp);
+}
+
+DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
+		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+		       const void *pdata, DAT_COUNT plen)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(ep);
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct sockaddr_in dst;
+	struct ofi_conn *c;
+	struct ofi_wire *m;
+	int rc;
+
+	if (remote->sa_family != AF_INET)
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (!qual)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (plen < 0 || plen > OFI_MAX_PDATA)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	memcpy(&dst, remote, sizeof(dst));
+	dst.sin_port = htons(ofi_qual_port(qual));
+	pthread_mutex_lock(&oia->lock);
+	if (!oep || !oep->fep || oep->conn) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	}
+	c = ofi_conn_new(oia);
+	if (!c) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	c->active = 1;
+	c->state = OFI_CONN_CONNECTING;
+	if (oia->info->addr_format != FI_SOCKADDR_IN ||
+	    ofi_av_insert(oia, &dst, sizeof(dst), &c->dest)) {
+		ofi_conn_free(oia, c);
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNREACHABLE);
+	}
+	c->ep = ep;
+	c->deadline = timeout == DAT_TIMEOUT_INFINITE
+			  ? 0
+			  : dapl_now_ns() + (uint64_t)timeout * 1000ull;
+	oep->conn = c;
+	c->req = malloc(sizeof(*c->req));
+	if (!c->req) {
+		ofi_conn_free(oia, c);
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	m = c->req;
+	ofi_wire_init(oia, m, OFI_MSG_REQ);
+	m->qual = qual;
+	m->src_id = c->id;
+	m->data_len = (uint16_t)oep->namelen;
+	memcpy(m->data_addr, oep->name, oep->namelen);
+	m->pdata_len = (uint16_t)plen;
+	if (plen)
+		memcpy(m->pdata, pdata, (size_t)plen);
+	rc = oia->tcp_probe ? ofi_probe_start(c, &dst) : 1;
+	if (rc == 1) {
+		rc = ofi_ctl_send(oia, c->dest, c->id, m);
+		if (rc) {
+			ofi_conn_free(oia, c);
+			pthread_mutex_unlock(&oia->lock);
+			return ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
+		}
+	} else if (rc < 0) { /* the event says it, as for a late refusal */
+		ofi_conn_end(oia, c,
+			     rc == -ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
+						 : DAPL_CM_UNREACHABLE,
+			     0);
+	}
+	pthread_mutex_unlock(&oia->lock);
+	dapl_progress_kick(oia->ia);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
+		      DAT_COUNT plen)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(cr);
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct ofi_conn *c;
+	struct ofi_wire m;
+	fi_addr_t peer;
+
+	if (plen < 0 || plen > OFI_MAX_PDATA)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	pthread_mutex_lock(&oia->lock);
+	c = ofi_cr_conn(cr);
+	if (!c || c->ep || !oep || !oep->fep || oep->conn) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	}
+	c->ep = ep;
+	c->cr = NULL;
+	oep->conn = c;
+	if (c->state != OFI_CONN_REQUEST ||
+	    ofi_av_insert(oia, c->peer_data, c->peer_data_len, &peer)) {
+		/* the requester gave up meanwhile */
+		c->state = OFI_CONN_ACCEPTING;
+		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+		pthread_mutex_unlock(&oia->lock);
+		return DAT_SUCCESS;
+	}
+	pthread_mutex_lock(&oep->lock);
+	oep->peer = peer;
+	oep->connected = 1;
+	pthread_mutex_unlock(&oep->lock);
+	c->state = OFI_CONN_ACCEPTING;
+	c->last_heard = dapl_now_ns();
+	ofi_wire_init(oia, &m, OFI_MSG_ACCEPT);
+	m.src_id = c->id;
+	m.dst_id = c->peer_id;
+	m.data_len = (uint16_t)oep->namelen;
+	memcpy(m.data_addr, oep->name, oep->namelen);
+	m.pdata_len = (uint16_t)plen;
+	if (plen)
+		memcpy(m.pdata, pdata, (size_t)plen);
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+	pthread_mutex_unlock(&oia->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_reject(struct dapl_cr *cr)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(cr);
+	struct ofi_conn *c;
+
+	pthread_mutex_lock(&oia->lock);
+	c = ofi_cr_conn(cr);
+	if (!c || c->ep) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	}
+	if (c->state == OFI_CONN_REQUEST)
+		ofi_send_reject(oia, c, 1);
+	ofi_conn_free(oia, c);
+	dapl_cr_set_tp(cr, NULL);
+	pthread_mutex_unlock(&oia->lock);
+	return DAT_SUCCESS;
+}
+
+void ofi_cr_destroy(struct dapl_cr *cr)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(cr);
+	struct ofi_conn *c;
+
+	pthread_mutex_lock(&oia->lock);
+	c = ofi_cr_conn(cr);
+	if (c && !c->ep) {
+		if (c->state == OFI_CONN_REQUEST)
+			ofi_send_reject(oia, c, 1);
+		ofi_conn_free(oia, c);
+	}
+	dapl_cr_set_tp(cr, NULL);
+	pthread_mutex_unlock(&oia->lock);
+}
+
+DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(ep);
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct ofi_conn *c;
+
+	if (!oep)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	pthread_mutex_lock(&oia->lock);
+	c = oep->conn;
+	if (c && c->state != OFI_CONN_CLOSED) {
+		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 1);
+		if (abrupt) { /* udapl reported it already: no note */
+			struct dapl_list *pos, *tmp;
+
+			dapl_list_for_each_safe(pos, tmp, &oia->notes) {
+				struct ofi_note *n = dapl_container_of(
+				    pos, struct ofi_note, link);
+
+				if (n->kind == OFI_NOTE_EP && n->ep == ep &&
+				    n->event == DAPL_CM_DISCONNECTED) {
+					dapl_list_del(&n->link);
+					dapl_upcall_end(ep);
+					free(n);
+				}
+			}
+		}
+	} else {
+		ofi_ep_flush(oep);
+	}
+	pthread_mutex_unlock(&oia->lock);
+	return DAT_SUCCESS;
+}

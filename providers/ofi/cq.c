@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DTO EVDs: one libfabric CQ each (no wait object: ia.c says why).
+ *
+ * Completions come out of libfabric in any order; each marks its op in
+ * its EP's ring (ep.c), and a ring whose oldest op is done joins the
+ * CQ's ready list.  cq_poll hands udapl the done ops of the ready rings
+ * in posting order.  The engine reads the CQs too (that is libfabric's
+ * manual progress, and what lets a fence or an ordered send go out while
+ * the consumer is not polling); what it made ready it announces on the
+ * EVD's eventfd, the fd udapl's waiters poll.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "ofi.h"
+
+enum { OFI_CQ_BATCH = 16 };
+
+/* A failed op's DAT status. */
+static DAT_DTO_COMPLETION_STATUS ofi_err_status(const struct ofi_op *op,
+						int err)
+{
+	switch (err) {
+	case FI_ETRUNC:
+	case FI_EMSGSIZE:
+		return DAT_DTO_ERR_LOCAL_LENGTH;
+	case FI_ECANCELED:
+		/* rxm cancels an RMA whose key the target refused */
+		return op->op == DAPL_OP_RECV ? DAT_DTO_ERR_FLUSHED
+					      : DAT_DTO_ERR_REMOTE_ACCESS;
+	case FI_EACCES:
+	case FI_EKEYREJECTED:
+	case FI_EPERM:
+		return DAT_DTO_ERR_REMOTE_ACCESS;
+	default:
+		return DAT_DTO_ERR_TRANSPORT;
+	}
+}
+
+/* One completion (ocq locked). */
+static void ofi_cq_one(void *ctx, DAT_DTO_COMPLETION_STATUS st, int err,
+		       uint32_t len)
+{
+	struct ofi_op *op = ctx;
+	struct dapl_tp_ep *oep;
+
+	if (!op || op->kind != OFI_CTX_OP)
+		return;
+	oep = op->ring->oep;
+	pthread_mutex_lock(&oep->lock);
+	if (err)
+		st = ofi_err_status(op, err);
+	ofi_op_complete(op, st, len);
+	pthread_mutex_unlock(&oep->lock);
+}
+
+int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
+{
+	struct fi_cq_data_entry ent[OFI_CQ_BATCH];
+	int got = 0;
+	ssize_t n, i;
+
+	for (;;) {
+		n = fi_cq_read(ocq->cq, ent, OFI_CQ_BATCH);
+		if (n == -FI_EAVAIL) {
+			struct fi_cq_err_entry e = {0};
+
+			if (fi_cq_readerr(ocq->cq, &e, 0) != 1)
+				break;
+			dapl_dbg(DAPL_DBG_EVD, "ofi: DTO error %d (%s)", e.err,
+				 fi_strerror(e.err));
+			ofi_cq_one(e.op_context, DAT_DTO_SUCCESS,
+				   e.err ? e.err : FI_EIO, 0);
+			got++;
+			continue;
+		}
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			ofi_cq_one(ent[i].op_context, DAT_DTO_SUCCESS, 0,
+				   (uint32_t)ent[i].len);
+		got += (int)n;
+		if (n < OFI_CQ_BATCH)
+			break;
+	}
+	return got;
+}
+
+void ofi_cq_notify(struct dapl_tp_evd *ocq)
+{
+	uint64_t one = 1;
+
+	if (write(ocq->notify_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		dapl_dbg(DAPL_DBG_ERR, "ofi: eventfd write: %d", errno);
+}
+
+DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(evd);
+	struct dapl_tp_evd *ocq = calloc(1, sizeof(*ocq));
+	struct fi_cq_attr ca = {
+	    .format = FI_CQ_FORMAT_DATA,
+	    .wait_obj = FI_WAIT_NONE,
+	};
+	int rc;
+
+	if (!ocq)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	/* completions leave the libfabric CQ at every read, into the
+	 * rings: its size only bounds a burst between two reads */
+	ca.size = *qlen < 256 ? 256 : (size_t)*qlen;
+	rc = fi_cq_open(oia->domain, &ca, &ocq->cq, NULL);
+	if (rc) {
+		free(ocq);
+		return ofi_fi_err(rc, DAT_RESOURCE_TEVD);
+	}
+	ocq->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ocq->notify_fd < 0) {
+		fi_close(&ocq->cq->fid);
+		free(ocq);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	pthread_mutex_init(&ocq->lock, NULL);
+	dapl_list_init(&ocq->ready);
+	ocq->evd = evd;
+	ocq->oia = oia;
+	pthread_mutex_lock(&oia->lock);
+	dapl_list_add_tail(&oia->cqs, &ocq->ia_link);
+	pthread_mutex_unlock(&oia->lock);
+	dapl_evd_set_tp(evd, ocq);
+	*fd = ocq->notify_fd;
+	return DAT_SUCCESS;
+}
+
+/* The rings hold the completions: any size is fine. */
+DAT_RETURN ofi_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen)
+{
+	(void)qlen;
+	return dapl_evd_tp(evd) ? DAT_SUCCESS
+				: DAPL_ERR(DAT_INVALID_STATE, 0);
+}
+
+/* No EP uses the EVD any more (udapl counts them). */
+void ofi_cq_destroy(struct dapl_evd *evd)
+{
+	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
+	struct dapl_tp_ia *oia;
+
+	if (!ocq)
+		return;
+	oia = ocq->oia;
+	pthread_mutex_lock(&oia->lock);
+	dapl_list_del(&ocq->ia_link);
+	pthread_mutex_unlock(&oia->lock);
+	dapl_evd_set_tp(evd, NULL);
+	fi_close(&ocq->cq->fid);
+	close(ocq->notify_fd);
+	pthread_mutex_destroy(&ocq->lock);
+	free(ocq);
+}
+
+/* Hands out the done ops of the ready rings, oldest first per ring. */
+static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
+{
+	struct dapl_list *pos, *tmp;
+	int n = 0;
+
+	dapl_list_for_each_safe(pos, tmp, &ocq->ready) {
+		struct ofi_ring *r =
+		    dapl_container_of(pos, struct ofi_ring, ready_link);
+		struct dapl_tp_ep *oep = r->oep;
+
+		pthread_mutex_lock(&oep->lock);
+		while (n < max) {
+			struct ofi_op *op = &r->op[r->emitted & (r->size - 1)];
+
+			if (r->emitted == r->posted ||
+			    op->state != OFI_OP_DONE)
+				break;
+			cqe[n].wr_id = op->wr_id;
+			/* as on verbs: after the first failure of a ring, what
+			 * else fails is flushed (rxm fails every write in
+			 * flight to a dead peer, each in its own way) */
+			if (dapl_unlikely(op->status != DAT_DTO_SUCCESS)) {
+				if (r->failed)
+					op->status = DAT_DTO_ERR_FLUSHED;
+				else if (op->status != DAT_DTO_ERR_FLUSHED)
+					r->failed = 1;
+			}
+			cqe[n].status = op->status;
+			cqe[n].byte_len = op->len;
+			cqe[n].ep = NULL;
+			n++;
+			op->state = OFI_OP_FREE;
+			r->emitted++;
+		}
+		if (r->emitted == r->posted ||
+		    r->op[r->emitted & (r->size - 1)].state != OFI_OP_DONE) {
+			dapl_list_del(&r->ready_link);
+			r->on_ready = 0;
+		}
+		pthread_mutex_unlock(&oep->lock);
+		if (n == max)
+			break;
+	}
+	return n;
+}
+
+int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+{
+	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
+	int n;
+
+	if (dapl_unlikely(!ocq))
+		return -1;
+	pthread_mutex_lock(&ocq->lock);
+	ofi_cq_read_locked(ocq);
+	n = ofi_cq_emit(ocq, cqe, max);
+	pthread_mutex_unlock(&ocq->lock);
+	return n;
+}
+
+/* The eventfd is written whenever something became ready: nothing to
+ * arm. */
+DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only)
+{
+	(void)solicited_only;
+	return dapl_evd_tp(evd) ? DAT_SUCCESS
+				: DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+}
+
+void ofi_cq_ack(struct dapl_evd *evd)
+{
+	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
+	uint64_t v;
+
+	if (ocq && read(ocq->notify_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		dapl_dbg(DAPL_DBG_ERR, "ofi: eventfd read: %d", errno);
+}

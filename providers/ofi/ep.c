@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * EPs: one FI_EP_RDM data endpoint each, and two rings of ops (requests,
+ * receives) in posting order.
+ *
+ * A post takes the next op of its ring and issues it at once unless an
+ * earlier op of the ring is still held or this one must wait; held ops
+ * go out in order as soon as they may (ofi_ring_kick: after a
+ * completion, a key answer, or an engine round).  An op waits for:
+ *   - DAT_COMPLETION_BARRIER_FENCE_FLAG (and the fence after an RMR
+ *     bind): every earlier request complete;
+ *   - a send after RDMA writes: those writes complete, so that the
+ *     written data is in place when the send arrives (rxm neither orders
+ *     nor fences them itself);
+ *   - an RDMA to a key whose registered base we do not know yet, where
+ *     the provider addresses RMA by offset (rxm): the peer is asked
+ *     (cm.c KEYQ) and the op goes once it answered;
+ *   - -FI_EAGAIN: the engine tries again next round.
+ * Nothing spins in a post and -FI_EAGAIN never reaches the consumer.
+ *
+ * Completions are handed to udapl in posting order per ring (cq.c):
+ * rxm completes out of order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofi.h"
+
+static uint32_t ofi_pow2(uint32_t n)
+{
+	uint32_t s = 1;
+
+	while (s < n && s < (1u << 24))
+		s <<= 1;
+	return s;
+}
+
+static int ofi_ring_init(struct ofi_ring *r, struct dapl_tp_ep *oep,
+			 struct dapl_evd *evd, DAT_COUNT dtos, DAT_COUNT iov)
+{
+	uint32_t i;
+
+	r->oep = oep;
+	r->ocq = evd ? dapl_evd_tp(evd) : NULL;
+	r->size = ofi_pow2(dtos > 0 ? (uint32_t)dtos : 1);
+	r->iov_per_op = iov > 0 ? (uint32_t)iov : 1;
+	r->op = calloc(r->size, sizeof(*r->op));
+	r->iov = calloc((size_t)r->size * r->iov_per_op, sizeof(*r->iov));
+	if (!r->op || !r->iov)
+		return -1;
+	for (i = 0; i < r->size; i++) {
+		r->op[i].kind = OFI_CTX_OP;
+		r->op[i].ring = r;
+		r->op[i].iov = &r->iov[(size_t)i * r->iov_per_op];
+	}
+	dapl_list_init(&r->ready_link);
+	return 0;
+}
+
+static void ofi_ring_fini(struct ofi_ring *r)
+{
+	free(r->op);
+	free(r->iov);
+	r->op = NULL;
+	r->iov = NULL;
+}
+
+/* ocq locked (if any), then oep: the ring leaves the ready list and
+ * starts again empty. */
+static void ofi_ring_clear(struct ofi_ring *r)
+{
+	uint32_t i;
+
+	if (r->on_ready) {
+		dapl_list_del(&r->ready_link);
+		r->on_ready = 0;
+	}
+	for (i = 0; i < r->size; i++)
+		r->op[i].state = OFI_OP_FREE;
+	r->emitted = r->issued = r->posted = 0;
+	r->failed = 0;
+}
+
+/* ocq and oep locked: a ring whose oldest op is done is ready.  A ring
+ * without an EVD retires its done ops at once. */
+static void ofi_ring_ready(struct ofi_ring *r)
+{
+	struct ofi_op *op;
+
+	while (r->emitted != r->posted) {
+		op = &r->op[r->emitted & (r->size - 1)];
+		if (op->state != OFI_OP_DONE)
+			return;
+		if (r->ocq) {
+			if (!r->on_ready) {
+				dapl_list_add_tail(&r->ocq->ready,
+						   &r->ready_link);
+				r->on_ready = 1;
+			}
+			return;
+		}
+		op->state = OFI_OP_FREE;
+		r->emitted++;
+	}
+}
+
+/* oep locked: op ends here, outside any CQ read; the engine makes its
+ * ring ready (it needs the CQ's lock, which comes before ours). */
+static void ofi_op_fail(struct dapl_tp_ep *oep, struct ofi_op *op,
+			DAT_DTO_COMPLETION_STATUS st)
+{
+	op->state = OFI_OP_DONE;
+	op->status = st;
+	op->len = 0;
+	ofi_ep_want(oep, OFI_WORK_READY);
+	dapl_progress_kick(oep->oia->ia);
+}
+
+static uint64_t ofi_op_total(const struct ofi_op *op)
+{
+	uint64_t t = 0;
+	unsigned i;
+
+	for (i = 0; i < op->num; i++)
+		t += op->iov[i].iov_len;
+	return t;
+}
+
+/*
+ * The target address of an RDMA: the consumer's virtual address where
+ * the provider takes those, else its offset in the peer's registration.
+ * 1: known (*addr), 0: not yet (the op waits), -1: no such registration
+ * or outside it.
+ */
+static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
+			uint64_t *addr)
+{
+	struct ofi_keycache *k;
+	uint64_t len;
+
+	if (oep->oia->virt_addr) {
+		*addr = op->remote_addr;
+		return 1;
+	}
+	k = &oep->keys[op->rkey % OFI_KEYCACHE];
+	if (k->key != op->rkey || k->state == OFI_KEY_EMPTY) {
+		/* another key's query in flight keeps its slot */
+		if (k->state == OFI_KEY_WANTED || k->state == OFI_KEY_ASKED)
+			return 0;
+		k->key = op->rkey;
+		k->state = OFI_KEY_WANTED;
+		ofi_ep_want(oep, OFI_WORK_KEYS);
+		dapl_progress_kick(oep->oia->ia);
+		return 0;
+	}
+	switch (k->state) {
+	case OFI_KEY_KNOWN:
+		len = ofi_op_total(op);
+		if (op->remote_addr < k->base ||
+		    op->remote_addr - k->base > k->len ||
+		    len > k->len - (op->remote_addr - k->base))
+			return -1;
+		*addr = op->remote_addr - k->base;
+		return 1;
+	case OFI_KEY_BAD:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* oep locked: issues op; 0, 1 (must wait), or a negative fi error. */
+static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
+{
+	struct fi_msg_rma rma;
+	struct fi_rma_iov riov;
+	struct fi_msg msg;
+	uint64_t addr = 0;
+	int rc;
+
+	switch (op->op) {
+	case DAPL_OP_RECV:
+		msg.msg_iov = op->iov;
+		msg.desc = NULL;
+		msg.iov_count = op->num;
+		msg.addr = FI_ADDR_UNSPEC;
+		msg.context = op;
+		msg.data = 0;
+		return (int)fi_recvmsg(oep->fep, &msg, FI_COMPLETION);
+	case DAPL_OP_SEND:
+		if ((op->fence && oep->ops_out) || oep->writes_out)
+			return 1;
+		msg.msg_iov = op->iov;
+		msg.desc = NULL;
+		msg.iov_count = op->num;
+		msg.addr = oep->peer;
+		msg.context = op;
+		msg.data = 0;
+		return (int)fi_sendmsg(oep->fep, &msg, FI_COMPLETION);
+	case DAPL_OP_RDMA_WRITE:
+	case DAPL_OP_RDMA_READ:
+		if (op->fence && oep->ops_out)
+			return 1;
+		rc = ofi_rma_addr(oep, op, &addr);
+		if (rc == 0)
+			return 1;
+		if (rc < 0) {
+			ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
+			ofi_ep_want(oep, OFI_WORK_BROKEN);
+			return 0;
+		}
+		riov.addr = addr;
+		riov.len = ofi_op_total(op);
+		riov.key = op->rkey;
+		rma.msg_iov = op->iov;
+		rma.desc = NULL;
+		rma.iov_count = op->num;
+		rma.addr = oep->peer;
+		rma.rma_iov = &riov;
+		rma.rma_iov_count = 1;
+		rma.context = op;
+		rma.data = 0;
+		return (int)(op->op == DAPL_OP_RDMA_WRITE
+				 ? fi_writemsg(oep->fep, &rma, FI_COMPLETION)
+				 : fi_readmsg(oep->fep, &rma, FI_COMPLETION));
+	default:
+		ofi_op_fail(oep, op, DAT_DTO_ERR_LOCAL_EP);
+		return 0;
+	}
+}
+
+void ofi_ring_kick(struct ofi_ring *r)
+{
+	struct dapl_tp_ep *oep = r->oep;
+	struct ofi_op *op;
+	int rc;
+
+	while (r->issued != r->posted) {
+		op = &r->op[r->issued & (r->size - 1)];
+		if (op->state != OFI_OP_HELD) { /* failed already */
+			r->issued++;
+			continue;
+		}
+		if (!oep->fep) {
+			ofi_op_fail(oep, op, DAT_DTO_ERR_FLUSHED);
+			r->issued++;
+			continue;
+		}
+		rc = ofi_op_issue(oep, op);
+		if (rc == 1)
+			return;
+		if (rc == -FI_EAGAIN) {
+			ofi_ep_want(oep, OFI_WORK_RETRY);
+			dapl_progress_kick(oep->oia->ia);
+			return;
+		}
+		if (rc < 0) {
+			dapl_dbg(DAPL_DBG_EP, "ofi: post: %s", fi_strerror(-rc));
+			ofi_op_fail(oep, op, DAT_DTO_ERR_LOCAL_EP);
+		} else if (op->state == OFI_OP_HELD) {
+			op->state = OFI_OP_ISSUED;
+			if (r == &oep->sq) {
+				oep->ops_out++;
+				if (op->op == DAPL_OP_RDMA_WRITE)
+					oep->writes_out++;
+				else if (op->op == DAPL_OP_SEND)
+					oep->sends_issued++;
+			}
+		}
+		r->issued++;
+	}
+}
+
+void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
+		     uint32_t len)
+{
+	struct ofi_ring *r = op->ring;
+	struct dapl_tp_ep *oep = r->oep;
+
+	if (op->state != OFI_OP_ISSUED)
+		return; /* flushed meanwhile */
+	op->state = OFI_OP_DONE;
+	op->status = st;
+	op->len = op->op == DAPL_OP_RECV ? len : 0;
+	if (r == &oep->sq) {
+		oep->ops_out--;
+		if (op->op == DAPL_OP_RDMA_WRITE)
+			oep->writes_out--;
+	} else {
+		oep->recvs_done++;
+	}
+	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
+		ofi_ep_want(oep, OFI_WORK_BROKEN);
+		dapl_progress_kick(oep->oia->ia);
+	}
+	ofi_ring_ready(r);
+	if (r == &oep->sq || oep->sq.issued != oep->sq.posted)
+		ofi_ring_kick(&oep->sq);
+}
+
+/* ---- posts ---- */
+
+static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
+			   const struct dapl_post *p)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct ofi_op *op;
+	int i;
+
+	if (dapl_unlikely(!oep))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	if (dapl_unlikely((uint32_t)p->num_sge > r->iov_per_op))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	pthread_mutex_lock(&oep->lock);
+	if (dapl_unlikely(r->posted - r->emitted >= r->size)) {
+		pthread_mutex_unlock(&oep->lock);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	}
+	op = &r->op[r->posted & (r->size - 1)];
+	op->seq = r->posted;
+	op->op = (uint8_t)p->op;
+	op->fence = !!(p->flags & DAPL_POST_FENCE);
+	op->num = (uint8_t)p->num_sge;
+	op->wr_id = (uint64_t)(uintptr_t)p->cookie;
+	op->remote_addr = p->remote_addr;
+	op->rkey = p->rkey;
+	op->status = DAT_DTO_SUCCESS;
+	op->len = 0;
+	for (i = 0; i < p->num_sge; i++) {
+		op->iov[i].iov_base = (void *)(uintptr_t)p->sge[i].addr;
+		op->iov[i].iov_len = p->sge[i].length;
+	}
+	op->state = OFI_OP_HELD;
+	r->posted++;
+	ofi_ring_kick(r);
+	pthread_mutex_unlock(&oep->lock);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	switch (p->op) {
+	case DAPL_OP_SEND:
+	case DAPL_OP_RDMA_WRITE:
+	case DAPL_OP_RDMA_READ:
+		break;
+	default: /* windows and atomics: part 2 (reported absent) */
+		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+	}
+	if (dapl_unlikely(!oep))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	return ofi_post(ep, &oep->sq, p);
+}
+
+DAT_RETURN ofi_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!oep))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	return ofi_post(ep, &oep->rq, p);
+}
+
+/* ---- create, flush, reset, destroy ---- */
+
+static void ofi_ep_cqs(struct dapl_tp_ep *oep, int lock);
+
+/* oia->lock held (it keeps the engine's CQ reads away). */
+static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
+{
+	struct dapl_tp_ia *oia = oep->oia;
+	struct fid_cq *tx = oep->sq.ocq ? oep->sq.ocq->cq : oia->null_cq;
+	struct fid_cq *rx = oep->rq.ocq ? oep->rq.ocq->cq : oia->null_cq;
+	struct fid_ep *fep;
+	int rc;
+
+	ofi_ep_cqs(oep, 1);
+	rc = ofi_ep_open(oia, &oia->addr, tx, rx, &fep);
+	if (!rc) {
+		oep->namelen = sizeof(oep->name);
+		rc = fi_getname(&fep->fid, oep->name, &oep->namelen);
+		if (rc)
+			fi_close(&fep->fid);
+	}
+	if (!rc) {
+		pthread_mutex_lock(&oep->lock);
+		oep->fep = fep;
+		oep->flushed = 0;
+		pthread_mutex_unlock(&oep->lock);
+	}
+	ofi_ep_cqs(oep, 0);
+	return rc;
+}
+
+DAT_RETURN ofi_qp_create(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(ep);
+	const DAT_EP_ATTR *a = dapl_ep_attr(ep);
+	struct dapl_tp_ep *oep;
+	int rc;
+
+	oep = calloc(1, sizeof(*oep));
+	if (!oep)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	oep->ep = ep;
+	oep->oia = oia;
+	pthread_mutex_init(&oep->lock, NULL);
+	if (ofi_ring_init(&oep->sq, oep, dapl_ep_request_evd(ep),
+			  a->max_request_dtos, a->max_request_iov) ||
+	    ofi_ring_init(&oep->rq, oep, dapl_ep_recv_evd(ep),
+			  a->max_recv_dtos, a->max_recv_iov)) {
+		rc = -FI_ENOMEM;
+		goto err;
+	}
+	pthread_mutex_lock(&oia->lock);
+	rc = ofi_ep_fep_open(oep);
+	if (!rc)
+		dapl_list_add_tail(&oia->eps, &oep->ia_link);
+	pthread_mutex_unlock(&oia->lock);
+	if (rc)
+		goto err;
+	dapl_ep_set_tp(ep, oep);
+	dapl_ep_set_max_inline(ep, 0);
+	return DAT_SUCCESS;
+err:
+	ofi_ring_fini(&oep->sq);
+	ofi_ring_fini(&oep->rq);
+	pthread_mutex_destroy(&oep->lock);
+	free(oep);
+	return ofi_fi_err(rc, DAT_RESOURCE_TEP);
+}
+
+/* The ring's CQ is read (completions of the closed endpoint included),
+ * then what is still outstanding ends as flushed, or, with clear, is
+ * forgotten (the EP goes away or starts again). */
+static void ofi_ring_drain(struct ofi_ring *r, int clear)
+{
+	struct dapl_tp_ep *oep = r->oep;
+	uint32_t s;
+
+	if (r->ocq) {
+		pthread_mutex_lock(&r->ocq->lock);
+		ofi_cq_read_locked(r->ocq);
+	}
+	pthread_mutex_lock(&oep->lock);
+	if (clear) {
+		ofi_ring_clear(r);
+	} else {
+		for (s = r->emitted; s != r->posted; s++) {
+			struct ofi_op *op = &r->op[s & (r->size - 1)];
+
+			if (op->state == OFI_OP_HELD ||
+			    op->state == OFI_OP_ISSUED) {
+				op->state = OFI_OP_DONE;
+				op->status = DAT_DTO_ERR_FLUSHED;
+				op->len = 0;
+			}
+		}
+		r->issued = r->posted;
+		ofi_ring_ready(r);
+	}
+	if (r == &oep->sq)
+		oep->ops_out = oep->writes_out = 0;
+	pthread_mutex_unlock(&oep->lock);
+	if (r->ocq) {
+		if (!clear)
+			ofi_cq_notify(r->ocq);
+		pthread_mutex_unlock(&r->ocq->lock);
+	}
+}
+
+/*
+ * An endpoint is opened and closed with its CQs locked: rxm's CQ progress
+ * walks the CQ's endpoints and must not meet one coming or going
+ * (libfabric 1.17 crashed in fi_cq_read while another thread closed an
+ * endpoint of that CQ).  Two CQs in address order.
+ */
+static void ofi_ep_cqs(struct dapl_tp_ep *oep, int lock)
+{
+	struct dapl_tp_evd *a = oep->sq.ocq, *b = oep->rq.ocq, *t;
+
+	if (a == b)
+		b = NULL;
+	if (!a || (b && (uintptr_t)a > (uintptr_t)b)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (lock) {
+		if (a)
+			pthread_mutex_lock(&a->lock);
+		if (b)
+			pthread_mutex_lock(&b->lock);
+	} else {
+		if (b)
+			pthread_mutex_unlock(&b->lock);
+		if (a)
+			pthread_mutex_unlock(&a->lock);
+	}
+}
+
+/* oia->lock held.  Closes the data endpoint: nothing more lands in the
+ * consumer's buffers and nothing more completes. */
+static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
+{
+	struct fid_ep *fep;
+
+	ofi_ep_cqs(oep, 1);
+	pthread_mutex_lock(&oep->lock);
+	fep = oep->fep;
+	oep->fep = NULL;
+	oep->flushed = 1;
+	oep->connected = 0;
+	pthread_mutex_unlock(&oep->lock);
+	if (fep)
+		fi_close(&fep->fid);
+	ofi_ep_cqs(oep, 0);
+}
+
+void ofi_ep_flush(struct dapl_tp_ep *oep)
+{
+	ofi_ep_close_fep(oep);
+	ofi_ring_drain(&oep->sq, 0);
+	ofi_ring_drain(&oep->rq, 0);
+}
+
+DAT_RETURN ofi_qp_reset(struct dapl_ep *ep)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct dapl_tp_ia *oia;
+	int rc;
+
+	if (!oep)
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	oia = oep->oia;
+	pthread_mutex_lock(&oia->lock);
+	ofi_conn_detach_ep(oep);
+	ofi_ep_close_fep(oep);
+	pthread_mutex_unlock(&oia->lock);
+	ofi_ring_drain(&oep->sq, 1);
+	ofi_ring_drain(&oep->rq, 1);
+	pthread_mutex_lock(&oep->lock);
+	memset(oep->keys, 0, sizeof(oep->keys));
+	oep->sends_issued = oep->recvs_done = 0;
+	__atomic_store_n(&oep->work, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&oep->lock);
+	pthread_mutex_lock(&oia->lock);
+	rc = ofi_ep_fep_open(oep);
+	pthread_mutex_unlock(&oia->lock);
+	return rc ? ofi_fi_err(rc, DAT_RESOURCE_TEP) : DAT_SUCCESS;
+}
+
+void ofi_qp_destroy(struct dapl_ep *ep)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	struct dapl_tp_ia *oia;
+
+	if (!oep)
+		return;
+	oia = oep->oia;
+	pthread_mutex_lock(&oia->lock);
+	ofi_conn_detach_ep(oep);
+	ofi_notes_forget(oia, ep);
+	dapl_list_del(&oep->ia_link);
+	ofi_ep_close_fep(oep);
+	pthread_mutex_unlock(&oia->lock);
+	ofi_ring_drain(&oep->sq, 1);
+	ofi_ring_drain(&oep->rq, 1);
+	dapl_ep_set_tp(ep, NULL);
+	ofi_ring_fini(&oep->sq);
+	ofi_ring_fini(&oep->rq);
+	pthread_mutex_destroy(&oep->lock);
+	free(oep);
+}
+
+/* ---- remote keys, engine work ---- */
+
+void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
+		       uint64_t base, uint64_t len)
+{
+	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
+
+	pthread_mutex_lock(&oep->lock);
+	if (k->key == key && k->state == OFI_KEY_ASKED) {
+		k->state = ok ? OFI_KEY_KNOWN : OFI_KEY_BAD;
+		k->base = base;
+		k->len = len;
+		if (oep->fep)
+			ofi_ring_kick(&oep->sq);
+	}
+	pthread_mutex_unlock(&oep->lock);
+}
+
+/* ocq locked, then oep: makes the ring ready if its oldest op is done. */
+static void ofi_ring_ready_locked(struct ofi_ring *r)
+{
+	if (r->ocq)
+		pthread_mutex_lock(&r->ocq->lock);
+	pthread_mutex_lock(&r->oep->lock);
+	ofi_ring_ready(r);
+	pthread_mutex_unlock(&r->oep->lock);
+	if (r->ocq) {
+		if (r->on_ready)
+			ofi_cq_notify(r->ocq);
+		pthread_mutex_unlock(&r->ocq->lock);
+	}
+}
+
+int ofi_ep_work(struct dapl_tp_ep *oep)
+{
+	uint32_t w = __atomic_exchange_n(&oep->work, 0, __ATOMIC_ACQ_REL);
+	struct ofi_wire m;
+	uint32_t ask[OFI_KEYCACHE];
+	int nask = 0, i;
+
+	if (!w)
+		return 0;
+	if (w & OFI_WORK_RETRY) {
+		pthread_mutex_lock(&oep->lock);
+		if (oep->fep) {
+			ofi_ring_kick(&oep->rq);
+			ofi_ring_kick(&oep->sq);
+		}
+		pthread_mutex_unlock(&oep->lock);
+	}
+	if (w & OFI_WORK_KEYS) {
+		pthread_mutex_lock(&oep->lock);
+		for (i = 0; i < OFI_KEYCACHE; i++)
+			if (oep->keys[i].state == OFI_KEY_WANTED) {
+				oep->keys[i].state = OFI_KEY_ASKED;
+				ask[nask++] = oep->keys[i].key;
+			}
+		pthread_mutex_unlock(&oep->lock);
+		for (i = 0; i < nask && oep->conn; i++) {
+			ofi_wire_init(oep->oia, &m, OFI_MSG_KEYQ);
+			m.src_id = oep->conn->id;
+			m.dst_id = oep->conn->peer_id;
+			m.key = ask[i];
+			ofi_ctl_send(oep->oia, oep->conn->peer_ctl,
+				     oep->conn->id, &m);
+		}
+	}
+	if (w & (OFI_WORK_READY | OFI_WORK_BROKEN)) {
+		ofi_ring_ready_locked(&oep->sq);
+		ofi_ring_ready_locked(&oep->rq);
+	}
+	return (int)(w & OFI_WORK_BROKEN) ? 2 : 1;
+}

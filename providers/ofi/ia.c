@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The IA: the libfabric provider and address ia_params name (addr.c),
+ * fi_getinfo for FI_EP_RDM with messages and RMA, the fabric, the domain
+ * (FI_THREAD_SAFE: the progress engine and consumer threads call in at
+ * once), one address vector, the control CQ and endpoint.  dat_ia_query's limits come from the
+ * fi_info.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "ofi.h"
+
+/* The hints every IA asks with: what DAT needs of an RDM endpoint. */
+static struct fi_info *ofi_hints(const char *prov)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		return NULL;
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_MSG | FI_RMA;
+	h->domain_attr->threading = FI_THREAD_SAFE;
+	/* we translate addresses ourselves unless the provider wants
+	 * virtual addresses; keys are ours (no FI_MR_PROV_KEY) */
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
+	h->tx_attr->msg_order = FI_ORDER_SAS;
+	h->fabric_attr->prov_name = strdup(prov);
+	if (!h->fabric_attr->prov_name) {
+		fi_freeinfo(h);
+		return NULL;
+	}
+	return h;
+}
+
+static int ofi_getinfo(const char *prov, const struct sockaddr_in *addr,
+		       struct fi_info **out)
+{
+	struct fi_info *h = ofi_hints(prov);
+	char ip[INET_ADDRSTRLEN];
+	int rc;
+
+	if (!h)
+		return -FI_ENOMEM;
+	inet_ntop(AF_INET, &addr->sin_addr, ip, sizeof(ip));
+	rc = fi_getinfo(OFI_FI_VERSION, ip, NULL, FI_SOURCE, h, out);
+	if (rc == -FI_ENODATA) /* shm: its addresses are not IP ones */
+		rc = fi_getinfo(OFI_FI_VERSION, NULL, NULL, 0, h, out);
+	fi_freeinfo(h);
+	return rc;
+}
+
+int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
+		struct fid_cq *tx, struct fid_cq *rx, struct fid_ep **out)
+{
+	struct fi_info *info = fi_dupinfo(oia->info);
+	struct fid_ep *ep;
+	int rc;
+
+	if (!info)
+		return -FI_ENOMEM;
+	if (info->addr_format == FI_SOCKADDR_IN) {
+		free(info->src_addr);
+		info->src_addr = malloc(sizeof(*src));
+		if (!info->src_addr) {
+			fi_freeinfo(info);
+			return -FI_ENOMEM;
+		}
+		memcpy(info->src_addr, src, sizeof(*src));
+		info->src_addrlen = sizeof(*src);
+	}
+	rc = fi_endpoint(oia->domain, info, &ep, NULL);
+	fi_freeinfo(info);
+	if (rc)
+		return rc;
+	/* libfabric 1.17: closing an rxm endpoint that was never bound or
+	 * enabled crashes, so a failure past here leaks it instead */
+	rc = fi_ep_bind(ep, &oia->av->fid, 0);
+	if (!rc && tx == rx)
+		rc = fi_ep_bind(ep, &tx->fid, FI_TRANSMIT | FI_RECV);
+	else if (!rc) {
+		rc = fi_ep_bind(ep, &tx->fid, FI_TRANSMIT);
+		if (!rc)
+			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
+	}
+	if (!rc)
+		rc = fi_enable(ep);
+	if (rc) {
+		dapl_dbg(DAPL_DBG_ERR, "ofi: endpoint setup: %s",
+			 fi_strerror(-rc));
+		return rc;
+	}
+	*out = ep;
+	return 0;
+}
+
+static int ofi_cq_open_waitable(struct dapl_tp_ia *oia, size_t size,
+				struct fid_cq **cq)
+{
+	struct fi_cq_attr ca = {
+	    .size = size,
+	    .format = FI_CQ_FORMAT_DATA,
+	    .wait_obj = FI_WAIT_NONE,
+	};
+
+	return fi_cq_open(oia->domain, &ca, cq, NULL);
+}
+
+static void ofi_ia_free(struct dapl_tp_ia *oia)
+{
+	if (oia->ctl)
+		ofi_ctl_close(oia->ctl);
+	if (oia->ctl_cq)
+		fi_close(&oia->ctl_cq->fid);
+	if (oia->null_cq)
+		fi_close(&oia->null_cq->fid);
+	if (oia->av)
+		fi_close(&oia->av->fid);
+	if (oia->domain)
+		fi_close(&oia->domain->fid);
+	if (oia->fabric)
+		fi_close(&oia->fabric->fid);
+	if (oia->info)
+		fi_freeinfo(oia->info);
+	pthread_mutex_destroy(&oia->lock);
+	free(oia);
+}
+
+/* What we report where libfabric sets no limit. */
+#define OFI_DEFAULT_LIMIT 65536
+
+static DAT_COUNT ofi_count(unsigned long long v)
+{
+	return v > INT_MAX ? INT_MAX : (DAT_COUNT)v;
+}
+
+static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
+{
+	const struct fi_info *i = oia->info;
+	DAT_IA_ATTR *a = &caps->attr;
+	size_t iov = i->tx_attr->iov_limit < i->rx_attr->iov_limit
+			 ? i->tx_attr->iov_limit
+			 : i->rx_attr->iov_limit;
+	size_t dtos = i->tx_attr->size < i->rx_attr->size ? i->tx_attr->size
+							   : i->rx_attr->size;
+	uint64_t msg = i->ep_attr->max_msg_size > UINT32_MAX
+			   ? UINT32_MAX
+			   : i->ep_attr->max_msg_size;
+	uint32_t v = fi_version();
+
+	snprintf(a->adapter_name, sizeof(a->adapter_name), "%s",
+		 oia->prov_name);
+	snprintf(a->vendor_name, sizeof(a->vendor_name), "libfabric %u.%u",
+		 FI_MAJOR(v), FI_MINOR(v));
+	a->hardware_version_major = FI_MAJOR(i->fabric_attr->prov_version);
+	a->hardware_version_minor = FI_MINOR(i->fabric_attr->prov_version);
+	a->max_eps = ofi_count(i->domain_attr->ep_cnt);
+	a->max_dto_per_ep = ofi_count(dtos);
+	a->max_rdma_read_per_ep_in = ofi_count(i->tx_attr->size);
+	a->max_rdma_read_per_ep_out = ofi_count(i->tx_attr->size);
+	a->max_evds = ofi_count(i->domain_attr->cq_cnt);
+	a->max_evd_qlen = 65536;
+	a->max_iov_segments_per_dto = ofi_count(iov);
+	/* 0: libfabric names no limit; we name a generous one */
+	a->max_lmrs = i->domain_attr->mr_cnt ? ofi_count(i->domain_attr->mr_cnt)
+					     : OFI_DEFAULT_LIMIT;
+	a->max_lmr_block_size = msg;
+	a->max_lmr_virtual_address = UINT64_MAX;
+	a->max_pzs = OFI_DEFAULT_LIMIT;	/* in software */
+	a->max_message_size = msg;
+	a->max_rdma_size = msg;
+	a->max_rmrs = 0;	/* memory windows: part 2 */
+	a->max_rmr_target_address = 0;
+	a->max_srqs = 0;	/* rxm and shm have no shared receive contexts */
+	a->max_iov_segments_per_rdma_read = ofi_count(iov);
+	a->max_iov_segments_per_rdma_write = ofi_count(iov);
+	a->max_rdma_read_in = ofi_count(i->tx_attr->size * 64ull);
+	a->max_rdma_read_out = ofi_count(i->tx_attr->size * 64ull);
+	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
+	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
+	caps->flags = DAPL_CAP_FENCE; /* in software (ep.c) */
+	caps->max_inline = 0;
+	caps->max_private_data = OFI_MAX_PDATA;
+	/* rxm and shm progress data only when driven: the engine polls,
+	 * sleeping longer while it finds nothing (see ofi_ia_open) */
+	caps->progress = DAPL_PROGRESS_POLL;
+	caps->poll_min_us = 20;
+	caps->poll_max_us = (uint32_t)ofi_env_num("DAPL_OFI_POLL_MAX_US",
+						  10000, 1000000);
+}
+
+DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
+		       struct dapl_caps *caps)
+{
+	struct dapl_tp_ia *oia;
+	struct fi_av_attr aa = {.type = FI_AV_UNSPEC};
+	DAT_RETURN ret = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	int rc;
+
+	oia = calloc(1, sizeof(*oia));
+	if (!oia)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	pthread_mutex_init(&oia->lock, NULL);
+	dapl_list_init(&oia->sps);
+	dapl_list_init(&oia->conns);
+	dapl_list_init(&oia->eps);
+	dapl_list_init(&oia->cqs);
+	dapl_list_init(&oia->txbufs);
+	dapl_list_init(&oia->mrs);
+	dapl_list_init(&oia->notes);
+	oia->ia = ia;
+	oia->pid = getpid();
+	oia->next_conn_id = ((uint64_t)getpid() << 32) | 1;
+	oia->next_key = 1;
+	oia->ka_interval_ns =
+	    ofi_env_num("DAPL_OFI_KEEPALIVE_MS", 1000, 3600000) * 1000000ull;
+	oia->ka_timeout_ns = ofi_env_num("DAPL_OFI_KEEPALIVE_TIMEOUT_MS", 10000,
+					 86400000) *
+			     1000000ull;
+	if (ofi_params_parse(ia_params, oia->prov_name,
+			     sizeof(oia->prov_name), &oia->addr)) {
+		dapl_dbg(DAPL_DBG_ERR,
+			 "ofi: ia_params '%s': want \"<libfabric provider> "
+			 "<IPv4 address>\"",
+			 ia_params ? ia_params : "");
+		ret = DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+		goto err;
+	}
+	rc = ofi_getinfo(oia->prov_name, &oia->addr, &oia->info);
+	if (rc) {
+		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_getinfo(%s): %s",
+			 oia->prov_name, fi_strerror(-rc));
+		ret = DAPL_ERR(DAT_PROVIDER_NOT_FOUND,
+			       DAT_NAME_NOT_REGISTERED);
+		goto err;
+	}
+	oia->virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
+	oia->tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
+			 !strncmp(oia->prov_name, "tcp", 3);
+	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
+	if (!rc)
+		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
+	if (!rc)
+		rc = fi_av_open(oia->domain, &aa, &oia->av, NULL);
+	if (rc)
+		goto err_fi;
+	/*
+	 * No wait object: libfabric 1.17's rxm leaves the message CQ of a
+	 * closed endpoint in its CQ's wait set, and the next fi_trywait on
+	 * it (which must come before any sleep on the set's fd) crashes.
+	 * So the engine polls, sleeping longer while it finds nothing
+	 * (ofi_caps: what that costs is in README.md).  The consumer's waits
+	 * block on the EVDs' eventfds, which the engine writes.
+	 */
+	rc = ofi_cq_open_waitable(oia, 1024, &oia->ctl_cq);
+	if (!rc)
+		rc = ofi_cq_open_waitable(oia, 1024, &oia->null_cq);
+	if (rc)
+		goto err_fi;
+	dapl_ia_set_tp(ia, oia);
+	rc = ofi_ctl_open(oia, &oia->addr, NULL, &oia->ctl);
+	if (rc)
+		goto err_fi;
+	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
+	ofi_caps(oia, caps);
+	return DAT_SUCCESS;
+
+err_fi:
+	dapl_dbg(DAPL_DBG_ERR, "ofi: IA setup on %s: %s", oia->prov_name,
+		 fi_strerror(-rc));
+	ret = ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
+err:
+	dapl_ia_set_tp(ia, NULL);
+	ofi_ia_free(oia);
+	return ret;
+}
+
+/* Every object of the IA is gone and the engine has stopped. */
+void ofi_ia_close(struct dapl_ia *ia)
+{
+	struct dapl_tp_ia *oia = dapl_ia_tp(ia);
+	struct dapl_list *pos, *tmp;
+
+	if (!oia)
+		return;
+	dapl_ia_set_tp(ia, NULL);
+	if (oia->pid != getpid())
+		return; /* a forked child: the parent's */
+	ofi_notes_drop(oia);
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		dapl_list_del(&c->link);
+		free(c);
+	}
+	/* the control endpoint goes first: then libfabric holds none */
+	if (oia->ctl) {
+		ofi_ctl_close(oia->ctl);
+		oia->ctl = NULL;
+	}
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb = dapl_container_of(pos, struct ofi_txbuf,
+							 link);
+
+		dapl_list_del(&tb->link);
+		free(tb);
+	}
+	ofi_ia_free(oia);
+}

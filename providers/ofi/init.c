@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The provider's entry points, its ops table and small shared helpers.
+ *
+ * Environment read by this provider (at dat_ia_open):
+ *   DAPL_OFI_KEEPALIVE_MS=<n>   interval of the keepalive every side of an
+ *	established connection sends (default 1000).
+ *   DAPL_OFI_KEEPALIVE_TIMEOUT_MS=<n>   silence after which a connection
+ *	is BROKEN (default 10000): a peer that died, was killed or stopped.
+ *   DAPL_OFI_POLL_MAX_US=<n>    the longest sleep of the progress engine's
+ *	polling while it finds nothing to do (default 10000).
+ *
+ * And one of libfabric's, set here unless the environment has it:
+ *   FI_OFI_RXM_USE_SRX=0   rxm's shared receive context (its 1.17 default
+ *	over tcp) costs every endpoint 4096 bounce buffers of 16 KiB, set
+ *	to zero: 200 MB and half a second per endpoint, and a DAT EP is an
+ *	endpoint.  Without it an endpoint costs a few kB and a millisecond;
+ *	each connection then has its own receive buffers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ofi.h"
+
+const struct dapl_ops ofi_ops = {
+    .ia_open = ofi_ia_open,
+    .ia_close = ofi_ia_close,
+    .pz_create = ofi_pz_create,
+    .pz_free = ofi_pz_free,
+    .mr_register = ofi_mr_register,
+    .mr_share = ofi_mr_share,
+    .mr_deregister = ofi_mr_deregister,
+    .cq_create = ofi_cq_create,
+    .cq_resize = ofi_cq_resize,
+    .cq_destroy = ofi_cq_destroy,
+    .cq_poll = ofi_cq_poll,
+    .cq_arm = ofi_cq_arm,
+    .cq_ack = ofi_cq_ack,
+    .qp_create = ofi_qp_create,
+    .qp_destroy = ofi_qp_destroy,
+    .qp_reset = ofi_qp_reset,
+    .post_send = ofi_post_send,
+    .post_recv = ofi_post_recv,
+    .listen = ofi_listen,
+    .listen_stop = ofi_listen_stop,
+    .connect = ofi_connect,
+    .accept = ofi_accept,
+    .reject = ofi_reject,
+    .cr_destroy = ofi_cr_destroy,
+    .disconnect = ofi_disconnect,
+    .progress = ofi_progress,
+};
+
+void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
+				 const char *ia_params)
+{
+	/* before libfabric reads its parameters (the first fi_getinfo) */
+	setenv("FI_OFI_RXM_USE_SRX", "0", 0);
+	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
+}
+
+void DAT_PROVIDER_FINI_FUNC_NAME(const DAT_PROVIDER_INFO *info)
+{
+	dapl_provider_fini(info);
+}
+
+/* A negative libfabric return -> DAT_RETURN (resource: the subtype for
+ * running out). */
+DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource)
+{
+	switch (err < 0 ? -err : err) {
+	case FI_ENOMEM:
+	case FI_ENOSPC:
+	case FI_EAGAIN:
+	case EMFILE:
+	case ENFILE:
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, resource);
+	case FI_EINVAL:
+		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
+	case FI_EBUSY:
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	case FI_EADDRINUSE:
+		return DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0);
+	case FI_ENODATA:
+	case FI_EADDRNOTAVAIL:
+	case FI_EHOSTUNREACH:
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNREACHABLE);
+	case FI_ENOSYS:
+	case FI_EOPNOTSUPP:
+		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+	default:
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	}
+}
+
+uint64_t ofi_env_num(const char *name, uint64_t def, uint64_t max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || !v || v > max) {
+		dapl_dbg(DAPL_DBG_WARN, "ofi: %s='%s' ignored", name, s);
+		return def;
+	}
+	return v;
+}

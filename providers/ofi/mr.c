@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protection zones and memory registration.
+ *
+ * PZs are software only: libfabric registrations are domain-wide, udapl
+ * checks that a post's LMRs are of the EP's PZ, and an RDMA from a peer
+ * is checked against the registration's key, range and access, not
+ * against the PZ of the EP it arrives on (documented in README.md).
+ *
+ * An LMR is fi_mr_reg with a key we choose (the IA's counter, never
+ * reused while the IA is open): lmr_context = rmr_context = the key.
+ * Where the provider addresses RMA by offset (rxm: no FI_MR_VIRT_ADDR),
+ * a peer asks for the registration's base by key (cm.c KEYQ), hence
+ * the IA's list of registrations.
+ */
+#include <stdlib.h>
+
+#include "ofi.h"
+
+DAT_RETURN ofi_pz_create(struct dapl_pz *pz)
+{
+	(void)pz;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_pz_free(struct dapl_pz *pz)
+{
+	(void)pz;
+	return DAT_SUCCESS;
+}
+
+static uint64_t ofi_access(DAT_MEM_PRIV_FLAGS priv)
+{
+	uint64_t a = FI_SEND | FI_RECV | FI_READ | FI_WRITE;
+
+	if (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
+		a |= FI_REMOTE_READ;
+	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+		a |= FI_REMOTE_WRITE;
+	return a;
+}
+
+DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
+			   DAT_MEM_PRIV_FLAGS priv)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
+	struct dapl_tp_lmr *m;
+	int rc = -FI_ENOKEY, tries;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	pthread_mutex_lock(&oia->lock);
+	/* a key another registration of the domain holds: the next one */
+	for (tries = 0; tries < 64 && rc == -FI_ENOKEY; tries++) {
+		m->key = oia->next_key++;
+		if (!m->key)
+			m->key = oia->next_key++;
+		rc = fi_mr_reg(oia->domain, addr, len, ofi_access(priv), 0,
+			       m->key, 0, &m->mr, NULL);
+	}
+	if (rc) {
+		pthread_mutex_unlock(&oia->lock);
+		free(m);
+		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_mr_reg: %s", fi_strerror(-rc));
+		return rc == -FI_EINVAL
+			   ? DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3)
+			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				      DAT_RESOURCE_MEMORY_REGION);
+	}
+	m->refs = 1;
+	m->base = (uint64_t)(uintptr_t)addr;
+	m->len = len;
+	m->remote = !!(priv & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
+			       DAT_MEM_PRIV_REMOTE_WRITE_FLAG));
+	dapl_list_add_tail(&oia->mrs, &m->link);
+	pthread_mutex_unlock(&oia->lock);
+	dapl_lmr_set_tp(lmr, m);
+	/* no remote privileges: no rmr_context (dat_lmr_create(3DAT)) */
+	dapl_lmr_set_reg(lmr, m->key, m->remote ? m->key : 0, m->base, len);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
+	struct dapl_tp_lmr *m = dapl_lmr_tp(orig);
+	DAT_VADDR addr;
+	DAT_VLEN len;
+
+	if (!m)
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
+	dapl_lmr_reg(orig, &addr, &len);
+	/* the key carries the access rights: other rights, other key */
+	if (dapl_lmr_priv(lmr) != dapl_lmr_priv(orig))
+		return ofi_mr_register(lmr, (void *)(uintptr_t)addr, len,
+				       dapl_lmr_priv(lmr));
+	pthread_mutex_lock(&oia->lock);
+	m->refs++;
+	pthread_mutex_unlock(&oia->lock);
+	dapl_lmr_set_tp(lmr, m);
+	dapl_lmr_set_reg(lmr, m->key, m->remote ? m->key : 0, addr, len);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
+	struct dapl_tp_lmr *m = dapl_lmr_tp(lmr);
+	int last;
+
+	if (!m)
+		return DAT_SUCCESS;
+	pthread_mutex_lock(&oia->lock);
+	last = --m->refs == 0;
+	if (last)
+		dapl_list_del(&m->link);
+	pthread_mutex_unlock(&oia->lock);
+	if (last) {
+		fi_close(&m->mr->fid);
+		free(m);
+	}
+	dapl_lmr_set_tp(lmr, NULL);
+	return DAT_SUCCESS;
+}

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * providers/ofi: a DAT transport over libfabric (libdaplofi.so.1).
+ *
+ * One IA is one libfabric fabric + domain (FI_THREAD_SAFE: the progress
+ * engine and consumer threads call into it at once), one address vector
+ * shared by every endpoint of the IA, and FI_EP_RDM endpoints:
+ *
+ *   - the control endpoint (ctl_ep, an ephemeral port of the IA address)
+ *     sends every message of our connection protocol (cm.c) and receives
+ *     the replies;
+ *   - one listening endpoint per PSP/RSP, bound to the port its
+ *     qualifier maps to (addr.c), which receives connection requests;
+ *   - one data endpoint per DAT EP (ep.c), bound to the CQs of its EVDs.
+ *
+ * The control and listening endpoints share ctl_cq.  DTO EVDs are CQs
+ * (cq.c).
+ *
+ * Progress: the provider creates no thread.  udapl's per-IA progress
+ * engine calls ofi_progress (progress.c) every round of its polling, with
+ * backoff while it finds nothing (no wait object: see ia.c): it reads the
+ * control CQ, drives libfabric's manual data progress by reading every
+ * data CQ, retries what -FI_EAGAIN held back, runs keepalives and delivers
+ * connection upcalls.
+ *
+ * Completions are reordered in software (ep.c): each EP has two rings of
+ * struct ofi_op (requests, receives) in posting order, and a completion
+ * is handed to udapl only once every earlier op of its ring completed.
+ * The same rings hold the posts that could not be issued yet (a fence, a
+ * send after an RDMA write not yet complete, a remote key whose base is
+ * not known yet, -FI_EAGAIN).
+ *
+ * Locking, outermost first: oia->lock (connections, service points, the
+ * control path, the lists of the IA), ocq->lock (a CQ and its ready
+ * list), oep->lock (an EP's rings).  No ofi lock is held across an upcall.
+ * udapl holds its EP lock around post_send/post_recv and its EVD lock
+ * around cq_poll; neither is ever taken under an ofi lock.
+ */
+#ifndef DAT_PROVIDER_OFI_H
+#define DAT_PROVIDER_OFI_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "../../udapl/transport.h"
+
+#define OFI_FI_VERSION FI_VERSION(1, 17)
+
+/* Private data of a connect, accept (and the DAT limit we report). */
+#define OFI_MAX_PDATA 200
+/* libfabric addresses we carry in control messages (tcp: a sockaddr_in,
+ * shm: a string of up to 64 bytes). */
+#define OFI_ADDR_MAX 64
+/* Receive buffers posted on each control and listening endpoint. */
+#define OFI_CTL_RX 16
+/* Remote keys whose registered base an EP remembers (ep.c). */
+#define OFI_KEYCACHE 64
+
+extern const struct dapl_ops ofi_ops DAPL_HIDDEN;
+
+/* What the first word of every libfabric context of ours is. */
+enum ofi_ctx_kind {
+	OFI_CTX_OP = 0x4f50,	/* struct ofi_op: a DTO */
+	OFI_CTX_CTL_RX,		/* struct ofi_rxbuf */
+	OFI_CTX_CTL_TX,		/* struct ofi_txbuf */
+};
+
+/* ---- the IA -------------------------------------------------------------- */
+
+struct dapl_tp_ia {
+	struct dapl_ia *ia;
+	pthread_mutex_t lock;
+	struct fi_info *info;		/* what fi_getinfo gave for the IA */
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	int virt_addr;			/* FI_MR_VIRT_ADDR: RMA by address */
+	int tcp_probe;			/* TCP-based: see cm.c ofi_probe_* */
+	char prov_name[64];
+	struct sockaddr_in addr;	/* the IA address (port 0) */
+	struct fid_cq *ctl_cq;
+	struct ofi_ctl_ep *ctl;		/* the control endpoint */
+	struct fid_cq *null_cq;		/* for an EP without a recv or req EVD */
+	struct dapl_list sps;		/* ofi_sp.link */
+	struct dapl_list conns;		/* ofi_conn.link */
+	struct dapl_list eps;		/* dapl_tp_ep.ia_link */
+	struct dapl_list cqs;		/* dapl_tp_evd.ia_link */
+	struct dapl_list txbufs;	/* ofi_txbuf.link: control sends not
+					 * complete (held ones: by EAGAIN) */
+	struct dapl_list mrs;		/* dapl_tp_lmr.link: remote key lookup */
+	struct dapl_list notes;		/* cm.c: upcalls to make, unlocked */
+	uint64_t next_conn_id;
+	uint32_t next_key;		/* application-chosen MR keys */
+	uint64_t ka_interval_ns, ka_timeout_ns;
+	uint64_t next_ka;		/* when the next keepalive round is due */
+	int closing;
+	pid_t pid;
+};
+
+/* An endpoint that receives control messages (the IA's, or a listener's). */
+struct ofi_ctl_ep {
+	struct fid_ep *ep;
+	struct dapl_tp_ia *oia;
+	struct dapl_sp *sp;		/* listener: its service point */
+	int closing;			/* its buffers' completions are stale */
+	struct ofi_rxbuf *rx;		/* OFI_CTL_RX buffers */
+	uint8_t name[OFI_ADDR_MAX];	/* fi_getname */
+	size_t namelen;
+};
+
+/* ---- the connection protocol (cm.c) -------------------------------------- */
+
+enum ofi_msg_type {
+	OFI_MSG_REQ = 1,	/* active -> listener: connect */
+	OFI_MSG_ACCEPT,		/* passive -> active */
+	OFI_MSG_REJECT,		/* passive -> active (status: peer or not) */
+	OFI_MSG_RTU,		/* active -> passive: ready to use */
+	OFI_MSG_DISC,		/* either way: the connection is over */
+	OFI_MSG_KA,		/* either way: keepalive */
+	OFI_MSG_KEYQ,		/* where is the registration of key? */
+	OFI_MSG_KEYR,		/* its base and length (status 0) or none */
+};
+
+#define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
+#define OFI_WIRE_VERSION 1
+
+/* A control message.  Host byte order: both ends are one host's kind. */
+struct ofi_wire {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint64_t qual;			/* REQ: the full 64-bit qualifier */
+	uint64_t src_id, dst_id;	/* connection ids of sender, receiver */
+	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends */
+	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR */
+	uint16_t ctl_len, data_len;
+	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
+	uint8_t data_addr[OFI_ADDR_MAX];	/* REQ, ACCEPT: its data endpoint */
+	struct sockaddr_in ia_addr;	/* REQ: the sender's IA address */
+	uint16_t pdata_len;
+	uint8_t pdata[OFI_MAX_PDATA];
+};
+
+struct ofi_rxbuf {
+	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_RX */
+	struct ofi_ctl_ep *owner;
+	int posted;			/* 0: -FI_EAGAIN, the engine retries */
+	struct ofi_wire msg;
+};
+
+struct ofi_txbuf {
+	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_TX */
+	struct dapl_list link;		/* oia->txbufs */
+	int held;			/* not handed to libfabric yet */
+	fi_addr_t dest;
+	uint64_t conn_id;		/* whose message (errors), 0: none */
+	struct ofi_wire msg;
+};
+
+enum ofi_conn_state {
+	OFI_CONN_CONNECTING,	/* active: REQ sent */
+	OFI_CONN_REQUEST,	/* passive: CR not yet answered */
+	OFI_CONN_ACCEPTING,	/* passive: ACCEPT sent, waiting for RTU */
+	OFI_CONN_ESTABLISHED,
+	OFI_CONN_DRAINING,	/* the peer disconnected: its last sends
+				 * may still be on their way */
+	OFI_CONN_CLOSED,	/* its last event was reported */
+};
+
+struct ofi_conn {
+	struct dapl_list link;		/* oia->conns */
+	uint64_t id, peer_id;
+	enum ofi_conn_state state;
+	int active;
+	struct dapl_ep *ep;		/* bound EP (active, or accepted) */
+	struct dapl_sp *sp;		/* passive: the listener */
+	struct dapl_cr *cr;		/* passive: the CR udapl made */
+	fi_addr_t peer_ctl;		/* where our control messages go */
+	fi_addr_t dest;			/* active: the listener */
+	uint8_t peer_data[OFI_ADDR_MAX];
+	size_t peer_data_len;
+	struct sockaddr_in peer_ia;	/* passive: the requester's IA */
+	DAT_CONN_QUAL peer_port;
+	uint64_t deadline;		/* active: connect timeout, 0: none */
+	uint64_t last_heard;		/* keepalive */
+	int probe_fd;			/* active, TCP: the listener probe */
+	struct ofi_wire *req;		/* active: the REQ the probe holds */
+	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
+	uint64_t drain_end;		/* DRAINING: give up waiting then */
+	unsigned char pdata[OFI_MAX_PDATA];
+	int plen;
+};
+
+struct dapl_tp_sp {
+	struct dapl_list link;		/* oia->sps */
+	struct dapl_sp *sp;
+	DAT_CONN_QUAL qual;
+	struct ofi_ctl_ep *lep;
+};
+
+/* ---- EVDs: completion queues (cq.c) --------------------------------------- */
+
+struct dapl_tp_evd {
+	struct dapl_evd *evd;
+	struct dapl_tp_ia *oia;
+	struct fid_cq *cq;
+	pthread_mutex_t lock;
+	int notify_fd;			/* eventfd the EVD's waiters poll */
+	struct dapl_list ready;		/* ofi_ring.ready_link */
+	struct dapl_list ia_link;	/* oia->cqs */
+};
+
+/* ---- EPs (ep.c) ----------------------------------------------------------- */
+
+/* One posted DTO, in its ring, in posting order. */
+struct ofi_op {
+	enum ofi_ctx_kind kind;		/* OFI_CTX_OP: first word */
+	struct ofi_ring *ring;
+	uint32_t seq;
+	uint8_t op;			/* enum dapl_op */
+	uint8_t state;			/* enum ofi_op_state */
+	uint8_t fence;
+	uint8_t num;
+	uint64_t wr_id;			/* the udapl cookie */
+	DAT_DTO_COMPLETION_STATUS status;
+	uint32_t len;			/* receives: bytes received */
+	uint64_t remote_addr;		/* as the consumer gave it */
+	uint32_t rkey;
+	struct iovec *iov;		/* ring->iov_per_op entries */
+};
+
+enum ofi_op_state {
+	OFI_OP_FREE,
+	OFI_OP_HELD,		/* not issued yet */
+	OFI_OP_ISSUED,
+	OFI_OP_DONE,		/* completed, not yet handed to udapl */
+};
+
+struct ofi_ring {
+	struct dapl_tp_ep *oep;
+	struct dapl_tp_evd *ocq;	/* NULL: the EP has no EVD for it */
+	struct ofi_op *op;		/* size entries */
+	struct iovec *iov;
+	uint32_t size, iov_per_op;
+	uint32_t emitted;		/* next seq to hand to udapl */
+	uint32_t issued;		/* next seq to issue (held ones follow) */
+	uint32_t posted;		/* next seq to take */
+	int on_ready;
+	int failed;			/* an error was handed out (cq.c) */
+	struct dapl_list ready_link;	/* ocq->ready */
+};
+
+/* What an EP needs from the engine (dapl_tp_ep.work). */
+enum {
+	OFI_WORK_RETRY = 1 << 0,	/* -FI_EAGAIN held a post back */
+	OFI_WORK_KEYS = 1 << 1,		/* keys to ask the peer about */
+	OFI_WORK_READY = 1 << 2,	/* ops completed outside a CQ read */
+	OFI_WORK_BROKEN = 1 << 3,	/* a failed DTO breaks the connection */
+};
+
+enum ofi_key_state {
+	OFI_KEY_EMPTY,
+	OFI_KEY_WANTED,		/* an op waits; the query is not sent yet */
+	OFI_KEY_ASKED,
+	OFI_KEY_KNOWN,
+	OFI_KEY_BAD,		/* the peer has no such registration */
+};
+
+struct ofi_keycache {
+	uint32_t key;
+	uint8_t state;			/* enum ofi_key_state */
+	uint64_t base, len;
+};
+
+struct dapl_tp_ep {
+	struct dapl_ep *ep;
+	struct dapl_tp_ia *oia;
+	pthread_mutex_t lock;
+	struct fid_ep *fep;		/* NULL once flushed */
+	uint8_t name[OFI_ADDR_MAX];
+	size_t namelen;
+	fi_addr_t peer;			/* the peer's data endpoint */
+	int connected;			/* peer valid */
+	int flushed;			/* every post completes as flushed */
+	uint32_t work;			/* OFI_WORK_*: for the engine (atomic) */
+	struct ofi_conn *conn;		/* under oia->lock */
+	struct ofi_ring sq, rq;
+	uint32_t writes_out;		/* issued RDMA writes not complete */
+	uint32_t ops_out;		/* issued requests not complete */
+	/* a disconnect waits for what the peer sent before it (cm.c) */
+	uint64_t sends_issued, recvs_done;
+	struct ofi_keycache keys[OFI_KEYCACHE];
+	struct dapl_list ia_link;	/* oia->eps */
+};
+
+/* ---- LMRs (mr.c) ---------------------------------------------------------- */
+
+struct dapl_tp_lmr {
+	struct fid_mr *mr;
+	int refs;			/* LMRs sharing it (oia->lock) */
+	uint32_t key;			/* lmr_context = rmr_context */
+	int remote;			/* registered for remote access */
+	uint64_t base, len;
+	struct dapl_list link;		/* oia->mrs */
+};
+
+/* ---- functions -------------------------------------------------------------- */
+
+/* ia.c */
+DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
+		       struct dapl_caps *caps) DAPL_HIDDEN;
+void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
+/* Opens an RDM endpoint on src, bound to the AV and the CQs, enabled. */
+int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
+		struct fid_cq *tx, struct fid_cq *rx,
+		struct fid_ep **ep) DAPL_HIDDEN;
+DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource) DAPL_HIDDEN;
+/* A positive number from the environment (at most max), else def. */
+uint64_t ofi_env_num(const char *name, uint64_t def,
+		     uint64_t max) DAPL_HIDDEN;
+
+/* addr.c */
+int ofi_params_parse(const char *params, char *prov, size_t provlen,
+		     struct sockaddr_in *addr) DAPL_HIDDEN;
+uint16_t ofi_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
+
+/* mr.c */
+DAT_RETURN ofi_pz_create(struct dapl_pz *pz) DAPL_HIDDEN;
+DAT_RETURN ofi_pz_free(struct dapl_pz *pz) DAPL_HIDDEN;
+DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
+			   DAT_MEM_PRIV_FLAGS priv) DAPL_HIDDEN;
+DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr,
+			struct dapl_lmr *orig) DAPL_HIDDEN;
+DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN;
+
+/* cq.c */
+DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen,
+			 int *fd) DAPL_HIDDEN;
+DAT_RETURN ofi_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen) DAPL_HIDDEN;
+void ofi_cq_destroy(struct dapl_evd *evd) DAPL_HIDDEN;
+int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe,
+		int max) DAPL_HIDDEN;
+DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
+void ofi_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
+/* locked (ocq): reads what libfabric has; how many it read */
+int ofi_cq_read_locked(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+void ofi_cq_notify(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+
+/* ep.c */
+DAT_RETURN ofi_qp_create(struct dapl_ep *ep) DAPL_HIDDEN;
+void ofi_qp_destroy(struct dapl_ep *ep) DAPL_HIDDEN;
+DAT_RETURN ofi_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
+DAT_RETURN ofi_post_send(struct dapl_ep *ep,
+			 const struct dapl_post *p) DAPL_HIDDEN;
+DAT_RETURN ofi_post_recv(struct dapl_ep *ep,
+			 const struct dapl_post *p) DAPL_HIDDEN;
+/* locked (ocq, then oep): a libfabric completion of op */
+void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
+		     uint32_t len) DAPL_HIDDEN;
+/* oep locked: issues what was held and may go now */
+void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
+/* oia->lock held: closes the data endpoint and completes every
+ * outstanding op as flushed (takes the CQ and EP locks). */
+void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* The peer's answer about a key (cm.c, oia->lock held) */
+void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
+		       uint64_t base, uint64_t len) DAPL_HIDDEN;
+/* oia->lock held: what the EP's work flags ask for; nonzero if any */
+int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
+{
+	__atomic_or_fetch(&oep->work, work, __ATOMIC_RELEASE);
+}
+
+/* cm.c */
+DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+void ofi_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
+DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
+		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+		       const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
+DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
+		      DAT_COUNT plen) DAPL_HIDDEN;
+DAT_RETURN ofi_reject(struct dapl_cr *cr) DAPL_HIDDEN;
+void ofi_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
+DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
+/* oia->lock held: the EP is going away, its connection forgets it */
+void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* A control endpoint and its receive buffers (oia->lock or at open). */
+int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
+		 struct dapl_sp *sp, struct ofi_ctl_ep **out) DAPL_HIDDEN;
+void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+/* oia->lock held: reads the control CQ; how many entries */
+int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* oia->lock held: sends (or holds on -FI_EAGAIN) a control message */
+int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
+		 const struct ofi_wire *msg) DAPL_HIDDEN;
+void ofi_ctl_backlog(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
+		   enum ofi_msg_type type) DAPL_HIDDEN;
+/* oia->lock held: keepalives, connect timeouts, broken connections */
+void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
+/* oia->lock held: a failed DTO of oep breaks its connection */
+void ofi_conn_broken(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* Without the lock: makes the upcalls queued so far. */
+void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* oia->lock held: the EP goes away, its events not yet made with it */
+void ofi_notes_forget(struct dapl_tp_ia *oia, const void *ep) DAPL_HIDDEN;
+/* IA close: forgets upcalls never made (their brackets closed). */
+void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+
+/* progress.c */
+int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
+
+static inline struct dapl_tp_ia *ofi_ia_of(const void *obj)
+{
+	return dapl_tp_ia_of(obj);
+}
+
+#endif

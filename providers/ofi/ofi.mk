@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# providers/ofi/ofi.mk - the libfabric provider, libdaplofi.so.1, and its
+# native test suites (make check-ofi; part of make check).
+#
+# It links the same udapl object layer as the verbs provider, and
+# libfabric (Debian's libfabric-dev), not verbs.
+
+OFI_SONAME := libdaplofi.so.1
+OFI_PROVIDER := $(B)/lib/$(OFI_SONAME)
+OFI_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard providers/ofi/*.c)))
+LDLIBS_OFI := -lfabric -lpthread
+
+all: $(OFI_PROVIDER)
+provider: $(OFI_PROVIDER)
+
+$(OFI_OBJS): providers/ofi/ofi.h
+
+$(OFI_PROVIDER): $(UDAPL_OBJS) $(OFI_OBJS) providers/provider.map \
+		$(B)/lib/libdat.so
+	$(LINK) -shared -Wl,-soname,$(OFI_SONAME) \
+		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
+		-o $@ $(UDAPL_OBJS) $(OFI_OBJS) -L$(B)/lib -ldat $(LDLIBS_OFI)
+
+.PHONY: install-ofi uninstall-ofi check-ofi run-ofi-suites
+install-ofi: $(OFI_PROVIDER)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 644 $(OFI_PROVIDER) $(DESTDIR)$(LIBDIR)/$(OFI_SONAME)
+install: install-ofi
+
+uninstall-ofi:
+	rm -f $(DESTDIR)$(LIBDIR)/$(OFI_SONAME)
+uninstall: uninstall-ofi
+
+# The DAT suites over tcp;ofi_rxm on loopback, natively: two IAs of the
+# test registry (test/ofi/dat.conf), ofi-a on 127.0.0.1 and ofi-b on
+# 127.0.0.2, a server process on one and a client on the other.
+OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
+	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
+	test/ofi/datadm.bats test/ofi/memcheck.bats
+
+check-ofi: WERROR = 1
+check-ofi: test-programs
+	rm -rf $(RESULTS)/ofi
+	$(MAKE) --no-print-directory run-ofi-suites WERROR=$(WERROR)
+	test/lib/summary.sh $(RESULTS)/ofi
+
+run-ofi-suites:
+	$(foreach s,$(OFI_SUITES),$(RUN_SUITE) $(RESULTS)/ofi \
+		$(basename $(notdir $(s))) tap env $(HOST_ENV) \
+		bats --tap $(s) &&) :

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the progress engine calls: ofi_progress every polling round.  One
+ * round, under oia->lock:
+ * the control CQ (our connection protocol), the control sends -FI_EAGAIN
+ * held back, the timers, every data CQ (libfabric's manual progress: an
+ * RDMA write to a target that is not polling completes because the
+ * target's engine reads its CQs), and the work EPs asked for.  Then,
+ * without the lock, the upcalls.
+ */
+#include "ofi.h"
+
+int ofi_progress(struct dapl_ia *ia)
+{
+	struct dapl_tp_ia *oia = dapl_ia_tp(ia);
+	struct dapl_list *pos, *tmp;
+	int did = 0, i;
+
+	if (!oia)
+		return 0;
+	pthread_mutex_lock(&oia->lock);
+	did += ofi_ctl_drain(oia);
+	ofi_ctl_backlog(oia);
+	if (oia->ctl)
+		for (i = 0; i < OFI_CTL_RX; i++)
+			if (!oia->ctl->rx[i].posted)
+				did += !fi_recv(oia->ctl->ep,
+						&oia->ctl->rx[i].msg,
+						sizeof(oia->ctl->rx[i].msg),
+						NULL, FI_ADDR_UNSPEC,
+						&oia->ctl->rx[i]) &&
+				       (oia->ctl->rx[i].posted = 1);
+	ofi_cm_timers(oia, dapl_now_ns());
+	dapl_list_for_each_safe(pos, tmp, &oia->cqs) {
+		struct dapl_tp_evd *ocq =
+		    dapl_container_of(pos, struct dapl_tp_evd, ia_link);
+		int n;
+
+		pthread_mutex_lock(&ocq->lock);
+		n = ofi_cq_read_locked(ocq);
+		if (n && !dapl_list_empty(&ocq->ready))
+			ofi_cq_notify(ocq);
+		pthread_mutex_unlock(&ocq->lock);
+		did += n;
+	}
+	/* EPs without an EVD for one direction complete into null_cq */
+	{
+		struct fi_cq_data_entry ent[16];
+		ssize_t n;
+
+		while ((n = fi_cq_read(oia->null_cq, ent, 16)) > 0 ||
+		       n == -FI_EAVAIL) {
+			if (n == -FI_EAVAIL) {
+				struct fi_cq_err_entry e = {0};
+
+				if (fi_cq_readerr(oia->null_cq, &e, 0) != 1)
+					break;
+				ent[0].op_context = e.op_context;
+				n = 1;
+			}
+			for (i = 0; i < n; i++) {
+				struct ofi_op *op = ent[i].op_context;
+
+				if (!op || op->kind != OFI_CTX_OP)
+					continue;
+				pthread_mutex_lock(&op->ring->oep->lock);
+				ofi_op_complete(op, DAT_DTO_SUCCESS, 0);
+				pthread_mutex_unlock(&op->ring->oep->lock);
+			}
+			did += (int)n;
+		}
+	}
+	dapl_list_for_each_safe(pos, tmp, &oia->eps) {
+		struct dapl_tp_ep *oep =
+		    dapl_container_of(pos, struct dapl_tp_ep, ia_link);
+		int w;
+
+		if (!__atomic_load_n(&oep->work, __ATOMIC_ACQUIRE))
+			continue;
+		w = ofi_ep_work(oep);
+		if (w == 2)
+			ofi_conn_broken(oep);
+		did += w;
+	}
+	did += !dapl_list_empty(&oia->notes);
+	pthread_mutex_unlock(&oia->lock);
+	ofi_notes_deliver(oia);
+	return did;
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/dapltest.bats - dapltest (build/bin/dapltest) over tcp;ofi_rxm,
+# natively: a server on ofi-a (127.0.0.1) on a free port, clients on
+# ofi-b.  The functional groups of memory windows and atomics are part 2:
+# they must report UNSUPP (dat_ia_query says why), every other case PASS.
+
+load ofi_helpers
+
+DT="$OFI_TOP/build/bin/dapltest"
+
+setup_file() {
+	ofi_setup_file
+	[ -x "$DT" ] || { echo "$DT is missing: make test-programs" >&2; return 1; }
+}
+
+setup() {
+	SRV_PID=
+	SRV_OUT=$BATS_TEST_TMPDIR/server.out
+	PORT=$(free_qual)
+}
+
+# the server on ofi-a in the background (fd 3 closed, or bats waits)
+dt_server() {
+	timeout -k 5 "$(secs 300)" "$DT" -T S -D ofi-a -n "$PORT" \
+		> "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	local end=$((SECONDS + $(secs 30)))
+	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
+			echo "server not ready; its output:"
+			cat "$SRV_OUT"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# dt_stop: -T Q, then the server must exit 0
+dt_stop() {
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s 127.0.0.1 -D ofi-b -n "$PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local rc=0
+	wait "$SRV_PID" || rc=$?
+	SRV_PID=
+	echo "--- server (exit status $rc):"
+	cat "$SRV_OUT"
+	[ "$rc" -eq 0 ]
+	grep -q '^Dapltest server: finished$' "$SRV_OUT"
+}
+
+# dt_client ARGS...: dapltest against the server, bounded; output in $output
+dt_client() {
+	run timeout -k 5 "$(secs 200)" "$DT" -s 127.0.0.1 -D ofi-b -n "$PORT" "$@"
+	echo "--- client exit status $status:"
+	echo "$output"
+}
+
+@test "dapltest -T T over ofi-tcp: validated transactions, 3 threads x 2 EPs, SR RR RW both ways" {
+	dt_server
+	dt_client -T T -t 3 -w 2 -i 8 -V client SR 4096 3 server SR 100 \
+		client RR 8192 2 server RR 512 client RW 2048 4 server RW 64
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED: 3 thread(s) x 2 EP(s) x 8 iteration(s) x 6 op(s)' <<< "$output"
+	dt_client -T T -t 2 -w 2 -i 5 -V -Q server SR 256 client RW 1024 server RR 1024
+	[ "$status" -eq 0 ]
+	grep -q '^Transaction test: PASSED' <<< "$output"
+	dt_stop
+	grep -q '^Server: transaction test done$' "$SRV_OUT"
+}
+
+@test "dapltest -T P over ofi-tcp: RW, RR (blocking) and SR (polling) print their figures" {
+	local what n
+	dt_server
+	for args in "-m b -i 20 -p 4 RW 8192" "-m b -i 20 -p 2 RR 4096 2" \
+		"-m p -i 20 -p 4 SR 1024"; do
+		# shellcheck disable=SC2086
+		dt_client -T P $args
+		[ "$status" -eq 0 ]
+		grep -q '^Performance test: PASSED$' <<< "$output"
+		for what in 'latency (us per op):' 'bandwidth (MB/s):'; do
+			n=$(grep -F "  $what" <<< "$output" |
+				awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $i + 0 > 0) c++ } END { print c + 0 }')
+			[ "$n" -eq 3 ]
+		done
+	done
+	dt_stop
+}
+
+@test "dapltest -T F over ofi-tcp: every case PASS but the memory window and atomic groups (part 2), which are UNSUPP; 0 FAIL" {
+	local total rmr_at
+	dt_server
+	dt_client -T F
+	[ "$status" -eq 0 ]
+	total=$("$DT" -T F --list | wc -l)
+	rmr_at=$("$DT" -T F --list | awk '$1 == "rmr" || $1 == "atomic"' | wc -l)
+	[ "$(grep -c 'Result: FAIL' <<< "$output")" -eq 0 ]
+	# every case outside the two groups passes
+	[ "$(grep -E 'Result: PASS' <<< "$output" | grep -Ecv '^(rmr|at)_')" -eq $((total - rmr_at)) ]
+	# what is UNSUPP is theirs, and says why
+	[ "$(grep -c 'Result: UNSUPP' <<< "$output")" -ge 1 ]
+	[ "$(grep 'Result: UNSUPP' <<< "$output" | grep -Ecv '^(rmr|at)_')" -eq 0 ]
+	[ "$(grep -Ec 'Result: UNSUPP  .*(max_rmrs 0|no atomics)' <<< "$output")" -eq "$(grep -c 'Result: UNSUPP' <<< "$output")" ]
+	[ "$(grep -Ec 'Result: (PASS|UNSUPP)' <<< "$output")" -eq "$total" ]
+	grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ unsupported$' <<< "$output"
+	dt_stop
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/datadm.bats - datadm -v/--check on entries of the libfabric
+# provider: they are judged by whether libfabric offers their provider
+# and their address is local, not as a netdev name.
+
+load ofi_helpers
+
+DATADM="$OFI_TOP/build/bin/datadm"
+
+setup_file() {
+	ofi_setup_file
+	[ -x "$DATADM" ] || { echo "$DATADM is missing: make" >&2; return 1; }
+}
+
+# conf LINE...: a dat.conf of these lines in DAT_OVERRIDE
+conf() {
+	export DAT_OVERRIDE="$BATS_TEST_TMPDIR/dat.conf"
+	printf '%s\n' "$@" > "$DAT_OVERRIDE"
+}
+
+@test "datadm --check: the ofi entries of test/ofi/dat.conf are usable" {
+	run "$DATADM" --check
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run "$DATADM" -v
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -Ec '^[0-9]+ +ofi-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	grep -q '^# 4 entries, 0 problems$' <<< "$output"
+}
+
+@test "datadm --check: an unknown libfabric provider, a non-local address and malformed ia_params are problems, each said" {
+	conf 'G u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 127.0.0.1" ""' \
+	     'P u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "nosuchprov;ofi_rxm 127.0.0.1" ""' \
+	     'A u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 192.0.2.1" ""' \
+	     'M u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm" ""'
+	run "$DATADM" --check
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'libfabric has no provider nosuchprov;ofi_rxm for RDM endpoints on 127.0.0.1' <<< "$output")" -eq 1 ]
+	[ "$(grep -c 'address 192.0.2.1 is not on a local interface' <<< "$output")" -eq 1 ]
+	[ "$(grep -c 'want "<libfabric provider> <IPv4 address>"' <<< "$output")" -eq 1 ]
+	# the good entry is not a problem: three are
+	[ "$(grep -c ': G: ' <<< "$output")" -eq 0 ]
+	[ "$(grep -c 'dat.conf:[0-9]*: [PAM]: ' <<< "$output")" -eq 3 ]
+}

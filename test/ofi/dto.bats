@@ -1,0 +1,39 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/dto.bats - data transfer over tcp;ofi_rxm: the DTO programs of
+# test/verbs, a server on ofi-a and a client on ofi-b.  rxm addresses RMA
+# by offset into the registration; the provider translates the consumer's
+# virtual addresses (the rdma test writes and reads at offsets 64 KiB and
+# 128 KiB into the target LMR and checks the data at the target).
+
+load ofi_helpers
+
+setup_file() { ofi_setup_file; }
+
+@test "send/recv of 1 B, 4 KiB, 64 KiB and 1 MiB, echoed back" {
+	pair sendrecv
+}
+
+@test "RDMA write and read at non-zero offsets into the target LMR, 1 and several segments, checked at the target" {
+	pair rdma
+}
+
+@test "send/recv with as many segments as the IA advertises (fi_info's iov_limit)" {
+	pair multiseg
+}
+
+@test "shared LMRs (DAT_MEM_TYPE_LMR) for receives, sends and as RDMA target" {
+	pair shared-lmr
+}
+
+@test "completion flags: SUPPRESS, UNSIGNALLED refused, SOLICITED_WAIT, BARRIER_FENCE" {
+	pair flags
+}
+
+@test "disconnect with receives outstanding: DAT_DTO_ERR_FLUSHED on both sides" {
+	pair flush
+}
+
+@test "legacy consumer patterns (compat-dapl applications)" {
+	pair legacy
+}

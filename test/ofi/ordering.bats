@@ -1,0 +1,29 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/ordering.bats - the promises rxm does not keep by itself and
+# the provider keeps in software (test/verbs/vt_order.c): completions in
+# posting order, a send after an RDMA write finds the data in place, a
+# write to a target that does not poll completes, and a blocked wait does
+# not burn a core.
+
+load ofi_helpers
+
+setup_file() { ofi_setup_file; }
+
+@test "completions in posting order: 1 MiB reads, small and large writes, sends posted without waiting" {
+	pair order
+}
+
+@test "RDMA write then send: the whole 1 MiB written is at the target when the send's receive completes (16 rounds)" {
+	pair write-send
+}
+
+@test "an RDMA write to a target that makes no DAT call completes (the engine drives rxm's manual progress)" {
+	export VT_SYNC_FILE=$BATS_TEST_TMPDIR/written
+	pair unpolled
+}
+
+@test "a dat_evd_wait blocked on rxm uses under 5 % of a core (CPU time of the process)" {
+	pair idle-wait
+	grep -q '^  ok a blocked dat_evd_wait uses under 5 percent of a core$' "$SRV_OUT"
+}
