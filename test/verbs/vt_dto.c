@@ -636,6 +636,9 @@ static int shared_client(const struct vt_opts *o)
  * subset of the original's rights is granted, with an rmr_context only
  * where remote rights are asked for.
  */
+#define PRIV_VIOLATION \
+	((DAT_RETURN)(DAT_CLASS_ERROR | DAT_PRIVILEGES_VIOLATION))
+
 static int shared_priv_local(const struct vt_opts *o)
 {
 	const DAT_MEM_PRIV_FLAGS rread =
@@ -649,15 +652,15 @@ static int shared_priv_local(const struct vt_opts *o)
 	} rows[] = {
 		{ "remote write over a local-only LMR", PRIV_LOCAL,
 		  PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0,
-		  DAT_PRIVILEGES_VIOLATION },
+		  PRIV_VIOLATION },
 		{ "remote read over a local-only LMR, another PZ", PRIV_LOCAL,
 		  PRIV_LOCAL | DAT_MEM_PRIV_REMOTE_READ_FLAG, 1,
-		  DAT_PRIVILEGES_VIOLATION },
+		  PRIV_VIOLATION },
 		{ "remote write over a remote-read LMR", 0,
-		  DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0, DAT_PRIVILEGES_VIOLATION },
+		  DAT_MEM_PRIV_REMOTE_WRITE_FLAG, 0, PRIV_VIOLATION },
 		{ "local write over a read-only LMR",
 		  DAT_MEM_PRIV_LOCAL_READ_FLAG,
-		  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 0, DAT_PRIVILEGES_VIOLATION },
+		  DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 0, PRIV_VIOLATION },
 		{ "the same rights", PRIV_LOCAL, PRIV_LOCAL, 0, DAT_SUCCESS },
 		{ "remote read of a remote-read LMR", 0, rread, 0,
 		  DAT_SUCCESS },

@@ -614,7 +614,8 @@ static int cr_overflow_server(const struct vt_opts *o)
 					  .dat_handle,
 				      crevd);
 	vt_expect("dat_cr_handoff to D+1, whose EVD is full",
-		  dat_cr_handoff(crd, qual + 1), DAT_QUEUE_FULL);
+		  dat_cr_handoff(crd, qual + 1),
+		  (DAT_RETURN)(DAT_CLASS_ERROR | DAT_QUEUE_FULL));
 	memset(&cp, 0, sizeof(cp));
 	vt_expect("dat_cr_query after the failed handoff",
 		  dat_cr_query(crd, DAT_CR_FIELD_ALL, &cp), DAT_SUCCESS);
