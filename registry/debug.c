@@ -8,7 +8,7 @@
  * ignore them.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +18,11 @@
 
 enum { DEST_STDOUT = 0x1, DEST_SYSLOG = 0x2, DEST_STDERR = 0x100 };
 
-static unsigned dbg_mask = DAT_DBG_ERROR;
-static unsigned dbg_dest = DEST_STDERR;
-static pthread_once_t dbg_once = PTHREAD_ONCE_INIT;
+static _Atomic unsigned dbg_mask = DAT_DBG_ERROR;
+static _Atomic unsigned dbg_dest = DEST_STDERR;
+/* 0: not read yet, 1: reading, 2: read.  Not pthread_once: a child
+ * forked while another thread was inside it would wait forever. */
+static _Atomic int dbg_state;
 
 static int env_number(const char *name, unsigned *out)
 {
@@ -39,9 +41,10 @@ static int env_number(const char *name, unsigned *out)
 
 static void dbg_init(void)
 {
-	unsigned dest;
+	unsigned dest, mask;
 
-	env_number("DAT_DBG_TYPE", &dbg_mask);
+	if (env_number("DAT_DBG_TYPE", &mask))
+		dbg_mask = mask;
 	if (env_number("DAT_DBG_DEST", &dest))
 		dbg_dest = dest & (DEST_STDOUT | DEST_SYSLOG);
 }
@@ -51,7 +54,17 @@ void dat_dbg(unsigned type, const char *fmt, ...)
 	va_list ap;
 	char msg[1024];
 
-	pthread_once(&dbg_once, dbg_init);
+	if (atomic_load_explicit(&dbg_state, memory_order_acquire) != 2) {
+		int expect = 0;
+
+		if (atomic_compare_exchange_strong(&dbg_state, &expect, 1)) {
+			dbg_init();
+			atomic_store_explicit(&dbg_state, 2,
+					      memory_order_release);
+		}
+		/* Another thread (or a parent's, before fork) is reading
+		 * the variables: use the defaults for this message. */
+	}
 	if (!(dbg_mask & type))
 		return;
 	va_start(ap, fmt);
