@@ -46,8 +46,7 @@ HOST_TAP_TESTS :=
 HOST_BATS_SUITES :=
 VERBS_SUITES := test/vm/selftest.bats
 -include $(wildcard udapl/udapl.mk providers/cma/cma.mk test/verbs/verbs.mk \
-	man/man.mk test/dapltest/dapltest.mk test/bench/bench.mk \
-	registry/registry.mk)
+	man/man.mk test/dapltest/dapltest.mk test/bench/bench.mk)
 
 .PHONY: all check check-host check-verbs demo bench fuzz install clean \
 	test-programs provider run-host-suites
