@@ -11,7 +11,7 @@
  * wrote it.
  */
 #define _GNU_SOURCE
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +25,14 @@ enum { DEST_STDOUT = 0x1, DEST_SYSLOG = 0x2, DEST_STDERR = 0x100 };
 #error "PROJECT_VERSION (the release, from VERSION) must be defined"
 #endif
 
-static unsigned dbg_mask = DAT_DBG_ERROR;
-static unsigned dbg_dest = DEST_STDERR;
-static int dbg_asked;	/* DAT_DBG_TYPE was set */
-static pthread_once_t dbg_once = PTHREAD_ONCE_INIT;
-static pthread_once_t banner_once = PTHREAD_ONCE_INIT;
+static _Atomic unsigned dbg_mask = DAT_DBG_ERROR;
+static _Atomic unsigned dbg_dest = DEST_STDERR;
+static _Atomic int dbg_asked;	/* DAT_DBG_TYPE was set */
+/* 0: not read yet, 1: reading, 2: read.  Not pthread_once: a child
+ * forked while another thread was inside it would wait forever. */
+static _Atomic int dbg_state;
+/* The release banner goes out once (the same rule: no pthread_once). */
+static _Atomic int banner_done;
 
 static int env_number(const char *name, unsigned *out)
 {
@@ -48,9 +51,12 @@ static int env_number(const char *name, unsigned *out)
 
 static void dbg_init(void)
 {
-	unsigned dest;
+	unsigned dest, mask;
 
-	dbg_asked = env_number("DAT_DBG_TYPE", &dbg_mask);
+	if (env_number("DAT_DBG_TYPE", &mask)) {
+		dbg_mask = mask;
+		dbg_asked = 1;
+	}
 	if (env_number("DAT_DBG_DEST", &dest))
 		dbg_dest = dest & (DEST_STDOUT | DEST_SYSLOG);
 }
@@ -77,11 +83,21 @@ void dat_dbg(unsigned type, const char *fmt, ...)
 	va_list ap;
 	char msg[1024];
 
-	pthread_once(&dbg_once, dbg_init);
+	if (atomic_load_explicit(&dbg_state, memory_order_acquire) != 2) {
+		int expect = 0;
+
+		if (atomic_compare_exchange_strong(&dbg_state, &expect, 1)) {
+			dbg_init();
+			atomic_store_explicit(&dbg_state, 2,
+					      memory_order_release);
+		}
+		/* Another thread (or a parent's, before fork) is reading
+		 * the variables: use the defaults for this message. */
+	}
 	if (!(dbg_mask & type))
 		return;
-	if (dbg_asked)
-		pthread_once(&banner_once, banner);
+	if (dbg_asked && !atomic_exchange(&banner_done, 1))
+		banner();
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

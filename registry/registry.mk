@@ -32,7 +32,3 @@ uninstall: uninstall-datadm
 uninstall-datadm:
 	rm -f $(DESTDIR)$(SBINDIR)/datadm
 
-# The registry's suites that need RDMA devices: libdat binding IAs to
-# their entries through the verbs provider, and datadm's entries and OPENS
-# column against the guest's rxe devices.
-VERBS_SUITES += test/bats/registry-verbs.bats

@@ -20,6 +20,10 @@
  *                                      nonthreadsafe: each one's DAPL_IA_PARAMS
  *                                      and address, then again after the
  *                                      threadsafe one closed
+ *   dattest fork-storm NAME N FORKS    N threads open, post and close while
+ *                                      the main thread forks FORKS children,
+ *                                      each of which opens, posts, closes,
+ *                                      lists and exits (bounded by alarm)
  *   dattest remove-race                remove an in-process provider while
  *                                      an open of it is inside ia_open
  *   dattest ext NAME                   dat_extension_op and
@@ -29,6 +33,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -593,6 +599,92 @@ static int cmd_bind(int argc, char **argv)
 	return failures != 0;
 }
 
+static _Atomic int storm_stop;
+
+static void *storm_loop(void *p)
+{
+	struct thread_arg *a = p;
+	DAT_IA_HANDLE ia;
+
+	while (!storm_stop) {
+		ia = DAT_HANDLE_NULL;
+		if (open_ia(a->name, 1, 2, DAT_FALSE, 8, &ia) != DAT_SUCCESS) {
+			a->failed++;
+			continue;
+		}
+		/* a dispatched call: the handle check and the provider's slot */
+		if (dat_ep_post_send(ia, 0, NULL, (DAT_DTO_COOKIE){0}, 0) !=
+		    SLOT_MARK(33))
+			a->failed++;
+		if (dat_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG) != DAT_SUCCESS)
+			a->failed++;
+		a->iterations++;
+	}
+	return NULL;
+}
+
+/* In the child: a new IA, a dispatched call, a close, a list, exit(). */
+static void storm_child(const char *name, unsigned seconds)
+{
+	DAT_PROVIDER_INFO info, *list[1] = {&info};
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_COUNT n = 0;
+	int bad = 0;
+
+	alarm(seconds);	/* a deadlock ends as SIGALRM, a failure */
+	bad |= open_ia(name, 1, 2, DAT_FALSE, 8, &ia) != DAT_SUCCESS;
+	bad |= !bad && dat_ep_post_send(ia, 0, NULL, (DAT_DTO_COOKIE){0}, 0) !=
+			       SLOT_MARK(33);
+	bad |= !bad && dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG) != DAT_SUCCESS;
+	bad |= dat_registry_list_providers(1, &n, list) != DAT_SUCCESS;
+	exit(bad);
+}
+
+static int cmd_fork_storm(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 4, forks = argc > 2 ? atoi(argv[2]) : 50;
+	unsigned seconds = 10 * (getenv("TEST_TIMEOUT_SCALE")
+					 ? (unsigned)atoi(getenv("TEST_TIMEOUT_SCALE"))
+					 : 1);
+	struct thread_arg args[16];
+	pthread_t tid[16];
+	int i, status, children_failed = 0, failed = 0;
+	long iterations = 0;
+	pid_t pid;
+
+	if (n < 1 || n > 16 || forks < 1)
+		return 2;
+	for (i = 0; i < n; i++) {
+		args[i] = (struct thread_arg){argv[0], 0, 0};
+		pthread_create(&tid[i], NULL, storm_loop, &args[i]);
+	}
+	for (i = 0; i < forks; i++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			storm_child(argv[0], seconds ? seconds : 10);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			children_failed++;
+			if (pid > 0 && WIFSIGNALED(status))
+				printf("FAIL child %d: signal %d%s\n", i,
+				       WTERMSIG(status),
+				       WTERMSIG(status) == SIGALRM
+					       ? " (deadlocked)" : "");
+		}
+	}
+	storm_stop = 1;
+	for (i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		failed += args[i].failed;
+		iterations += args[i].iterations;
+	}
+	printf("fork-storm: %d forks, %d children failed; %d threads, %s open/post/close, %d failed\n",
+	       forks, children_failed, n, iterations > 0 ? "some" : "no",
+	       failed);
+	return children_failed || failed || !iterations;
+}
+
 /* An application-supplied provider: only open and close do anything. */
 struct app_ia {
 	DAT_PROVIDER *provider;
@@ -980,6 +1072,8 @@ int main(int argc, char **argv)
 		return cmd_ext(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "bind"))
 		return cmd_bind(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "fork-storm"))
+		return cmd_fork_storm(argc - 2, argv + 2);
 usage:
 	fprintf(stderr,
 		"usage: see the comment at the top of test/dattest.c\n");

@@ -456,3 +456,11 @@ best_ns() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"remove-race: 0 failures"* ]]
 }
+
+@test "fork while threads open, post and close: every child opens, posts, closes, lists and exits" {
+	standard_conf
+	run timeout $((120 * ${TEST_TIMEOUT_SCALE:-1})) "$DATTEST" fork-storm T1 4 50
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fork-storm: 50 forks, 0 children failed; 4 threads, some open/post/close, 0 failed"* ]]
+}

@@ -42,6 +42,23 @@ struct t_ia {
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct t_provider *t_providers;
 
+/*
+ * A forked child must not inherit t_lock held by a thread it does not
+ * have (dattest fork-storm).  Not by taking it in a prepare handler:
+ * those run before libdat's, so a thread inside dat_provider_init (under
+ * libdat's registry lock, wanting t_lock) would deadlock the fork.  The
+ * child, which has one thread, makes it new instead.
+ */
+static void t_lock_renew(void)
+{
+	pthread_mutex_init(&t_lock, NULL);
+}
+
+__attribute__((constructor)) static void t_atfork(void)
+{
+	pthread_atfork(NULL, NULL, t_lock_renew);
+}
+
 static void trace(const char *what, const char *name, const char *extra)
 {
 	if (getenv("DATTEST_TRACE"))
