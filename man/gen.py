@@ -64,7 +64,8 @@ def examples_section(name, progs):
         out += [".TP", ".I examples/%s" % f] + lines(esc(what[0].upper() + what[1:] + "."))
     out += [".PP",
             "They are in the source tree's \\fIexamples/\\fP directory, built by "
-            "\\fBmake\\fP and run by \\fBmake check-verbs\\fP; "
+            "\\fBmake\\fP (\\fIexamples/examples.bats\\fP runs each between two "
+            "soft-RoCE devices); "
             "\\fBmake install\\fP copies them to \\fI$(DOCDIR)/examples\\fP "
             "(\\fI/usr/local/share/doc/udapl/examples\\fP by default), the libdat-dev "
             "package to \\fI/usr/share/doc/libdat-dev/examples\\fP.  "
