@@ -74,7 +74,7 @@ for p in "$DATBENCH" "$RAWBENCH" "$HOTPATH_VERBS"; do
 	[ -x "$p" ] || { echo "run-bench: $p is missing (make bench-programs)" >&2; exit 2; }
 done
 for t in ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_write_bw valgrind rstream taskset; do
-	command -v $t > /dev/null || { echo "run-bench: $t is missing (sh scripts/deps.sh perftest valgrind rdmacm-utils)" >&2; exit 2; }
+	command -v $t > /dev/null || { echo "run-bench: $t is missing (sh scripts/deps.sh perftest valgrind rdmacm-utils util-linux)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "run-bench: /usr/bin/time is missing (sh scripts/deps.sh time)" >&2; exit 2; }
 
