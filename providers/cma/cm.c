@@ -100,7 +100,9 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	 * without a reject (ucma returns -ENOMEM, the IB CM stays silent to
 	 * allow a retry) and the peer resends its REQ only after the CM
 	 * response timeout, about 4 s.  With 128, a burst of a few hundred
-	 * dat_ep_connect calls lost seconds that way.
+	 * dat_ep_connect calls can lose seconds that way (the likely cause
+	 * of the 6.5 s for 256 pairs on 2026-11-22, which did not reproduce
+	 * on 2026-11-25, before or after this change).
 	 */
 	if (rdma_bind_addr(csp->id, (struct sockaddr *)&ss) ||
 	    rdma_listen(csp->id, 0)) {

@@ -24,10 +24,11 @@ $(RAWBENCH): $(B)/test/bench/rawbench.o
 .PHONY: bench-programs bench-deps
 bench-programs: all $(DATBENCH) $(RAWBENCH) $(HOTPATH_VERBS)
 
-# gnuplot draws the PNGs, rdmacm-utils has rsocket's rstream; only the
+# gnuplot draws the PNGs, rdmacm-utils has rsocket's rstream, time (GNU
+# time) and util-linux (taskset) time and pin each side; only the
 # benchmark needs them.
 bench-deps:
-	sh scripts/deps.sh gnuplot-nox perftest valgrind rdmacm-utils
+	sh scripts/deps.sh gnuplot-nox perftest valgrind rdmacm-utils time util-linux
 
 # In the guest: 4 vCPUs, so that two spinning processes leave one for rxe's
 # kernel work (with 2, a ping-pong waits out scheduler ticks: 4 ms steps).

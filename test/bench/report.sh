@@ -73,7 +73,9 @@ verdict() {
 			else if (r > 1.05) v = "met; **above 1.05: explained below**"
 			else v = "met"
 		} else {
-			v = r <= 1.03 ? "met" : "**missed**"
+			# DAT cannot be faster than the verbs it calls: a ratio
+			# well below 1 is a difference of method or noise
+			v = r > 1.03 ? "**missed**" : r < 0.95 ? "met; **below 0.95: explained below**" : "met"
 		}
 		print v " (" j ")"
 	}'

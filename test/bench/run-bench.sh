@@ -78,7 +78,7 @@ done
 tools="ib_send_lat ib_write_lat ib_read_lat ib_atomic_lat ib_write_bw valgrind rstream taskset"
 [ "${BENCH_ONLY:-}" = instructions ] && tools=valgrind
 for t in $tools; do
-	command -v $t > /dev/null || { echo "run-bench: $t is missing (sh scripts/deps.sh perftest valgrind rdmacm-utils)" >&2; exit 2; }
+	command -v $t > /dev/null || { echo "run-bench: $t is missing (sh scripts/deps.sh perftest valgrind rdmacm-utils util-linux)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "run-bench: /usr/bin/time is missing (sh scripts/deps.sh time)" >&2; exit 2; }
 
@@ -228,12 +228,13 @@ run_dat() {
 }
 
 # rsocket (rstream, its default nonblocking calls: busy polling like the
-# other two) SIZE COUNT ITERS LOG -> "usec/xfer Gb/sec" of the client
+# other two) SIZE COUNT ITERS LOG -> "usec/xfer seconds" of the client
+# (its Gb/sec has two decimals: 0.00 for a 64-byte stream)
 run_rsocket() {
 	local size=$1 count=$2 iters=$3 log=$4 f
 	run_pair "$log" rsocket rstream -b "$SADDR" -S "$size" -C "$count" -I "$iters" -- \
 		rstream -s "$SADDR" -b "$CADDR" -S "$size" -C "$count" -I "$iters" || return 1
-	f=$(awk 'NF >= 8 && $NF ~ /^[0-9.]+$/ { v = $NF " " $(NF - 1) } END { print v }' "$log")
+	f=$(awk 'NF >= 8 && $NF ~ /^[0-9.]+$/ { t = $(NF - 2); sub(/s$/, "", t); v = $NF " " t } END { print v }' "$log")
 	[[ $f =~ ^[0-9]+(\.[0-9]+)?\ [0-9]+(\.[0-9]+)?$ ]] && echo "$f"
 }
 
@@ -314,8 +315,8 @@ latency_and_bandwidth() {
 				record_cpu "rs_lat:$size" rsocket $rep "$W/log/rs-lat-$tag"
 				rv=$(run_rsocket "$size" "$n" 1 "$W/log/rs-bw-$tag") || rv=fail
 				[ "$rv" = fail ] && FAILED=1
-				# Gb/s (10^9 bits) -> MB/s (2^20 bytes)
-				record "rs_bw:$size" rsocket $rep "$(awk -v g="${rv#* }" 'BEGIN { if (g ~ /^[0-9.]+$/) printf "%.2f", g * 1e9 / 8 / 1048576; else print "fail" }')"
+				# n transfers each way in that many seconds -> MB/s (2^20 bytes)
+				record "rs_bw:$size" rsocket $rep "$(awk -v t="${rv#* }" -v s="$size" -v n="$n" 'BEGIN { if (t ~ /^[0-9.]+$/ && t > 0) printf "%.2f", 2 * s * n / t / 1048576; else print "fail" }')"
 			fi
 			echo "run-bench: rep $rep $name $size: verbs $vv, dat $v${rv:+, rsocket $rv}"
 		done < "$W/rows.txt"
