@@ -22,10 +22,8 @@
  * links, librdmacm and libibverbs with their device lists and driver
  * libraries) mapped and initialized, so the next dat_ia_open finds them
  * ready.  Unloading made every open after a last close pay for loading
- * and initializing that whole stack again: six shared objects, 7-11 ms
- * per open natively against 10 us without the unload (host, 2026-11-25),
- * and most of the 37 ms open + close make bench measured under emulation
- * on 2026-11-22.
+ * and initializing that whole stack again (37 ms of a 38 ms open + close
+ * under emulation, make bench 2026-11-25).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
