@@ -14,16 +14,10 @@
  * hash table on their key, so reading and each lookup are linear in the
  * number of entries, not quadratic.
  *
- * An entry's library is loaded on its first open: dlopen,
- * dat_provider_init (which registers the provider in the dynamic
- * registry), ...; when its last IA closes, dat_provider_fini and dlclose.
- * dlopen keeps its own count, so several entries may share one library.
- * The library is opened RTLD_NODELETE: dlclose leaves it (and what it
- * links, librdmacm and libibverbs with their device lists and driver
- * libraries) mapped and initialized, so the next dat_ia_open finds them
- * ready.  Unloading made every open after a last close pay for loading
- * and initializing that whole stack again (37 ms of a 38 ms open + close
- * under emulation, make bench 2026-11-25).
+ * An entry's library is loaded on its first open and unloaded when its
+ * last IA closes: dlopen, dat_provider_init (which registers the provider
+ * in the dynamic registry), ..., dat_provider_fini, dlclose.  dlopen keeps
+ * its own count, so several entries may share one library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -373,7 +367,7 @@ static DAT_RETURN sr_load_provider(struct dat_sr_entry *e)
 	if (!sr_library_ok(e))
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	dlerror();
-	e->dl = dlopen(e->lib_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	e->dl = dlopen(e->lib_path, RTLD_NOW | RTLD_LOCAL);
 	if (!e->dl) {
 		dat_dbg(DAT_DBG_ERROR, "%s: cannot load provider library: %s",
 			e->key.ia_name, dlerror());
