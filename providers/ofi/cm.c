@@ -29,9 +29,11 @@
  * until the IA closes (libfabric does not count references to them).
  *
  * Upcalls: everything here runs under oia->lock; events are queued as
- * notes, with their upcall bracket opened under the lock (which proves
- * the EP or service point is still ours), and delivered by
- * ofi_notes_deliver without it.
+ * notes (qp_destroy and listen_stop drop their object's notes under the
+ * lock), and ofi_notes_deliver opens each upcall bracket under the lock,
+ * which proves the EP or service point is still ours, then makes the
+ * upcall without it and closes the bracket on the same thread (brackets
+ * belong to the thread that opened them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,16 +77,13 @@ struct ofi_note {
 	unsigned char pdata[OFI_MAX_PDATA];
 };
 
-static struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia, void *obj,
+static struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia,
 				     const void *pdata, int plen)
 {
 	struct ofi_note *n;
 
-	if (dapl_upcall_begin(obj))
-		return NULL;
 	n = calloc(1, sizeof(*n));
 	if (!n) {
-		dapl_upcall_end(obj);
 		dapl_dbg(DAPL_DBG_ERR, "ofi: connection event lost");
 		return NULL;
 	}
@@ -104,7 +103,7 @@ static void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
 
 	if (!ep)
 		return;
-	n = ofi_note_new(oia, ep, pdata, plen);
+	n = ofi_note_new(oia, pdata, plen);
 	if (!n)
 		return;
 	n->kind = OFI_NOTE_EP;
@@ -122,6 +121,7 @@ static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
 void ofi_notes_deliver(struct dapl_tp_ia *oia)
 {
 	struct ofi_note *n;
+	int held;
 
 	for (;;) {
 		pthread_mutex_lock(&oia->lock);
@@ -131,18 +131,31 @@ void ofi_notes_deliver(struct dapl_tp_ia *oia)
 		}
 		n = dapl_container_of(oia->notes.next, struct ofi_note, link);
 		dapl_list_del(&n->link);
+		/* The bracket is opened here, under the lock that proves the
+		 * object is still ours (qp_destroy and listen_stop drop its
+		 * notes under it), and closed by this same thread: brackets
+		 * belong to the thread that holds them. */
+		held = !dapl_upcall_begin(n->kind == OFI_NOTE_EP
+						  ? (void *)n->ep
+						  : (void *)n->sp);
 		pthread_mutex_unlock(&oia->lock);
 		if (n->kind == OFI_NOTE_EP) {
-			dapl_cm_ep_event(n->ep, n->event, n->pdata, n->plen);
-			dapl_upcall_end(n->ep);
+			if (held) {
+				dapl_cm_ep_event(n->ep, n->event, n->pdata,
+						 n->plen);
+				dapl_upcall_end(n->ep);
+			}
 		} else {
 			struct ofi_conn *c = n->conn;
-			int rc = dapl_cm_request(
-			    n->sp, ofi_conn_cr(c),
-			    (const struct sockaddr *)&c->peer_ia, c->peer_port,
-			    n->pdata, n->plen);
+			int rc = -1;
 
-			dapl_upcall_end(n->sp);
+			if (held) {
+				rc = dapl_cm_request(
+				    n->sp, ofi_conn_cr(c),
+				    (const struct sockaddr *)&c->peer_ia,
+				    c->peer_port, n->pdata, n->plen);
+				dapl_upcall_end(n->sp);
+			}
 			if (rc) { /* udapl could not queue it: no */
 				pthread_mutex_lock(&oia->lock);
 				if (c->state == OFI_CONN_REQUEST)
@@ -166,7 +179,6 @@ void ofi_notes_forget(struct dapl_tp_ia *oia, const void *obj)
 		if (n->kind != OFI_NOTE_EP || (const void *)n->ep != obj)
 			continue;
 		dapl_list_del(&n->link);
-		dapl_upcall_end(n->ep);
 		free(n);
 	}
 }
@@ -180,8 +192,6 @@ void ofi_notes_drop(struct dapl_tp_ia *oia)
 						       link);
 
 		dapl_list_del(&n->link);
-		dapl_upcall_end(n->kind == OFI_NOTE_EP ? (void *)n->ep
-						       : (void *)n->sp);
 		if (n->kind == OFI_NOTE_REQ)
 			ofi_conn_free(oia, n->conn);
 		free(n);
@@ -491,7 +501,7 @@ static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 					m->ctl_addr)
 				       ->sin_port)
 			   : 0;
-	n = ofi_note_new(oia, lep->sp, m->pdata, m->pdata_len);
+	n = ofi_note_new(oia, m->pdata, m->pdata_len);
 	if (!n) {
 		ofi_send_reject(oia, c, 0);
 		ofi_conn_free(oia, c);
@@ -900,7 +910,6 @@ void ofi_listen_stop(struct dapl_sp *sp)
 		if (n->kind != OFI_NOTE_REQ || n->sp != sp)
 			continue;
 		dapl_list_del(&n->link);
-		dapl_upcall_end(sp);
 		ofi_send_reject(oia, n->conn, 0);
 		ofi_conn_free(oia, n->conn);
 		free(n);
@@ -1101,7 +1110,6 @@ DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt)
 				if (n->kind == OFI_NOTE_EP && n->ep == ep &&
 				    n->event == DAPL_CM_DISCONNECTED) {
 					dapl_list_del(&n->link);
-					dapl_upcall_end(ep);
 					free(n);
 				}
 			}
