@@ -37,7 +37,10 @@ commands() {
 	[ "$(grep -c -- '-Werror' "$BATS_TEST_TMPDIR/plain" || :)" -eq 0 ]
 	commands WERROR=1 > "$BATS_TEST_TMPDIR/ci"
 	[ "$(grep -- ' -c ' "$BATS_TEST_TMPDIR/ci" | grep -vc -- '-Wall -Wextra -Werror' || :)" -eq 0 ]
-	grep -q 'make WERROR=1 check' "$TOP/.ci/run"
+	# CI runs exactly the README's test command; make check sets WERROR=1
+	grep -qx '    sh scripts/deps.sh && make check' "$TOP/README.md"
+	grep -qx 'sh scripts/deps.sh && make check' "$TOP/.ci/run"
+	grep -q '^check check-host check-verbs: WERROR = 1$' "$TOP/Makefile"
 }
 
 @test "the user's -O and -g are not overridden by the project's flags" {
