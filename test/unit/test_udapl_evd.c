@@ -415,6 +415,19 @@ static void test_handles(void)
 	      "stale handle get_handle_type: INVALID_HANDLE1");
 	CHECK(*(void **)pz == &fake_entry.table,
 	      "a freed object keeps its provider word");
+	{
+		/* the quarantine (handle.c): the block just freed is not the
+		 * next object's, so the stale handle stays invalid */
+		DAT_PZ_HANDLE again = NULL;
+
+		CHECK(dapl_pz_create(ia, &again) == DAT_SUCCESS &&
+			  again != pz &&
+			  RC_IS(dapl_pz_free(pz), DAT_INVALID_HANDLE,
+				DAT_INVALID_HANDLE_PZ) &&
+			  dapl_pz_free(again) == DAT_SUCCESS,
+		      "a new PZ right after a free does not reuse the freed "
+		      "block: the stale handle stays INVALID_HANDLE");
+	}
 	CHECK(RC_IS(dapl_set_consumer_context(NULL, ctx), DAT_INVALID_HANDLE,
 		    DAT_INVALID_HANDLE1) &&
 		  RC_IS(dapl_get_handle_type((char *)ia + 1, &t),
