@@ -573,13 +573,16 @@ svc() {	# svc NAME LINE...: writes a service file
 	[ "$(cat "$etc/dat.conf")" = 'A u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "fakeeth0 0" ""' ]
 }
 
-@test "the sample dat.conf: compat-dapl names, each in both thread safeties, every line well formed" {
+@test "the sample dat.conf: compat-dapl names, then the libfabric entries, each in both thread safeties, every line well formed" {
 	run "$DATADM" --file "$TOP/dat.conf" -v
 	printf '%s\n' "$output"
 	[ "$(count ' malformed: ')" -eq 0 ]
-	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond; do
+	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond ofi-tcp; do
 		[ "$(count "^[0-9]* *$n *u1.2 *nonthreadsafe ")" -eq 1 ]
 		[ "$(count "^[0-9]* *$n *u1.2 *threadsafe ")" -eq 1 ]
 	done
-	[[ "${lines[-1]}" == "# 10 entries, "* ]]
+	# the verbs entries first, the libfabric ones after them
+	[ "$(grep -n 'libdaplcma' <<< "$output" | tail -n 1 | cut -d: -f1)" -lt \
+	  "$(grep -n 'libdaplofi' <<< "$output" | head -n 1 | cut -d: -f1)" ]
+	[[ "${lines[-1]}" == "# 12 entries, "* ]]
 }

@@ -349,6 +349,10 @@ rmr_atomic_cases() {
 }
 
 @test "OFA lines: transaction test with 16 threads x 16 EPs, validated" {
+	# two processes of 256 EPs, each with its EVDs (a CQ, its completion
+	# channel and an eventfd apiece): more descriptors than the default
+	# 1024, as with OFA's dapltest
+	ulimit -n 8192
 	SRV_SECS=600 start_server
 	run timeout -k 5 "$(secs 600)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" \
 		-T T -t 16 -w 16 -i 2 -V client SR 256 server RW 512 client RR 256
