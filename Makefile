@@ -298,4 +298,4 @@ install uninstall:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -path '$(B)/deb' -prune -o -type f -name '*.d' -print 2>/dev/null)
