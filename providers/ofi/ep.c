@@ -347,7 +347,7 @@ DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	case DAPL_OP_RDMA_READ:
 		break;
 	default: /* windows and atomics: part 2 (reported absent) */
-		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	if (dapl_unlikely(!oep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);

@@ -88,7 +88,7 @@ DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource)
 				DAT_INVALID_ADDRESS_UNREACHABLE);
 	case FI_ENOSYS:
 	case FI_EOPNOTSUPP:
-		return DAPL_ERR(DAT_NOT_IMPLEMENTED, 0);
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	default:
 		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
 	}
