@@ -102,20 +102,28 @@ struct retired_ring {
 	struct dapl_cookie *slot;
 };
 
-static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static void retired_forget(void);
+static struct dapl_module_lock retired_lock =
+	DAPL_MODULE_LOCK_INITIALIZER_FORGET(retired_forget);
 static struct retired_ring *retired;
+
+/* In a forked child: the parent's rings stay where they are. */
+static void retired_forget(void)
+{
+	retired = NULL;
+}
 
 void dapl_ep_release_retired(void)
 {
 	struct retired_ring *r;
 
-	pthread_mutex_lock(&retired_lock);
+	dapl_module_lock(&retired_lock);
 	while ((r = retired)) {
 		retired = r->next;
 		free(r->slot);
 		free(r);
 	}
-	pthread_mutex_unlock(&retired_lock);
+	dapl_module_unlock(&retired_lock);
 }
 
 static int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n)
@@ -155,10 +163,10 @@ static void ring_release(struct dapl_cookie_ring *r)
 	node = malloc(sizeof(*node));
 	if (node) { /* without it the ring leaks: better than a crash */
 		node->slot = r->slot;
-		pthread_mutex_lock(&retired_lock);
+		dapl_module_lock(&retired_lock);
 		node->next = retired;
 		retired = node;
-		pthread_mutex_unlock(&retired_lock);
+		dapl_module_unlock(&retired_lock);
 	}
 out:
 	r->slot = NULL;

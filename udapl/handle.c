@@ -32,10 +32,20 @@ struct obj_hdr {
 
 enum { FREE_QUARANTINE = 16 };
 
-static pthread_mutex_t free_lock = PTHREAD_MUTEX_INITIALIZER;
+static void free_lists_forget(void);
+static struct dapl_module_lock free_lock =
+	DAPL_MODULE_LOCK_INITIALIZER_FORGET(free_lists_forget);
 static struct dapl_list free_list[DAPL_OBJ_TYPES];
 static unsigned free_count[DAPL_OBJ_TYPES];
 static int free_list_ready;
+
+/* In a forked child: the parent's parked blocks may be half unlinked;
+ * the child starts with empty lists and leaves them be. */
+static void free_lists_forget(void)
+{
+	memset(free_count, 0, sizeof(free_count));
+	free_list_ready = 0;
+}
 
 static struct obj_hdr *obj_hdr(void *obj)
 {
@@ -60,10 +70,10 @@ static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 	struct dapl_list *pos, *tmp;
 	struct dapl_obj *o = NULL;
 
-	pthread_mutex_lock(&free_lock);
+	dapl_module_lock(&free_lock);
 	free_lists_init();
 	if (free_count[type] <= FREE_QUARANTINE) {
-		pthread_mutex_unlock(&free_lock);
+		dapl_module_unlock(&free_lock);
 		return NULL;
 	}
 	dapl_list_for_each_safe(pos, tmp, &free_list[type])
@@ -78,7 +88,7 @@ static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&free_lock);
+	dapl_module_unlock(&free_lock);
 	return o;
 }
 
@@ -144,11 +154,11 @@ void dapl_obj_free(void *obj)
 		dapl_list_del(&o->ia_link);
 		pthread_mutex_unlock(&ia->lock);
 	}
-	pthread_mutex_lock(&free_lock);
+	dapl_module_lock(&free_lock);
 	free_lists_init();
 	dapl_list_add_tail(&free_list[o->type], &o->free_link);
 	free_count[o->type]++;
-	pthread_mutex_unlock(&free_lock);
+	dapl_module_unlock(&free_lock);
 }
 
 void dapl_obj_release_all(void)
@@ -156,7 +166,7 @@ void dapl_obj_release_all(void)
 	struct dapl_list *pos, *tmp;
 	int t;
 
-	pthread_mutex_lock(&free_lock);
+	dapl_module_lock(&free_lock);
 	free_lists_init();
 	for (t = 0; t < DAPL_OBJ_TYPES; t++) {
 		dapl_list_for_each_safe(pos, tmp, &free_list[t])
@@ -169,7 +179,7 @@ void dapl_obj_release_all(void)
 		}
 		free_count[t] = 0;
 	}
-	pthread_mutex_unlock(&free_lock);
+	dapl_module_unlock(&free_lock);
 }
 
 /* Any live object of ours, whatever its type. */

@@ -14,8 +14,16 @@
 #define DAPL_PROVIDER_VERSION_MINOR 0
 
 /* Open IAs, for DAT_EVD_ASYNC_EXISTS (reuse an earlier IA's async EVD). */
-static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static void open_ias_forget(void);
+static struct dapl_module_lock open_lock =
+	DAPL_MODULE_LOCK_INITIALIZER_FORGET(open_ias_forget);
 static struct dapl_list open_ias = {&open_ias, &open_ias};
+
+/* In a forked child: the parent's IAs are not the child's to share. */
+static void open_ias_forget(void)
+{
+	dapl_list_init(&open_ias);
+}
 
 /* The async EVD of an open IA of the same dat.conf entry, referenced. */
 static struct dapl_evd *async_evd_shared(struct dapl_provider *entry)
@@ -23,7 +31,7 @@ static struct dapl_evd *async_evd_shared(struct dapl_provider *entry)
 	struct dapl_list *pos, *tmp;
 	struct dapl_evd *evd = NULL;
 
-	pthread_mutex_lock(&open_lock);
+	dapl_module_lock(&open_lock);
 	dapl_list_for_each_safe(pos, tmp, &open_ias)
 	{
 		struct dapl_ia *o =
@@ -36,7 +44,7 @@ static struct dapl_evd *async_evd_shared(struct dapl_provider *entry)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&open_lock);
+	dapl_module_unlock(&open_lock);
 	return evd;
 }
 
@@ -167,9 +175,9 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 		dapl_obj_free(ia);
 		return rc;
 	}
-	pthread_mutex_lock(&open_lock);
+	dapl_module_lock(&open_lock);
 	dapl_list_add_tail(&open_ias, &ia->open_link);
-	pthread_mutex_unlock(&open_lock);
+	dapl_module_unlock(&open_lock);
 	*ia_handle = ia;
 	return DAT_SUCCESS;
 }
@@ -414,9 +422,9 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 		return DAT_SUCCESS;
 	}
 
-	pthread_mutex_lock(&open_lock);
+	dapl_module_lock(&open_lock);
 	dapl_list_del(&ia->open_link);
-	pthread_mutex_unlock(&open_lock);
+	dapl_module_unlock(&open_lock);
 
 	async = ia->async_evd;
 	for (i = 0; i < sizeof(teardown_order) / sizeof(teardown_order[0]); i++)

@@ -86,8 +86,7 @@ struct dapl_engine {
 /* The engine whose thread this is. */
 static __thread struct dapl_engine *engine_self;
 
-static pthread_mutex_t upcall_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t upcall_cond = PTHREAD_COND_INITIALIZER;
+static struct dapl_module_lock upcall_lock = DAPL_MODULE_LOCK_INITIALIZER;
 static __thread const struct dapl_obj *upcall_held[UPCALL_HELD_MAX];
 
 uint64_t dapl_now_ns(void)
@@ -119,7 +118,7 @@ int dapl_upcall_begin(void *obj)
 	struct dapl_obj *o = obj;
 	int i, rc = -1;
 
-	pthread_mutex_lock(&upcall_lock);
+	dapl_module_lock(&upcall_lock);
 	for (i = 0; i < UPCALL_HELD_MAX; i++) {
 		if (upcall_held[i])
 			continue;
@@ -132,7 +131,7 @@ int dapl_upcall_begin(void *obj)
 	}
 	if (i == UPCALL_HELD_MAX)
 		dapl_dbg(DAPL_DBG_ERR, "too many upcalls open in one thread");
-	pthread_mutex_unlock(&upcall_lock);
+	dapl_module_unlock(&upcall_lock);
 	return rc;
 }
 
@@ -141,7 +140,7 @@ void dapl_upcall_end(void *obj)
 	struct dapl_obj *o = obj;
 	int i;
 
-	pthread_mutex_lock(&upcall_lock);
+	dapl_module_lock(&upcall_lock);
 	for (i = 0; i < UPCALL_HELD_MAX; i++) {
 		if (upcall_held[i] == o) {
 			upcall_held[i] = NULL;
@@ -149,8 +148,8 @@ void dapl_upcall_end(void *obj)
 			break;
 		}
 	}
-	pthread_cond_broadcast(&upcall_cond);
-	pthread_mutex_unlock(&upcall_lock);
+	pthread_cond_broadcast(&upcall_lock.cond);
+	dapl_module_unlock(&upcall_lock);
 }
 
 /* upcall_lock: the brackets this thread holds for o. */
@@ -182,11 +181,11 @@ void dapl_progress_quiesce(void *obj)
 
 	if (o->type == DAT_HANDLE_TYPE_EP)
 		dapl_progress_purge_ep(obj);
-	pthread_mutex_lock(&upcall_lock);
+	dapl_module_lock(&upcall_lock);
 	o->closing = 1;
 	while (o->upcalls > upcalls_of_self(o))
-		pthread_cond_wait(&upcall_cond, &upcall_lock);
-	pthread_mutex_unlock(&upcall_lock);
+		pthread_cond_wait(&upcall_lock.cond, &upcall_lock.mutex);
+	dapl_module_unlock(&upcall_lock);
 }
 
 /* ---- what a transport asks of the engine ---------------------------------- */

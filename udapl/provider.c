@@ -10,7 +10,7 @@
 #include "slots.h"
 #include <dat/dat_ib_extensions.h>
 
-static pthread_mutex_t prov_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dapl_module_lock prov_lock = DAPL_MODULE_LOCK_INITIALIZER;
 static struct dapl_provider *prov_list;
 /* The process that registered the entries: a forked child inherits the
  * list but not the threads behind it. */
@@ -113,7 +113,7 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 	p->table.device_name = p->info.ia_name;
 	p->table.extension = p;
 
-	pthread_mutex_lock(&prov_lock);
+	dapl_module_lock(&prov_lock);
 	rc = dat_registry_add_provider(&p->table, &p->info);
 	/* The atomic extension (ext.c): libdat keeps it with the table and
 	 * forgets it at dat_registry_remove_provider. */
@@ -125,7 +125,7 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 		prov_list = p;
 		prov_pid = getpid();
 	}
-	pthread_mutex_unlock(&prov_lock);
+	dapl_module_unlock(&prov_lock);
 	if (rc != DAT_SUCCESS) {
 		dapl_dbg(DAPL_DBG_ERR, "cannot register %s: %#x",
 			 p->info.ia_name, rc);
@@ -149,7 +149,7 @@ void dapl_provider_fini(const DAT_PROVIDER_INFO *info)
 
 	if (!info)
 		return;
-	pthread_mutex_lock(&prov_lock);
+	dapl_module_lock(&prov_lock);
 	for (link = &prov_list; *link; link = &(*link)->next) {
 		if (info_same(&(*link)->info, info)) {
 			p = *link;
@@ -158,7 +158,7 @@ void dapl_provider_fini(const DAT_PROVIDER_INFO *info)
 		}
 	}
 	last = !prov_list;
-	pthread_mutex_unlock(&prov_lock);
+	dapl_module_unlock(&prov_lock);
 	if (!p)
 		return;
 	dat_registry_remove_provider(&p->table, &p->info);
@@ -183,9 +183,9 @@ int dapl_provider_forked(void)
 {
 	pid_t pid;
 
-	pthread_mutex_lock(&prov_lock);
+	dapl_module_lock(&prov_lock);
 	pid = prov_pid;
-	pthread_mutex_unlock(&prov_lock);
+	dapl_module_unlock(&prov_lock);
 	return pid && pid != getpid();
 }
 
@@ -202,7 +202,7 @@ struct dapl_provider *dapl_provider_find(const char *ia_name,
 {
 	struct dapl_provider *p, *by_name = NULL;
 
-	pthread_mutex_lock(&prov_lock);
+	dapl_module_lock(&prov_lock);
 	for (p = prov_list; p; p = p->next) {
 		if (strncmp(p->info.ia_name, ia_name, DAT_NAME_MAX_LENGTH))
 			continue;
@@ -211,6 +211,6 @@ struct dapl_provider *dapl_provider_find(const char *ia_name,
 		if (!by_name)
 			by_name = p;
 	}
-	pthread_mutex_unlock(&prov_lock);
+	dapl_module_unlock(&prov_lock);
 	return p ? p : by_name;
 }

@@ -42,19 +42,27 @@ struct srq_chunk {
 	struct dapl_cookie c[];
 };
 
-static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
+static void retired_forget(void);
+static struct dapl_module_lock retired_lock =
+	DAPL_MODULE_LOCK_INITIALIZER_FORGET(retired_forget);
 static struct srq_chunk *retired;
+
+/* In a forked child: the parent's chunks stay where they are. */
+static void retired_forget(void)
+{
+	retired = NULL;
+}
 
 void dapl_srq_release_retired(void)
 {
 	struct srq_chunk *c;
 
-	pthread_mutex_lock(&retired_lock);
+	dapl_module_lock(&retired_lock);
 	while ((c = retired)) {
 		retired = c->next;
 		free(c);
 	}
-	pthread_mutex_unlock(&retired_lock);
+	dapl_module_unlock(&retired_lock);
 }
 
 /* n more cookies on the free list; under srq->lock (or before use). */
@@ -95,10 +103,10 @@ static void srq_chunks_release(struct dapl_srq *srq)
 		}
 		for (i = 0; i < ch->n; i++)
 			__atomic_store_n(&ch->c[i].rmr, NULL, __ATOMIC_RELEASE);
-		pthread_mutex_lock(&retired_lock);
+		dapl_module_lock(&retired_lock);
 		ch->next = retired;
 		retired = ch;
-		pthread_mutex_unlock(&retired_lock);
+		dapl_module_unlock(&retired_lock);
 	}
 	srq->chunks = NULL;
 	srq->free = NULL;

@@ -33,8 +33,11 @@
 #define DAT_UDAPL_TRANSPORT_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -86,6 +89,69 @@ static inline void dapl_list_del(struct dapl_list *n)
 #define dapl_list_for_each_safe(pos, tmp, head)                                \
 	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);       \
 	     (pos) = (tmp), (tmp) = (pos)->next)
+
+/*
+ * A lock of a whole library (a list of devices, of open IAs, of parked
+ * memory; not one object's) that a forked child can always take.  fork()
+ * copies a mutex that another thread of the parent held, and that thread
+ * does not exist in the child; the data under the mutex may be half
+ * changed.  pthread_atfork cannot repair that here: a prepare handler of
+ * a provider runs before libdat's and would deadlock against a thread in
+ * dat_provider_init under libdat's lock, and glibc runs no child handler
+ * registered after the fork began (another thread loading the provider
+ * while the forking thread waits in libdat's prepare handler: the hang
+ * the registry suite's fork storm found).  So the lock remembers the
+ * process it is valid in; on its first use in another process it is made
+ * new, and forget(), if set, gives up what the lock protected (the
+ * parent's lists, whose memory the child then leaves alone).  getpid()
+ * is a system call: these locks are for open, close, create and free,
+ * never for a post or a completion.  An object's own lock needs none of
+ * this: the child cannot use the parent's IAs (dat_ia_close there only
+ * forgets them).
+ */
+struct dapl_module_lock {
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;	/* for waits under mutex; also made new */
+	_Atomic pid_t pid;	/* where mutex is valid; -pid: being made new */
+	void (*forget)(void);	/* in a new process, before first use */
+};
+#define DAPL_MODULE_LOCK_INITIALIZER \
+	{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL}
+#define DAPL_MODULE_LOCK_INITIALIZER_FORGET(fn) \
+	{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, (fn)}
+
+static inline void dapl_module_lock_adopt(struct dapl_module_lock *l)
+{
+	pid_t me = getpid();
+	pid_t seen = atomic_load_explicit(&l->pid, memory_order_acquire);
+
+	while (seen != me) {
+		/* -me: another thread of this process is making it new;
+		 * 0: never used anywhere, so nothing was inherited. */
+		if (seen != -me &&
+		    atomic_compare_exchange_strong(&l->pid, &seen, -me)) {
+			pthread_mutex_init(&l->mutex, NULL);
+			pthread_cond_init(&l->cond, NULL);
+			if (seen && l->forget)
+				l->forget();
+			atomic_store_explicit(&l->pid, me, memory_order_release);
+			return;
+		}
+		sched_yield();
+		seen = atomic_load_explicit(&l->pid, memory_order_acquire);
+	}
+}
+
+static inline void dapl_module_lock(struct dapl_module_lock *l)
+{
+	dapl_module_lock_adopt(l);
+	pthread_mutex_lock(&l->mutex);
+}
+
+static inline void dapl_module_unlock(struct dapl_module_lock *l)
+{
+	pthread_mutex_unlock(&l->mutex);
+}
 
 /* Debug output: DAPL_DBG_TYPE bit mask, stderr. */
 enum {

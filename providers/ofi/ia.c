@@ -121,10 +121,12 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 		fi_close(&oia->null_cq->fid);
 	if (oia->av)
 		fi_close(&oia->av->fid);
+	ofi_global_enter();
 	if (oia->domain)
 		fi_close(&oia->domain->fid);
 	if (oia->fabric)
 		fi_close(&oia->fabric->fid);
+	ofi_global_leave();
 	if (oia->info)
 		fi_freeinfo(oia->info);
 	pthread_mutex_destroy(&oia->lock);
@@ -232,8 +234,10 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		ret = DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 		goto err;
 	}
+	ofi_global_enter();
 	rc = ofi_getinfo(oia->prov_name, &oia->addr, &oia->info);
 	if (rc) {
+		ofi_global_leave();
 		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_getinfo(%s): %s",
 			 oia->prov_name, fi_strerror(-rc));
 		ret = DAPL_ERR(DAT_PROVIDER_NOT_FOUND,
@@ -246,6 +250,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
+	ofi_global_leave();
 	if (!rc)
 		rc = fi_av_open(oia->domain, &aa, &oia->av, NULL);
 	if (rc)

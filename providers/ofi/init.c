@@ -51,6 +51,35 @@ const struct dapl_ops ofi_ops = {
     .progress = ofi_progress,
 };
 
+/*
+ * libfabric's process-wide state (the provider list fi_getinfo walks, the
+ * list of open fabrics) has locks of its own, and a child forked while
+ * another thread was inside fi_getinfo inherits one held by a thread it
+ * does not have: its first dat_ia_open would wait forever.  So our calls
+ * that reach that state (IA open and close) run under one lock, which the
+ * prepare handler takes: no thread is inside them at the fork.  The lock
+ * is a module lock, new in the child at its first use (udapl/transport.h);
+ * there is no child handler to rely on.  Left open: a fork in the moment
+ * another thread is loading this library (glibc runs no handler
+ * registered after the fork began).
+ */
+static struct dapl_module_lock ofi_global = DAPL_MODULE_LOCK_INITIALIZER;
+
+void ofi_global_enter(void)
+{
+	dapl_module_lock(&ofi_global);
+}
+
+void ofi_global_leave(void)
+{
+	dapl_module_unlock(&ofi_global);
+}
+
+__attribute__((constructor)) static void ofi_atfork(void)
+{
+	pthread_atfork(ofi_global_enter, ofi_global_leave, NULL);
+}
+
 void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 				 const char *ia_params)
 {

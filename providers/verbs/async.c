@@ -21,8 +21,16 @@
 
 #include "verbs.h"
 
-static pthread_mutex_t verbs_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static void verbs_devs_forget(void);
+static struct dapl_module_lock verbs_devs_lock =
+	DAPL_MODULE_LOCK_INITIALIZER_FORGET(verbs_devs_forget);
 static struct dapl_list verbs_devs = {&verbs_devs, &verbs_devs};
+
+/* In a forked child: the parent's device contexts are not the child's. */
+static void verbs_devs_forget(void)
+{
+	dapl_list_init(&verbs_devs);
+}
 
 enum { VERBS_MAX_IA_REPORT = 32 };
 
@@ -34,7 +42,7 @@ static void verbs_async_device(struct verbs_dev *dev)
 	struct dapl_list *pos, *tmp;
 	int n = 0, i;
 
-	pthread_mutex_lock(&verbs_devs_lock);
+	dapl_module_lock(&verbs_devs_lock);
 	dapl_list_for_each_safe (pos, tmp, &dev->ias) {
 		struct dapl_tp_ia *cia =
 		    dapl_container_of(pos, struct dapl_tp_ia, dev_link);
@@ -44,7 +52,7 @@ static void verbs_async_device(struct verbs_dev *dev)
 		if (!dapl_upcall_begin(cia->ia))
 			ias[n++] = cia->ia;
 	}
-	pthread_mutex_unlock(&verbs_devs_lock);
+	dapl_module_unlock(&verbs_devs_lock);
 	for (i = 0; i < n; i++) {
 		dapl_async_ia_error(ias[i]);
 		dapl_upcall_end(ias[i]);
@@ -176,7 +184,7 @@ struct verbs_dev *verbs_dev_get(struct ibv_context *ctx)
 	struct dapl_list *pos, *tmp;
 	struct verbs_dev *dev = NULL;
 
-	pthread_mutex_lock(&verbs_devs_lock);
+	dapl_module_lock(&verbs_devs_lock);
 	dapl_list_for_each_safe (pos, tmp, &verbs_devs) {
 		struct verbs_dev *d =
 		    dapl_container_of(pos, struct verbs_dev, link);
@@ -192,15 +200,15 @@ struct verbs_dev *verbs_dev_get(struct ibv_context *ctx)
 		if (dev)
 			dapl_list_add_tail(&verbs_devs, &dev->link);
 	}
-	pthread_mutex_unlock(&verbs_devs_lock);
+	dapl_module_unlock(&verbs_devs_lock);
 	return dev;
 }
 
 void verbs_dev_add_ia(struct verbs_dev *dev, struct dapl_tp_ia *cia)
 {
-	pthread_mutex_lock(&verbs_devs_lock);
+	dapl_module_lock(&verbs_devs_lock);
 	dapl_list_add_tail(&dev->ias, &cia->dev_link);
-	pthread_mutex_unlock(&verbs_devs_lock);
+	dapl_module_unlock(&verbs_devs_lock);
 }
 
 /* Drops an IA's reference (cia may be NULL if it was never added).  The
@@ -209,13 +217,13 @@ void verbs_dev_put(struct verbs_dev *dev, struct dapl_tp_ia *cia)
 {
 	int last;
 
-	pthread_mutex_lock(&verbs_devs_lock);
+	dapl_module_lock(&verbs_devs_lock);
 	if (cia)
 		dapl_list_del(&cia->dev_link);
 	last = --dev->refs == 0;
 	if (last)
 		dapl_list_del(&dev->link);
-	pthread_mutex_unlock(&verbs_devs_lock);
+	dapl_module_unlock(&verbs_devs_lock);
 	if (last)
 		free(dev);
 }

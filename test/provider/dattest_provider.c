@@ -22,6 +22,8 @@
 #include <dat/udat.h>
 #include <dat/dat_registry.h>
 
+#include "../../udapl/transport.h"
+
 #define SLOT_MARK(k) ((DAT_RETURN)(DAT_CLASS_ERROR | DAT_INTERNAL_ERROR | (k)))
 #define DAT_ERR(t, s) ((DAT_RETURN)(DAT_CLASS_ERROR | (t) | (s)))
 
@@ -39,25 +41,19 @@ struct t_ia {
 	struct t_provider *owner;
 };
 
-static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct t_provider *t_providers;
-
 /*
  * A forked child must not inherit t_lock held by a thread it does not
  * have (dattest fork-storm).  Not by taking it in a prepare handler:
  * those run before libdat's, so a thread inside dat_provider_init (under
- * libdat's registry lock, wanting t_lock) would deadlock the fork.  The
- * child, which has one thread, makes it new instead.
+ * libdat's registry lock, wanting t_lock) would deadlock the fork.  Not
+ * by a child handler either: this library is dlopen'ed, and glibc skips
+ * a handler registered after the fork began (another thread loading it
+ * while the forking thread waits in libdat's prepare handler).  The
+ * udapl layer's module lock remembers its process and is made new in the
+ * child; the test provider uses the same lock.
  */
-static void t_lock_renew(void)
-{
-	pthread_mutex_init(&t_lock, NULL);
-}
-
-__attribute__((constructor)) static void t_atfork(void)
-{
-	pthread_atfork(NULL, NULL, t_lock_renew);
-}
+static struct dapl_module_lock t_lock = DAPL_MODULE_LOCK_INITIALIZER;
+static struct t_provider *t_providers;
 
 static void trace(const char *what, const char *name, const char *extra)
 {
@@ -79,7 +75,7 @@ static DAT_RETURN t_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 	/* libdat passes the table of the entry that matched the whole key
 	 * in *ia_handle (dat/ia.c); udapl's dapl_provider_find does the
 	 * same.  Without it, the first table of that name. */
-	pthread_mutex_lock(&t_lock);
+	dapl_module_lock(&t_lock);
 	for (p = t_providers; p; p = p->next)
 		if (!strcmp(p->info.ia_name, name) &&
 		    *ia_handle == (DAT_IA_HANDLE)&p->table)
@@ -88,7 +84,7 @@ static DAT_RETURN t_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 		for (p = t_providers; p && strcmp(p->info.ia_name, name);
 		     p = p->next)
 			;
-	pthread_mutex_unlock(&t_lock);
+	dapl_module_unlock(&t_lock);
 	if (!p)
 		return DAT_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
 	if (p->fail_open)
@@ -679,10 +675,10 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 		free(p);
 		return;
 	}
-	pthread_mutex_lock(&t_lock);
+	dapl_module_lock(&t_lock);
 	p->next = t_providers;
 	t_providers = p;
-	pthread_mutex_unlock(&t_lock);
+	dapl_module_unlock(&t_lock);
 }
 
 void DAT_PROVIDER_FINI_FUNC_NAME(const DAT_PROVIDER_INFO *info)
@@ -690,13 +686,13 @@ void DAT_PROVIDER_FINI_FUNC_NAME(const DAT_PROVIDER_INFO *info)
 	struct t_provider **link, *p;
 
 	trace("fini", info->ia_name, NULL);
-	pthread_mutex_lock(&t_lock);
+	dapl_module_lock(&t_lock);
 	for (link = &t_providers; (p = *link); link = &p->next)
 		if (!memcmp(&p->info, info, sizeof(*info)))
 			break;
 	if (p)
 		*link = p->next;
-	pthread_mutex_unlock(&t_lock);
+	dapl_module_unlock(&t_lock);
 	if (!p)
 		return;
 	if (dat_registry_remove_provider(&p->table, info) != DAT_SUCCESS)

@@ -42,3 +42,13 @@ stress_pair() {
 	stress_pair overflow
 }
 
+
+# Issue 17, item 7: a child forked while other threads open, post and
+# close IAs of the provider opens a new IA of its own and exits.
+@test "fork storm (RDMAV_FORK_SAFE=1): 20 children, each forked while 2 threads open, post and close rxe0-cma IAs, open their own IA and exit" {
+	RDMAV_FORK_SAFE=1 run timeout -k 5 "$(secs 170)" "$STRESS" forkstorm server -p 2 -n 20
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^forkstorm: 20 forks, 0 children failed; 2 threads, [1-9][0-9]* IA lives, 0 failed$' <<< "$output"
+	grep -q '^PASS$' <<< "$output"
+}

@@ -22,6 +22,14 @@
  *             receives still alive when each side calls dat_ia_close
  *             ABRUPT (run under valgrind by memcheck.bats); every handle
  *             is stale afterwards.
+ *   forkstorm one process, either role: P threads (-p) open an IA, create
+ *             a PZ, an EVD, an LMR and an EP, post a receive, free it all
+ *             and close, over and over, while the main thread forks OPS
+ *             children (-n) one after another.  Each child opens a new IA
+ *             of the same provider, does the same once, lists the
+ *             registry and exits; a child that is still there after 20 s
+ *             (scaled) has deadlocked on a lock a vanished parent thread
+ *             held (issue 17, item 7).
  *
  * A server prints "listening <qual>" once its PSP exists.  The exit
  * status is 0 and the last line PASS only if every check matched.
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "vt.h"
 
@@ -54,7 +63,7 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dattest-stress threads|overflow|abrupt server|client "
+		"usage: dattest-stress threads|overflow|abrupt|forkstorm server|client "
 		"[-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS]\n");
 	exit(2);
 }
@@ -872,6 +881,140 @@ static int abrupt_client(const struct opts *o)
 
 /* ==== main ================================================================ */
 
+/* ==== forkstorm ========================================================== */
+
+static _Atomic int storm_stop;
+
+/* One life of an IA with a few objects; 0 or the number of failed calls. */
+static int storm_once(const char *name, DAT_CLOSE_FLAGS close_flag)
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, evd = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
+	DAT_PZ_HANDLE pz = DAT_HANDLE_NULL;
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_LMR_HANDLE lmr = DAT_HANDLE_NULL;
+	DAT_REGION_DESCRIPTION r;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_LMR_TRIPLET iov;
+	DAT_VLEN len;
+	DAT_VADDR addr;
+	static __thread char buf[256];
+	int bad = 0;
+
+	if (dat_ia_open((DAT_NAME_PTR)name, 8, &async, &ia) != DAT_SUCCESS)
+		return 1;
+	bad += dat_pz_create(ia, &pz) != DAT_SUCCESS;
+	bad += dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd) !=
+	       DAT_SUCCESS;
+	r.for_va = buf;
+	bad += dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, sizeof(buf), pz,
+			      DAT_MEM_PRIV_ALL_FLAG, &lmr, &lctx, &rctx, &len,
+			      &addr) != DAT_SUCCESS;
+	bad += dat_ep_create(ia, pz, evd, evd, DAT_HANDLE_NULL, NULL, &ep) !=
+	       DAT_SUCCESS;
+	if (!bad) {
+		iov = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf,
+					sizeof(buf)};
+		bad += dat_ep_post_recv(ep, 1, &iov, (DAT_DTO_COOKIE){0},
+					DAT_COMPLETION_DEFAULT_FLAG) !=
+		       DAT_SUCCESS;
+	}
+	if (ep)
+		bad += dat_ep_free(ep) != DAT_SUCCESS;
+	if (lmr)
+		bad += dat_lmr_free(lmr) != DAT_SUCCESS;
+	if (evd)
+		bad += dat_evd_free(evd) != DAT_SUCCESS;
+	if (pz)
+		bad += dat_pz_free(pz) != DAT_SUCCESS;
+	bad += dat_ia_close(ia, close_flag) != DAT_SUCCESS;
+	return bad;
+}
+
+struct storm_thread {
+	const char *name;
+	long lives, failed;
+};
+
+static void *storm_main(void *arg)
+{
+	struct storm_thread *t = arg;
+
+	while (!storm_stop) {
+		t->failed += storm_once(t->name, DAT_CLOSE_ABRUPT_FLAG) != 0;
+		t->lives++;
+	}
+	return NULL;
+}
+
+static void storm_child(const char *name)
+{
+	DAT_PROVIDER_INFO info, *list[1] = {&info};
+	DAT_COUNT n = 0;
+	int bad;
+
+	alarm(20 * vt_scale);	/* a deadlock ends as SIGALRM */
+	bad = storm_once(name, DAT_CLOSE_GRACEFUL_FLAG);
+	bad += dat_registry_list_providers(1, &n, list) != DAT_SUCCESS || n < 1;
+	exit(bad ? 1 : 0);
+}
+
+static int forkstorm(const struct opts *o)
+{
+	struct storm_thread t[MAX_POSTERS];
+	pthread_t tid[MAX_POSTERS];
+	int i, st, children_failed = 0;
+	long lives = 0, failed = 0;
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE keeper;
+	pid_t pid;
+
+	/* The parent has an IA open throughout, as the issue has it (and
+	 * the provider stays loaded: see ofi_atfork in providers/ofi). */
+	vt_must("dat_ia_open(the parent's IA)",
+		dat_ia_open((DAT_NAME_PTR)o->vo.ia_name, 8, &async, &keeper));
+	for (i = 0; i < o->posters; i++) {
+		t[i] = (struct storm_thread){o->vo.ia_name, 0, 0};
+		if (pthread_create(&tid[i], NULL, storm_main, &t[i]))
+			vt_die("pthread_create failed");
+	}
+	for (i = 0; i < o->ops; i++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			vt_die("fork: %s", strerror(errno));
+		if (!pid)
+			storm_child(o->vo.ia_name);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st)) {
+			children_failed++;
+			if (WIFSIGNALED(st))
+				vt_fail("child %d: signal %d%s", i, WTERMSIG(st),
+					WTERMSIG(st) == SIGALRM ? " (deadlocked)"
+								: "");
+			else
+				vt_fail("child %d: exit status %d", i,
+					WEXITSTATUS(st));
+		}
+	}
+	storm_stop = 1;
+	for (i = 0; i < o->posters; i++) {
+		pthread_join(tid[i], NULL);
+		lives += t[i].lives;
+		failed += t[i].failed;
+	}
+	printf("forkstorm: %d forks, %d children failed; %d threads, %ld IA lives, %ld failed\n",
+	       o->ops, children_failed, o->posters, lives, failed);
+	if (failed)
+		vt_fail("%ld IA lives of the parent's threads failed", failed);
+	if (!lives)
+		vt_fail("the parent's threads completed no IA life");
+	vt_expect("dat_ia_close(the parent's IA)",
+		  dat_ia_close(keeper, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS);
+	return 0;
+}
+
 struct test {
 	const char *name;
 	int (*server)(const struct opts *);
@@ -882,6 +1025,7 @@ static const struct test tests[] = {
 	{"threads", threads_server, threads_client},
 	{"overflow", overflow_server, overflow_client},
 	{"abrupt", abrupt_server, abrupt_client},
+	{"forkstorm", forkstorm, forkstorm},
 };
 
 static void on_alarm(int sig)
