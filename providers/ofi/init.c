@@ -48,6 +48,8 @@ const struct dapl_ops ofi_ops = {
     .reject = ofi_reject,
     .cr_destroy = ofi_cr_destroy,
     .disconnect = ofi_disconnect,
+    .mw_alloc = ofi_mw_alloc,
+    .mw_free = ofi_mw_free,
     .progress = ofi_progress,
 };
 
