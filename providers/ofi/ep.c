@@ -741,9 +741,10 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 
 /*
  * Where the libfabric provider reports nothing for a failed operation
- * (shm and rxd: a bad key gives no completion at all), the engine fails
- * the oldest issued request of a connected EP once it went without a
- * completion for oia->dto_timeout_ns (DAPL_OFI_DTO_TIMEOUT_MS, default
+ * (shm and rxd: a bad key gives no completion at all), or the peer never
+ * answers what a held request waits for, the engine fails the oldest
+ * request of a connected EP once it went without a completion for
+ * oia->dto_timeout_ns (DAPL_OFI_DTO_TIMEOUT_MS, default
  * 30 s: a 1 MiB read on rxm takes milliseconds even on a loaded
  * two-core host; the bound only has to be finite): it completes with
  * DAT_DTO_ERR_TRANSPORT (as a verbs retry timeout does) and the
@@ -759,11 +760,14 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 	uint32_t s;
 
 	pthread_mutex_lock(&oep->lock);
-	if (!oep->fep || !oep->ops_out || !r->op)
+	if (!oep->fep || !r->op)
 		goto out;
-	for (s = r->emitted; s != r->issued; s++) {
+	/* the oldest request not done: issued, or held for what only the
+	 * peer can give (a key's base, a revocation's confirmation, room
+	 * after -FI_EAGAIN; nothing older is outstanding, so no fence) */
+	for (s = r->emitted; s != r->posted; s++) {
 		op = &r->op[s & (r->size - 1)];
-		if (op->state == OFI_OP_ISSUED)
+		if (op->state == OFI_OP_ISSUED || op->state == OFI_OP_HELD)
 			break;
 		op = NULL;
 	}
@@ -779,9 +783,13 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 	dapl_dbg(DAPL_DBG_EP, "ofi: a request went %llu ms without a "
 			      "completion: failed, connection broken",
 		 (unsigned long long)((now - oep->stuck_since) / 1000000));
-	oep->ops_out--;
-	if (op->op == DAPL_OP_RDMA_WRITE)
-		oep->writes_out--;
+	if (op->state == OFI_OP_ISSUED) {
+		oep->ops_out--;
+		if (op->op == DAPL_OP_RDMA_WRITE)
+			oep->writes_out--;
+	} else if (s == r->issued) {
+		r->issued++; /* ofi_ring_kick skips it from now on */
+	}
 	oep->stuck_since = 0;
 	ofi_op_fail(oep, op, DAT_DTO_ERR_TRANSPORT);
 	ofi_ep_want(oep, OFI_WORK_BROKEN);
