@@ -55,3 +55,19 @@ vg_pair() {
 @test "valgrind: client and server close their IAs ABRUPT with connected EPs, LMRs, EVDs, CNO, PSP alive" {
 	vg_pair "$STRESS" abrupt
 }
+
+@test "valgrind: memory windows (emulated): bind, RDMA through the window, unbind revokes the key (REMOTE_ACCESS, BROKEN), both sides clean" {
+	vg_pair "$OFI_TOP/build/test/verbs/dattest-rmr" rw
+}
+
+@test "valgrind: rebind, the old key revoked at the peer; both sides clean" {
+	vg_pair "$OFI_TOP/build/test/verbs/dattest-rmr" rebind
+}
+
+@test "valgrind: atomics: fetch-and-add without the atomic privilege fails (REMOTE_ACCESS, connection ends); both sides clean" {
+	vg_pair "$VT" atomic-noaccess
+}
+
+@test "valgrind: a write through a key never registered: REMOTE_ACCESS, the write behind it FLUSHED, BROKEN; both sides clean" {
+	vg_pair "$OFI_TOP/build/test/ofi/dattest-ofi-errors" badkey
+}
