@@ -18,18 +18,22 @@
  *     udapl marks the next request posted after a bind with a fence, so
  *     nothing posted later starts before the bind ran.
  *   - An unbind (length 0), a rebind and dat_rmr_free close the previous
- *     registration: from then on the peer's RDMA with the old key fails
- *     (rxm's target refuses an unknown key: DAT_DTO_ERR_REMOTE_ACCESS at
- *     the initiator, and the connection breaks; an initiator that never
- *     learnt the key's base asks for it, hears "none" and fails the same
- *     way without sending anything).
+ *     registration and tell the peer of the window's connection to forget
+ *     the key (KEYX); the bind completes, and dat_rmr_free returns, once
+ *     the peer confirmed (KEYXA) or its connection ended.  From then on the
+ *     peer's RDMA with the old key fails before anything is sent:
+ *     DAT_DTO_ERR_REMOTE_ACCESS, and the connection breaks (rxm's target
+ *     drops an RDMA with an unknown key and its initiator sees success,
+ *     so the target's deregistration alone would not show).  An initiator
+ *     that never learnt the key asks for it, hears "none" and fails the
+ *     same way.  A window's key is told only to the peer of the EP it was
+ *     bound on (cm.c answers no one else), so only that peer can hold it.
  *
  * What the emulation does not give (dat_ia_query reports it as the
  * provider attribute DAPL_RMR_EMULATION, and dat_rmr_bind(3)): an RDMA
  * already accepted by the target's libfabric when the window is revoked
  * completes; hardware revokes a window at once, in the middle of an
- * operation.  A window's key is not bound to the EP it was bound on (any
- * connection of the IA may use it, as with a type 1 window), and a bind
+ * operation.  A window's key serves only the connection of its EP, and a bind
  * that libfabric refuses (no memory there) completes with
  * DAT_RMR_OPERATION_FAILED and breaks the connection, as on verbs, but a
  * range the process may not write is not refused (registration pins
