@@ -116,6 +116,8 @@ static void ofi_op_fail(struct dapl_tp_ep *oep, struct ofi_op *op,
 	op->state = OFI_OP_DONE;
 	op->status = st;
 	op->len = 0;
+	if (st != DAT_DTO_ERR_FLUSHED)
+		oep->halted = 1;
 	ofi_ep_want(oep, OFI_WORK_READY);
 	dapl_progress_kick(oep->oia->ia);
 }
@@ -275,7 +277,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 	struct ofi_op *op;
 	int rc;
 
-	while (r->issued != r->posted) {
+	while (r->issued != r->posted && !oep->halted) {
 		op = &r->op[r->issued & (r->size - 1)];
 		if (op->state != OFI_OP_HELD) { /* failed already */
 			r->issued++;
@@ -330,6 +332,7 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		oep->recvs_done++;
 	}
 	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
+		oep->halted = 1;
 		ofi_ep_want(oep, OFI_WORK_BROKEN);
 		dapl_progress_kick(oep->oia->ia);
 	}
@@ -445,6 +448,7 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		pthread_mutex_lock(&oep->lock);
 		oep->fep = fep;
 		oep->flushed = 0;
+		oep->halted = 0;
 		pthread_mutex_unlock(&oep->lock);
 	}
 	ofi_ep_cqs(oep, 0);

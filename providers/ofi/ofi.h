@@ -317,6 +317,9 @@ struct dapl_tp_ep {
 	fi_addr_t peer;			/* the peer's data endpoint */
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
+	int halted;			/* a request failed: nothing more is
+					 * issued (as a verbs QP in error); the
+					 * broken connection flushes the rest */
 	uint32_t work;			/* OFI_WORK_*: for the engine (atomic) */
 	struct ofi_conn *conn;		/* under oia->lock */
 	struct ofi_ring sq, rq;

@@ -243,6 +243,10 @@ int ofi_mw_run(struct dapl_tp_ep *oep)
 	op->status = st;
 	op->len = 0;
 	r->issued++;
+	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
+		oep->halted = 1; /* as any failed request (ep.c) */
+		return 2;
+	}
 	ofi_ring_kick(r);
-	return st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED ? 2 : 1;
+	return 1;
 }
