@@ -15,8 +15,16 @@
  *   - an RDMA to a key whose registered base we do not know yet, where
  *     the provider addresses RMA by offset (rxm): the peer is asked
  *     (cm.c KEYQ) and the op goes once it answered;
- *   - -FI_EAGAIN: the engine tries again next round.
+ *   - -FI_EAGAIN: the engine tries again next round;
+ *   - a memory window bind (rmr.c): every earlier request complete, then
+ *     the engine registers the window and, where a key was revoked,
+ *     waits for the peer's confirmation.
  * Nothing spins in a post and -FI_EAGAIN never reaches the consumer.
+ * Atomics go like RDMA (translated, checked against the peer's
+ * registration: atomic.c).  Once a request fails, nothing more of the EP
+ * is issued (halted, as a verbs QP in error): the connection breaks and
+ * flushes the rest.  A request that never completes fails after
+ * DAPL_OFI_DTO_TIMEOUT_MS (ofi_ep_stuck, at the end).
  *
  * Completions are handed to udapl in posting order per ring (cq.c):
  * rxm completes out of order.
