@@ -191,7 +191,17 @@ does IB atomics (see dat_ib_post_fetch_and_add(3)), "FALSE" where it does not
 or DAPL_CMA_DISABLE=atomic is set.  The IA attributes carry one vendor
 attribute (num_vendor_attr 1): DAPL_RMR_FENCES, in decimal the number of
 automatic fences dat_rmr_bind(3) has applied on the EPs of this IA so far (a
-debug counter).""",
+debug counter).
+
+libdaplofi.so.1 (libfabric) reports adapter_name the libfabric provider
+(e.g. tcp;ofi_rxm) and the limits of its fi_info; max_rmrs its registration
+count (memory windows are emulated: see dat_rmr_bind(3)); max_srqs 0; the
+provider-specific attributes DAT_IB_FETCH_AND_ADD and DAT_IB_CMP_AND_SWAP
+"TRUE" only where the libfabric provider offers FI_ATOMIC and FI_UINT64
+fetch FI_SUM and FI_CSWAP are valid on its endpoints (fi_fetch_atomicvalid(),
+fi_compare_atomicvalid() at dat_ia_open()); and a sixth attribute,
+DAPL_RMR_EMULATION, which says what its emulated memory windows do not
+give.""",
      see=["dat_ia_openv", "dat_ep_create", "dat_evd_create"])
 
 # ---------------------------------------------------------------- handles
@@ -781,7 +791,25 @@ first posts an IBV_WR_LOCAL_INV of its current key, because the device
 refuses to bind a window that is not free and refuses a zero-length bind.
 A type 1 window is bound with ibv_bind_mw().  LMRs are registered with
 IBV_ACCESS_MW_BIND where the device has memory windows, so any LMR of the
-RMR's PZ can carry one."""
+RMR's PZ can carry one.
+
+libdaplofi.so.1 (libfabric) has no memory windows to use and emulates them
+with application keys: dat_rmr_bind() returns the window's new rmr_context at
+once (a fresh key of the IA, never reused while it is open); the bind waits
+until every earlier request of the EP completed (the DAT fence), then
+registers the window's range of the LMR's memory under that key with the
+window's remote privileges (fi_mr_reg()) and deregisters the previous key;
+the bind completion comes on the request EVD in posting order.  A rebind,
+an unbind and dat_rmr_free() tell the peer of the window's connection to
+forget the old key and complete (or return) once it confirmed, so the peer's
+next RDMA with it fails with DAT_DTO_ERR_REMOTE_ACCESS and breaks the
+connection, as on verbs.  What the emulation does not give (dat_ia_query(3)
+reports it as the provider-specific attribute DAPL_RMR_EMULATION): an RDMA
+the target already accepted when the window is revoked still completes,
+where hardware revokes a window at once; a window's key serves only the
+connection of the EP it was bound on; and libfabric cannot refuse a bind of
+memory the process may not write (nothing is pinned over TCP), so such a
+bind completes successfully."""
 RMR_BAD = bad("DAT_INVALID_HANDLE_RMR", "The provider: not a live RMR (never created, freed, or another type).")
 page(name="dat_rmr_create", brief="create a remote memory region (memory window)", handle="pz_handle",
      params=[("pz_handle", "The PZ of the window."), ("rmr_handle", "Out: the new RMR, unbound.")],
@@ -1057,7 +1085,18 @@ EXT_NOTE = """The extension is additive: the DAT 1.2 ABI and the 72 calls are un
 dat_extension_op() and dat_registry_add_extension() are exported under the
 version node DAT_1.2_EXT of libdat.so.1.  libdat never reads the
 provider-private extension slot of DAT_PROVIDER; a provider registers its
-extension function instead (libdaplcma.so.1 does so in dat_provider_init())."""
+extension function instead (libdaplcma.so.1 does so in dat_provider_init()).
+
+libdaplofi.so.1 (libfabric) posts fi_fetch_atomic(FI_SUM) and
+fi_compare_atomic(FI_CSWAP) on one FI_UINT64, its target translated like an
+RDMA's (an offset into the peer's registration where the libfabric provider
+addresses RMA by offset).  It offers them only where the libfabric provider
+has them (fi_fetch_atomicvalid(), fi_compare_atomicvalid() at IA open); else
+the attributes say "FALSE" and the calls return DAT_MODEL_NOT_SUPPORTED.
+libfabric registrations have no remote atomic privilege: the provider checks
+DAT_IB_MEM_PRIV_REMOTE_ATOMIC of the target's LMR itself (the peer sends it
+with the registration's base), so an atomic without it fails with
+DAT_DTO_ERR_REMOTE_ACCESS and breaks the connection, as on verbs."""
 ATOMIC_ERRS = lambda local, remote, flags: [
     OK, ("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE1", "libdat: *ep* is NULL, not 4-byte aligned, or not an object of a registered provider."),
     bad("DAT_INVALID_HANDLE_EP", "The provider: not a live EP (a freed one, or a handle of another type)."),

@@ -111,6 +111,9 @@ static void prov_attr_fill(struct dapl_ia *ia)
 	ia->prov_attr[4].name = DAT_IB_ATTR_CMP_AND_SWAP;
 	ia->prov_attr[4].value =
 	    dapl_ia_has(ia, DAPL_CAP_ATOMICS) ? "TRUE" : "FALSE";
+	/* emulated memory windows: what they do not give */
+	ia->prov_attr[5].name = "DAPL_RMR_EMULATION";
+	ia->prov_attr[5].value = ia->caps.mw_note;
 }
 
 DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
@@ -227,7 +230,7 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	a.lmr_sync_req = DAT_FALSE;
 	a.dto_async_return_guaranteed = DAT_FALSE;
 	a.rdma_write_for_rdma_read_req = DAT_FALSE;
-	a.num_provider_specific_attr = 5;
+	a.num_provider_specific_attr = ia->caps.mw_note ? 6 : 5;
 	a.provider_specific_attr = (DAT_NAMED_ATTR *)ia->prov_attr;
 	memcpy(pa, &a, sizeof(a));
 }

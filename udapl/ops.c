@@ -78,6 +78,7 @@ void dapl_caps_apply(struct dapl_ia *ia)
 		a->max_srqs = a->max_ep_per_srq = a->max_recv_per_srq = 0;
 	if (!(c->flags & DAPL_CAP_MW)) {
 		c->mw_types = 0;
+		c->mw_note = NULL;
 		a->max_rmrs = 0;
 		a->max_rmr_target_address = 0;
 	}

@@ -415,6 +415,10 @@ struct dapl_caps {
 	DAT_IA_ATTR attr;
 	uint32_t flags;			/* DAPL_CAP_* */
 	uint32_t mw_types;		/* DAPL_MW_TYPE_*: what mw_alloc makes */
+	/* Windows that are not the hardware's: what they do not give, a
+	 * static string dat_ia_query reports as the provider attribute
+	 * DAPL_RMR_EMULATION (NULL: none) */
+	const char *mw_note;
 	uint32_t max_inline;		/* the most inline data an EP may get */
 	DAT_COUNT max_private_data;	/* of a connect or accept */
 	enum dapl_progress_mode progress;

@@ -177,7 +177,7 @@ struct dapl_ia {
 	struct dapl_list open_link;	/* in the list of open IAs */
 	struct dapl_lmr_table *lmr_table; /* lmr_context -> LMR, lock-free */
 	int async_evd_shared;		/* DAT_EVD_ASYNC_EXISTS: an earlier IA's */
-	DAT_NAMED_ATTR prov_attr[5];	/* provider-specific attributes */
+	DAT_NAMED_ATTR prov_attr[6];	/* provider-specific attributes */
 	/* rmr.c: automatic fences applied after binds (atomic), shown by
 	 * dat_ia_query as the vendor attribute DAPL_RMR_FENCES. */
 	uint64_t rmr_fences;

@@ -16,7 +16,8 @@
  *   may arrive after the DISC.
  *   KA either way every DAPL_OFI_KEEPALIVE_MS on established connections;
  *   DAPL_OFI_KEEPALIVE_TIMEOUT_MS of silence: BROKEN.
- *   KEYQ/KEYR: the base and length of a registration by key (ep.c).
+ *   KEYQ/KEYR: the base, length and remote privileges (OFI_PERM_* in
+ *   qual) of a registration by key (ep.c).
  *
  * Every message names the sender's and the receiver's connection ids;
  * one that matches no connection of ours is dropped.  A connect timeout
@@ -556,10 +557,13 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		struct dapl_tp_lmr *mr =
 		    dapl_container_of(pos, struct dapl_tp_lmr, link);
 
-		if (mr->key == m->key && mr->remote) {
+		/* a window's key: only to the peer it was bound for */
+		if (mr->key == m->key && mr->remote &&
+		    (!mr->conn_id || mr->conn_id == c->id)) {
 			r.status = 0;
 			r.base = mr->base;
 			r.len = mr->len;
+			r.qual = mr->perm;
 			break;
 		}
 	}
@@ -629,6 +633,23 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		break;
 	case OFI_MSG_KA:
 		break;
+	case OFI_MSG_KEYX: /* rmr.c: forget the key, then say so */
+		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+		if (oep)
+			ofi_ep_key_revoked(oep, (uint32_t)m->key);
+		if (c->state == OFI_CONN_ESTABLISHED) {
+			struct ofi_wire r;
+
+			ofi_wire_init(oia, &r, OFI_MSG_KEYXA);
+			r.src_id = c->id;
+			r.dst_id = c->peer_id;
+			r.key = m->key;
+			ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+		}
+		break;
+	case OFI_MSG_KEYXA:
+		c->keyx_acked = m->key;
+		break;
 	case OFI_MSG_KEYQ:
 		if (c->state == OFI_CONN_ESTABLISHED ||
 		    c->state == OFI_CONN_ACCEPTING)
@@ -638,7 +659,7 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
 		if (oep)
 			ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
-					  m->base, m->len);
+					  m->base, m->len, (uint32_t)m->qual);
 		break;
 	default:
 		break;
@@ -834,6 +855,8 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 				ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 1);
 			break;
 		case OFI_CONN_ESTABLISHED:
+			if (c->ep && dapl_ep_tp(c->ep))
+				ofi_ep_stuck(dapl_ep_tp(c->ep), now); /* ep.c */
 			if (now - c->last_heard > oia->ka_timeout_ns) {
 				dapl_dbg(DAPL_DBG_CM,
 					 "ofi: peer silent: broken");
@@ -849,6 +872,30 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 			break;
 		}
 	}
+}
+
+/* ---- revoked window keys (rmr.c) ---- */
+
+int ofi_keyx_send(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
+{
+	struct ofi_conn *c = ofi_conn_find(oia, conn_id);
+	struct ofi_wire m;
+
+	if (!c || c->state != OFI_CONN_ESTABLISHED)
+		return 0;
+	ofi_wire_init(oia, &m, OFI_MSG_KEYX);
+	m.src_id = c->id;
+	m.dst_id = c->peer_id;
+	m.key = key;
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+	return 1;
+}
+
+int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
+{
+	struct ofi_conn *c = ofi_conn_find(oia, conn_id);
+
+	return !c || c->state != OFI_CONN_ESTABLISHED || c->keyx_acked == key;
 }
 
 /* ---- the CM ops ---- */

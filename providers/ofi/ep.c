@@ -15,8 +15,16 @@
  *   - an RDMA to a key whose registered base we do not know yet, where
  *     the provider addresses RMA by offset (rxm): the peer is asked
  *     (cm.c KEYQ) and the op goes once it answered;
- *   - -FI_EAGAIN: the engine tries again next round.
+ *   - -FI_EAGAIN: the engine tries again next round;
+ *   - a memory window bind (rmr.c): every earlier request complete, then
+ *     the engine registers the window and, where a key was revoked,
+ *     waits for the peer's confirmation.
  * Nothing spins in a post and -FI_EAGAIN never reaches the consumer.
+ * Atomics go like RDMA (translated, checked against the peer's
+ * registration: atomic.c).  Once a request fails, nothing more of the EP
+ * is issued (halted, as a verbs QP in error): the connection breaks and
+ * flushes the rest.  A request that never completes fails after
+ * DAPL_OFI_DTO_TIMEOUT_MS (ofi_ep_stuck, at the end).
  *
  * Completions are handed to udapl in posting order per ring (cq.c):
  * rxm completes out of order.
@@ -75,8 +83,11 @@ static void ofi_ring_clear(struct ofi_ring *r)
 		dapl_list_del(&r->ready_link);
 		r->on_ready = 0;
 	}
-	for (i = 0; i < r->size; i++)
+	for (i = 0; i < r->size; i++) {
+		if (r->op[i].state == OFI_OP_HELD)
+			ofi_mw_unhold(&r->op[i]);
 		r->op[i].state = OFI_OP_FREE;
+	}
 	r->emitted = r->issued = r->posted = 0;
 	r->failed = 0;
 }
@@ -109,9 +120,12 @@ static void ofi_ring_ready(struct ofi_ring *r)
 static void ofi_op_fail(struct dapl_tp_ep *oep, struct ofi_op *op,
 			DAT_DTO_COMPLETION_STATUS st)
 {
+	ofi_mw_unhold(op);
 	op->state = OFI_OP_DONE;
 	op->status = st;
 	op->len = 0;
+	if (st != DAT_DTO_ERR_FLUSHED)
+		oep->halted = 1;
 	ofi_ep_want(oep, OFI_WORK_READY);
 	dapl_progress_kick(oep->oia->ia);
 }
@@ -126,11 +140,24 @@ static uint64_t ofi_op_total(const struct ofi_op *op)
 	return t;
 }
 
+/* What the op needs of the target's registration (OFI_PERM_*). */
+static uint8_t ofi_op_perm(const struct ofi_op *op)
+{
+	switch (op->op) {
+	case DAPL_OP_RDMA_READ:
+		return OFI_PERM_READ;
+	case DAPL_OP_RDMA_WRITE:
+		return OFI_PERM_WRITE;
+	default:
+		return OFI_PERM_ATOMIC;
+	}
+}
+
 /*
- * The target address of an RDMA: the consumer's virtual address where
- * the provider takes those, else its offset in the peer's registration.
- * 1: known (*addr), 0: not yet (the op waits), -1: no such registration
- * or outside it.
+ * The target address of an RDMA or atomic: the consumer's virtual
+ * address where the provider takes those, else its offset in the peer's
+ * registration.  1: known (*addr), 0: not yet (the op waits), -1: no
+ * such registration, outside it, or without the privilege the op needs.
  */
 static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 			uint64_t *addr)
@@ -158,7 +185,8 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 		len = ofi_op_total(op);
 		if (op->remote_addr < k->base ||
 		    op->remote_addr - k->base > k->len ||
-		    len > k->len - (op->remote_addr - k->base))
+		    len > k->len - (op->remote_addr - k->base) ||
+		    !(k->perm & ofi_op_perm(op)))
 			return -1;
 		*addr = op->remote_addr - k->base;
 		return 1;
@@ -221,8 +249,30 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		rma.context = op;
 		rma.data = 0;
 		return (int)(op->op == DAPL_OP_RDMA_WRITE
-				 ? fi_writemsg(oep->fep, &rma, FI_COMPLETION)
+				 ? fi_writemsg(oep->fep, &rma,
+					       FI_COMPLETION | FI_DELIVERY_COMPLETE)
 				 : fi_readmsg(oep->fep, &rma, FI_COMPLETION));
+	case DAPL_OP_ATOMIC_FETCH_ADD:
+	case DAPL_OP_ATOMIC_CMP_SWAP:
+		if (op->fence && oep->ops_out)
+			return 1;
+		rc = ofi_rma_addr(oep, op, &addr);
+		if (rc == 0)
+			return 1;
+		if (rc < 0) {
+			ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
+			ofi_ep_want(oep, OFI_WORK_BROKEN);
+			return 0;
+		}
+		return ofi_atomic_issue(oep, op, addr); /* atomic.c */
+	case DAPL_OP_BIND_MW:
+		/* the DAT fence: every earlier request complete; then the
+		 * engine registers the window (rmr.c ofi_mw_run) */
+		if (!oep->ops_out) {
+			ofi_ep_want(oep, OFI_WORK_BIND);
+			dapl_progress_kick(oep->oia->ia);
+		}
+		return 1;
 	default:
 		ofi_op_fail(oep, op, DAT_DTO_ERR_LOCAL_EP);
 		return 0;
@@ -235,7 +285,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 	struct ofi_op *op;
 	int rc;
 
-	while (r->issued != r->posted) {
+	while (r->issued != r->posted && !oep->halted) {
 		op = &r->op[r->issued & (r->size - 1)];
 		if (op->state != OFI_OP_HELD) { /* failed already */
 			r->issued++;
@@ -290,6 +340,7 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		oep->recvs_done++;
 	}
 	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
+		oep->halted = 1;
 		ofi_ep_want(oep, OFI_WORK_BROKEN);
 		dapl_progress_kick(oep->oia->ia);
 	}
@@ -326,6 +377,17 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 	op->rkey = p->rkey;
 	op->status = DAT_DTO_SUCCESS;
 	op->len = 0;
+	op->operand[0] = p->compare_add;
+	op->operand[1] = p->swap;
+	op->rmr = NULL;
+	if (p->op == DAPL_OP_BIND_MW) {
+		DAT_RETURN rc = ofi_mw_post(oep, op, p); /* rmr.c */
+
+		if (rc) {
+			pthread_mutex_unlock(&oep->lock);
+			return rc;
+		}
+	}
 	for (i = 0; i < p->num_sge; i++) {
 		op->iov[i].iov_base = (void *)(uintptr_t)p->sge[i].addr;
 		op->iov[i].iov_len = p->sge[i].length;
@@ -345,8 +407,14 @@ DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	case DAPL_OP_SEND:
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
+	case DAPL_OP_BIND_MW:
 		break;
-	default: /* windows and atomics: part 2 (reported absent) */
+	case DAPL_OP_ATOMIC_FETCH_ADD:
+	case DAPL_OP_ATOMIC_CMP_SWAP:
+		if (oep && oep->oia->atomics)
+			break;
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
+	default: /* no invalidation: our windows rebind themselves */
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	}
 	if (dapl_unlikely(!oep))
@@ -388,6 +456,7 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		pthread_mutex_lock(&oep->lock);
 		oep->fep = fep;
 		oep->flushed = 0;
+		oep->halted = 0;
 		pthread_mutex_unlock(&oep->lock);
 	}
 	ofi_ep_cqs(oep, 0);
@@ -452,6 +521,8 @@ static void ofi_ring_drain(struct ofi_ring *r, int clear)
 		for (s = r->emitted; s != r->posted; s++) {
 			struct ofi_op *op = &r->op[s & (r->size - 1)];
 
+			if (op->state == OFI_OP_HELD)
+				ofi_mw_unhold(op);
 			if (op->state == OFI_OP_HELD ||
 			    op->state == OFI_OP_ISSUED) {
 				op->state = OFI_OP_DONE;
@@ -579,7 +650,7 @@ void ofi_qp_destroy(struct dapl_ep *ep)
 /* ---- remote keys, engine work ---- */
 
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len)
+		       uint64_t base, uint64_t len, uint32_t perm)
 {
 	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
 
@@ -588,6 +659,20 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		k->state = ok ? OFI_KEY_KNOWN : OFI_KEY_BAD;
 		k->base = base;
 		k->len = len;
+		k->perm = (uint8_t)perm;
+		if (oep->fep)
+			ofi_ring_kick(&oep->sq);
+	}
+	pthread_mutex_unlock(&oep->lock);
+}
+
+void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)
+{
+	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
+
+	pthread_mutex_lock(&oep->lock);
+	if (k->key == key && k->state != OFI_KEY_EMPTY) {
+		k->state = OFI_KEY_BAD;
 		if (oep->fep)
 			ofi_ring_kick(&oep->sq);
 	}
@@ -643,9 +728,83 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 				     oep->conn->id, &m);
 		}
 	}
+	if (w & OFI_WORK_BIND) {
+		pthread_mutex_lock(&oep->lock);
+		switch (ofi_mw_run(oep)) { /* rmr.c */
+		case 2:
+			w |= OFI_WORK_BROKEN;
+			/* fall through */
+		case 1:
+			w |= OFI_WORK_READY;
+			break;
+		default:
+			break;
+		}
+		pthread_mutex_unlock(&oep->lock);
+	}
 	if (w & (OFI_WORK_READY | OFI_WORK_BROKEN)) {
 		ofi_ring_ready_locked(&oep->sq);
 		ofi_ring_ready_locked(&oep->rq);
 	}
 	return (int)(w & OFI_WORK_BROKEN) ? 2 : 1;
+}
+
+/* ---- errors: a request that never completes ---- */
+
+/*
+ * Where the libfabric provider reports nothing for a failed operation
+ * (shm and rxd: a bad key gives no completion at all), or the peer never
+ * answers what a held request waits for, the engine fails the oldest
+ * request of a connected EP once it went without a completion for
+ * oia->dto_timeout_ns (DAPL_OFI_DTO_TIMEOUT_MS, default
+ * 30 s: a 1 MiB read on rxm takes milliseconds even on a loaded
+ * two-core host; the bound only has to be finite): it completes with
+ * DAT_DTO_ERR_TRANSPORT (as a verbs retry timeout does) and the
+ * connection breaks, which closes the endpoint (a late completion then
+ * never comes) and flushes the rest.  Progress is watched per EP: a new
+ * oldest request restarts the clock, so a long queue of ops that keep
+ * completing never trips it.
+ */
+void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
+{
+	struct ofi_ring *r = &oep->sq;
+	struct ofi_op *op = NULL;
+	uint32_t s;
+
+	pthread_mutex_lock(&oep->lock);
+	if (!oep->fep || !r->op)
+		goto out;
+	/* the oldest request not done: issued, or held for what only the
+	 * peer can give (a key's base, a revocation's confirmation, room
+	 * after -FI_EAGAIN; nothing older is outstanding, so no fence) */
+	for (s = r->emitted; s != r->posted; s++) {
+		op = &r->op[s & (r->size - 1)];
+		if (op->state == OFI_OP_ISSUED || op->state == OFI_OP_HELD)
+			break;
+		op = NULL;
+	}
+	if (!op)
+		goto out;
+	if (op->seq != oep->stuck_seq || !oep->stuck_since) {
+		oep->stuck_seq = op->seq;
+		oep->stuck_since = now;
+		goto out;
+	}
+	if (now - oep->stuck_since < oep->oia->dto_timeout_ns)
+		goto out;
+	dapl_dbg(DAPL_DBG_EP, "ofi: a request went %llu ms without a "
+			      "completion: failed, connection broken",
+		 (unsigned long long)((now - oep->stuck_since) / 1000000));
+	if (op->state == OFI_OP_ISSUED) {
+		oep->ops_out--;
+		if (op->op == DAPL_OP_RDMA_WRITE)
+			oep->writes_out--;
+	} else if (s == r->issued) {
+		r->issued++; /* ofi_ring_kick skips it from now on */
+	}
+	oep->stuck_since = 0;
+	ofi_op_fail(oep, op, DAT_DTO_ERR_TRANSPORT);
+	ofi_ep_want(oep, OFI_WORK_BROKEN);
+out:
+	pthread_mutex_unlock(&oep->lock);
 }

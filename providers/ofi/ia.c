@@ -24,7 +24,7 @@ static struct fi_info *ofi_hints(const char *prov)
 	if (!h)
 		return NULL;
 	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG | FI_RMA;
+	h->caps = FI_MSG | FI_RMA | FI_ATOMIC; /* atomics: atomic.c */
 	h->domain_attr->threading = FI_THREAD_SAFE;
 	/* we translate addresses ourselves unless the provider wants
 	 * virtual addresses; keys are ours (no FI_MR_PROV_KEY) */
@@ -48,9 +48,15 @@ static int ofi_getinfo(const char *prov, const struct sockaddr_in *addr,
 	if (!h)
 		return -FI_ENOMEM;
 	inet_ntop(AF_INET, &addr->sin_addr, ip, sizeof(ip));
-	rc = fi_getinfo(OFI_FI_VERSION, ip, NULL, FI_SOURCE, h, out);
-	if (rc == -FI_ENODATA) /* shm: its addresses are not IP ones */
-		rc = fi_getinfo(OFI_FI_VERSION, NULL, NULL, 0, h, out);
+	for (;;) {
+		rc = fi_getinfo(OFI_FI_VERSION, ip, NULL, FI_SOURCE, h, out);
+		if (rc == -FI_ENODATA) /* shm: its addresses are not IP ones */
+			rc = fi_getinfo(OFI_FI_VERSION, NULL, NULL, 0, h, out);
+		if (rc != -FI_ENODATA || !(h->caps & FI_ATOMIC))
+			break;
+		/* no atomics there: the IA without them (reported absent) */
+		h->caps &= ~FI_ATOMIC;
+	}
 	fi_freeinfo(h);
 	return rc;
 }
@@ -176,8 +182,9 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 	a->max_pzs = OFI_DEFAULT_LIMIT;	/* in software */
 	a->max_message_size = msg;
 	a->max_rdma_size = msg;
-	a->max_rmrs = 0;	/* memory windows: part 2 */
-	a->max_rmr_target_address = 0;
+	/* memory windows, emulated (rmr.c): a registration each */
+	a->max_rmrs = a->max_lmrs;
+	a->max_rmr_target_address = UINT64_MAX;
 	a->max_srqs = 0;	/* rxm and shm have no shared receive contexts */
 	a->max_iov_segments_per_rdma_read = ofi_count(iov);
 	a->max_iov_segments_per_rdma_write = ofi_count(iov);
@@ -185,7 +192,11 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 	a->max_rdma_read_out = ofi_count(i->tx_attr->size * 64ull);
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
-	caps->flags = DAPL_CAP_FENCE; /* in software (ep.c) */
+	caps->flags = DAPL_CAP_FENCE | DAPL_CAP_MW; /* in software */
+	if (oia->atomics)
+		caps->flags |= DAPL_CAP_ATOMICS;
+	caps->mw_types = DAPL_MW_TYPE_1;
+	caps->mw_note = OFI_MW_NOTE;
 	caps->max_inline = 0;
 	caps->max_private_data = OFI_MAX_PDATA;
 	/* rxm and shm progress data only when driven: the engine polls,
@@ -273,6 +284,9 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
+	oia->atomics = ofi_atomic_probe(oia, oia->ctl->ep); /* atomic.c */
+	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
+					  86400000) * 1000000ull; /* ep.c */
 	ofi_caps(oia, caps);
 	return DAT_SUCCESS;
 

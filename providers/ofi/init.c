@@ -9,6 +9,9 @@
  *	is BROKEN (default 10000): a peer that died, was killed or stopped.
  *   DAPL_OFI_POLL_MAX_US=<n>    the longest sleep of the progress engine's
  *	polling while it finds nothing to do (default 10000).
+ *   DAPL_OFI_DTO_TIMEOUT_MS=<n>   a request that went this long without a
+ *	completion fails with DAT_DTO_ERR_TRANSPORT and breaks its
+ *	connection (default 30000; ep.c ofi_ep_stuck).
  *
  * And one of libfabric's, set here unless the environment has it:
  *   FI_OFI_RXM_USE_SRX=0   rxm's shared receive context (its 1.17 default
@@ -48,6 +51,8 @@ const struct dapl_ops ofi_ops = {
     .reject = ofi_reject,
     .cr_destroy = ofi_cr_destroy,
     .disconnect = ofi_disconnect,
+    .mw_alloc = ofi_mw_alloc,
+    .mw_free = ofi_mw_free,
     .progress = ofi_progress,
 };
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "ofi.h"
+#include <dat/dat_ib_extensions.h>
 
 DAT_RETURN ofi_pz_create(struct dapl_pz *pz)
 {
@@ -37,7 +38,19 @@ static uint64_t ofi_access(DAT_MEM_PRIV_FLAGS priv)
 		a |= FI_REMOTE_READ;
 	if (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
 		a |= FI_REMOTE_WRITE;
+	/* an atomic reads and writes the target (fi_atomic(3)) */
+	if (priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC)
+		a |= FI_REMOTE_READ | FI_REMOTE_WRITE;
 	return a;
+}
+
+/* What a peer may do with the registration (OFI_PERM_*, checked by the
+ * initiator: see ofi.h). */
+static uint32_t ofi_perm(DAT_MEM_PRIV_FLAGS priv)
+{
+	return (priv & DAT_MEM_PRIV_REMOTE_READ_FLAG ? OFI_PERM_READ : 0) |
+	       (priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG ? OFI_PERM_WRITE : 0) |
+	       (priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC ? OFI_PERM_ATOMIC : 0);
 }
 
 DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
@@ -54,9 +67,7 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	pthread_mutex_lock(&oia->lock);
 	/* a key another registration of the domain holds: the next one */
 	for (tries = 0; tries < 64 && rc == -FI_ENOKEY; tries++) {
-		m->key = oia->next_key++;
-		if (!m->key)
-			m->key = oia->next_key++;
+		m->key = ofi_key_next(oia);
 		rc = fi_mr_reg(oia->domain, addr, len, ofi_access(priv), 0,
 			       m->key, 0, &m->mr, NULL);
 	}
@@ -72,8 +83,8 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	m->refs = 1;
 	m->base = (uint64_t)(uintptr_t)addr;
 	m->len = len;
-	m->remote = !!(priv & (DAT_MEM_PRIV_REMOTE_READ_FLAG |
-			       DAT_MEM_PRIV_REMOTE_WRITE_FLAG));
+	m->perm = ofi_perm(priv);
+	m->remote = !!m->perm;
 	dapl_list_add_tail(&oia->mrs, &m->link);
 	pthread_mutex_unlock(&oia->lock);
 	dapl_lmr_set_tp(lmr, m);

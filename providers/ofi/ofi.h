@@ -80,6 +80,10 @@ struct dapl_tp_ia {
 	struct fid_domain *domain;
 	struct fid_av *av;
 	int virt_addr;			/* FI_MR_VIRT_ADDR: RMA by address */
+	int atomics;			/* FI_UINT64 fetch SUM, CSWAP valid
+					 * (atomic.c, at IA open) */
+	uint64_t dto_timeout_ns;	/* errors: a request with no
+					 * completion this long fails */
 	int tcp_probe;			/* TCP-based: see cm.c ofi_probe_* */
 	char prov_name[64];
 	struct sockaddr_in addr;	/* the IA address (port 0) */
@@ -124,6 +128,8 @@ enum ofi_msg_type {
 	OFI_MSG_KA,		/* either way: keepalive */
 	OFI_MSG_KEYQ,		/* where is the registration of key? */
 	OFI_MSG_KEYR,		/* its base and length (status 0) or none */
+	OFI_MSG_KEYX,		/* a window's key is revoked (rmr.c) */
+	OFI_MSG_KEYXA,		/* the peer forgot it */
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
@@ -192,6 +198,8 @@ struct ofi_conn {
 	struct ofi_wire *req;		/* active: the REQ the probe holds */
 	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
 	uint64_t drain_end;		/* DRAINING: give up waiting then */
+	uint64_t keyx_acked;		/* the last revoked key the peer
+					 * confirmed (KEYXA) */
 	unsigned char pdata[OFI_MAX_PDATA];
 	int plen;
 };
@@ -230,8 +238,17 @@ struct ofi_op {
 	DAT_DTO_COMPLETION_STATUS status;
 	uint32_t len;			/* receives: bytes received */
 	uint64_t remote_addr;		/* as the consumer gave it */
-	uint32_t rkey;
+	uint32_t rkey;			/* bind: the window's new key */
 	struct iovec *iov;		/* ring->iov_per_op entries */
+	uint64_t operand[2];		/* atomics: add or compare, swap */
+	struct dapl_tp_rmr *rmr;	/* bind: the window (a reference
+					 * while the op is HELD) */
+	uint64_t mw_len;		/* bind: remote_addr, mw_len */
+	uint32_t mw_priv;		/* bind: DAT remote privileges */
+	uint8_t mw_flush;		/* bind: only to be flushed */
+	uint32_t mw_wait_key;		/* bind: the revoked key the peer must
+					 * confirm before it completes */
+	uint64_t mw_wait_conn;		/* ... on this connection, 0: none */
 };
 
 enum ofi_op_state {
@@ -261,6 +278,7 @@ enum {
 	OFI_WORK_KEYS = 1 << 1,		/* keys to ask the peer about */
 	OFI_WORK_READY = 1 << 2,	/* ops completed outside a CQ read */
 	OFI_WORK_BROKEN = 1 << 3,	/* a failed DTO breaks the connection */
+	OFI_WORK_BIND = 1 << 4,		/* a window bind may run (rmr.c) */
 };
 
 enum ofi_key_state {
@@ -271,9 +289,21 @@ enum ofi_key_state {
 	OFI_KEY_BAD,		/* the peer has no such registration */
 };
 
+/* A registration's remote privileges, as a KEYR carries them (in qual):
+ * the initiator checks them before it sends, so that an RDMA or atomic
+ * the target's registration does not allow fails as on verbs
+ * (DAT_DTO_ERR_REMOTE_ACCESS) whatever the libfabric provider checks;
+ * libfabric registrations know no remote atomic privilege at all. */
+enum {
+	OFI_PERM_READ = 1 << 0,
+	OFI_PERM_WRITE = 1 << 1,
+	OFI_PERM_ATOMIC = 1 << 2,
+};
+
 struct ofi_keycache {
 	uint32_t key;
 	uint8_t state;			/* enum ofi_key_state */
+	uint8_t perm;			/* OFI_PERM_*: what it allows */
 	uint64_t base, len;
 };
 
@@ -287,6 +317,9 @@ struct dapl_tp_ep {
 	fi_addr_t peer;			/* the peer's data endpoint */
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
+	int halted;			/* a request failed: nothing more is
+					 * issued (as a verbs QP in error); the
+					 * broken connection flushes the rest */
 	uint32_t work;			/* OFI_WORK_*: for the engine (atomic) */
 	struct ofi_conn *conn;		/* under oia->lock */
 	struct ofi_ring sq, rq;
@@ -295,6 +328,10 @@ struct dapl_tp_ep {
 	/* a disconnect waits for what the peer sent before it (cm.c) */
 	uint64_t sends_issued, recvs_done;
 	struct ofi_keycache keys[OFI_KEYCACHE];
+	/* errors: the oldest issued request, and since when (the engine
+	 * sees it; ofi_ep_stuck) */
+	uint32_t stuck_seq;
+	uint64_t stuck_since;
 	struct dapl_list ia_link;	/* oia->eps */
 };
 
@@ -305,8 +342,27 @@ struct dapl_tp_lmr {
 	int refs;			/* LMRs sharing it (oia->lock) */
 	uint32_t key;			/* lmr_context = rmr_context */
 	int remote;			/* registered for remote access */
+	uint32_t perm;			/* OFI_PERM_* (remote) */
+	uint64_t conn_id;		/* a window's: the only connection whose
+					 * peer learns its key; 0: any */
 	uint64_t base, len;
 	struct dapl_list link;		/* oia->mrs */
+};
+
+/* ---- RMRs: memory windows emulated with application keys (rmr.c) ----------- */
+
+/* What dat_ia_query says of them (provider attribute DAPL_RMR_EMULATION) */
+#define OFI_MW_NOTE                                                            \
+	"emulated: a bind registers the window under a new key after the "    \
+	"EP's earlier requests completed; unbind, rebind and dat_rmr_free "   \
+	"deregister the old key, but an RDMA the target already accepted "    \
+	"still completes (no revocation in flight)"
+
+struct dapl_tp_rmr {
+	struct dapl_tp_ia *oia;
+	struct dapl_tp_lmr *cur;	/* the binding's registration (oia->lock) */
+	int refs;			/* the RMR's, and each HELD bind's */
+	int freed;			/* dat_rmr_free ran (oia->lock) */
 };
 
 /* ---- functions -------------------------------------------------------------- */
@@ -373,7 +429,7 @@ void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
 void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len) DAPL_HIDDEN;
+		       uint64_t base, uint64_t len, uint32_t perm) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
@@ -410,12 +466,47 @@ void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
 /* oia->lock held: a failed DTO of oep breaks its connection */
 void ofi_conn_broken(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* oia->lock held: tells the peer of connection conn_id that key is
+ * revoked (rmr.c); 1 if it was told, 0 if the connection is gone. */
+int ofi_keyx_send(struct dapl_tp_ia *oia, uint64_t conn_id,
+		  uint32_t key) DAPL_HIDDEN;
+/* oia->lock held: the peer confirmed key, or the connection is over */
+int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id,
+		  uint32_t key) DAPL_HIDDEN;
+/* oia->lock held: the key of a window the peer revoked is bad now */
+void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key) DAPL_HIDDEN;
 /* Without the lock: makes the upcalls queued so far. */
 void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* oia->lock held: the EP goes away, its events not yet made with it */
 void ofi_notes_forget(struct dapl_tp_ia *oia, const void *ep) DAPL_HIDDEN;
 /* IA close: forgets upcalls never made (their brackets closed). */
 void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+
+/* rmr.c */
+DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
+void ofi_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
+/* post_send of DAPL_OP_BIND_MW: fills op (a reference on the window) */
+DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
+		       const struct dapl_post *p) DAPL_HIDDEN;
+/* oep locked: a bind op leaves HELD without running */
+void ofi_mw_unhold(struct ofi_op *op) DAPL_HIDDEN;
+/* oia->lock held, oep locked: runs the bind at the head of the send
+ * ring if every earlier request completed: 0 if it did not run, 1 if it
+ * ran, 2 if it failed (the connection is to break) */
+int ofi_mw_run(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* A fresh application key, never 0, never reused while the IA is open */
+uint32_t ofi_key_next(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+
+/* atomic.c */
+/* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */
+int ofi_atomic_probe(struct dapl_tp_ia *oia, struct fid_ep *ep) DAPL_HIDDEN;
+/* oep locked: issues an atomic to target offset or address addr */
+int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op,
+		     uint64_t addr) DAPL_HIDDEN;
+
+/* ep.c, errors: oia->lock held; fails the oldest issued request of oep
+ * once it went without a completion for oia->dto_timeout_ns */
+void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now) DAPL_HIDDEN;
 
 /* progress.c */
 int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;

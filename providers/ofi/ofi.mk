@@ -21,6 +21,15 @@ $(OFI_PROVIDER): $(UDAPL_OBJS) $(OFI_OBJS) providers/provider.map \
 		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
 		-o $@ $(UDAPL_OBJS) $(OFI_OBJS) -L$(B)/lib -ldat $(LDLIBS_OFI)
 
+# dattest-ofi-errors (test/ofi/errors.c): failed DTOs over libfabric, with
+# the helpers of dattest-verbs; test/ofi/errors.bats drives it.
+OFI_ERRORS_TEST := $(B)/test/ofi/dattest-ofi-errors
+OFI_ERRORS_OBJS := $(B)/test/ofi/errors.o $(B)/test/verbs/vt_util.o
+$(B)/test/ofi/errors.o: test/verbs/vt.h
+$(OFI_ERRORS_TEST): $(OFI_ERRORS_OBJS) $(B)/lib/libdat.so
+	$(LINK) -o $@ $(OFI_ERRORS_OBJS) -L$(B)/lib -ldat -lpthread
+test-programs: $(OFI_ERRORS_TEST)
+
 .PHONY: install-ofi uninstall-ofi check-ofi run-ofi-suites
 install-ofi: $(OFI_PROVIDER)
 	install -d $(DESTDIR)$(LIBDIR)
@@ -36,7 +45,8 @@ uninstall: uninstall-ofi
 # 127.0.0.2, a server process on one and a client on the other.
 OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
 	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
-	test/ofi/datadm.bats test/ofi/memcheck.bats test/ofi/fork.bats
+	test/ofi/datadm.bats test/ofi/rmr.bats test/ofi/atomic.bats \
+	test/ofi/errors.bats test/ofi/memcheck.bats test/ofi/fork.bats
 
 check-ofi: WERROR = 1
 check-ofi: test-programs

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/bench/bench.mk - `make bench`: DAT against raw verbs (perftest) on
-# the same devices in the same run (issue 10; included by the Makefile).
+# the same devices in the same run (issue 10; included by the Makefile),
+# and DAT over libfabric against fi_pingpong natively (issue 16).
 #
 # datbench uses only the public API (<dat/udat.h>, -ldat); its raw-verbs
 # twin for the callgrind instruction counts is hotpath-verbs (callgrind
@@ -21,6 +22,13 @@ $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
 $(RAWBENCH): $(B)/test/bench/rawbench.o
 	$(LINK) -o $@ $< -libverbs -lrdmacm -lpthread
 
+# The libfabric rows alone (issue 16): natively, no guest, into
+# $(BENCH_OUT)-ofi.md (test/bench/run-bench-ofi.sh says how).
+.PHONY: bench-ofi
+bench-ofi: bench-programs
+	@mkdir -p $(dir $(BENCH_OUT))
+	test/bench/run-bench-ofi.sh $(BENCH_OUT)-ofi.md
+
 .PHONY: bench-programs bench-deps
 bench-programs: all $(DATBENCH) $(RAWBENCH) $(HOTPATH_VERBS)
 
@@ -34,6 +42,8 @@ bench-deps:
 # kernel work (with 2, a ping-pong waits out scheduler ticks: 4 ms steps).
 bench: bench-deps bench-programs
 	@mkdir -p $(dir $(BENCH_OUT))
+	@echo "=== DAT over libfabric (ofi-tcp) against fi_pingpong, natively"
+	test/bench/run-bench-ofi.sh $(BENCH_OUT)-ofi.md
 	@if [ -n "$$(ls /sys/class/infiniband 2>/dev/null)" ]; then \
 		test/bench/run-bench.sh $(B)/bench; \
 	else \

@@ -9,6 +9,11 @@
  *		     exactly N * 10,000 and each client's original values
  *		     rise strictly; then compare-and-swap hit and miss on a
  *		     slot of its own return the right original values.
+ *		     DATTEST_ATOMIC_OFFSET=<bytes> (a multiple of 8) puts
+ *		     the counter and the slots that far into the server's
+ *		     LMR (a provider that translates addresses into
+ *		     offsets, test/ofi/atomic.bats); the values are
+ *		     checked at the server.
  *   atomic-noaccess server + client: a target registered without
  *		     DAT_IB_MEM_PRIV_REMOTE_ATOMIC gives
  *		     DAT_DTO_ERR_REMOTE_ACCESS and the connection breaks.
@@ -102,16 +107,21 @@ static int count_server(const struct vt_opts *o)
 	DAT_EVENT ev;
 	struct vt v;
 
+	const char *e = getenv("DATTEST_ATOMIC_OFFSET");
+	size_t off = e ? strtoul(e, NULL, 0) & ~(size_t)7 : 0;
+
 	if (n > 7)
 		vt_die("at most 7 clients");
+	if (off)
+		vt_note("ok counter and slots at offset %zu of the LMR", off);
 	vt_open(&v, o->ia_name);
 	expect_attr(&v, DAT_IB_ATTR_FETCH_AND_ADD, "TRUE");
 	expect_attr(&v, DAT_IB_ATTR_CMP_AND_SWAP, "TRUE");
-	vt_mem_alloc(&v, &area, AREA,
+	vt_mem_alloc(&v, &area, AREA + off,
 		     DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
 			 DAT_MEM_PRIV_REMOTE_READ_FLAG |
 			 DAT_IB_MEM_PRIV_REMOTE_ATOMIC);
-	cnt = (uint64_t *)area.buf;
+	cnt = (uint64_t *)(area.buf + off);
 	vt_ep_attr(&v, &a);
 	psp = vt_psp(&v, &qual);
 	vt_listening(qual);
@@ -132,7 +142,7 @@ static int count_server(const struct vt_opts *o)
 		struct vt_msg m;
 
 		vt_msg_init(&m, "counter");
-		m.addr = (uintptr_t)area.buf;
+		m.addr = (uintptr_t)(area.buf + off);
 		m.len = AREA;
 		m.rmr_context = area.rctx;
 		m.arg = (uint32_t)k;

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RMRs: memory windows, emulated with application keys.  libfabric has
+ * no memory windows; a window here is a registration of its own.
+ *
+ *   - dat_rmr_create makes the window's transport part: no registration.
+ *   - dat_rmr_bind posts DAPL_OP_BIND_MW on the EP's send ring (udapl's
+ *     rmr.c; its cookie is an ordinary request's).  The window's new key
+ *     is chosen at the post (the IA's key counter: never 0, never reused
+ *     while the IA is open), so dat_rmr_bind returns the new rmr_context
+ *     at once.  The bind itself waits in the ring until every earlier
+ *     request of the EP completed (the DAT fence: ep.c holds it), then
+ *     the engine runs it (ofi_mw_run, under oia->lock): fi_mr_reg of the
+ *     window's range [addr, addr + length) of the LMR's memory under the
+ *     new key, with the window's remote access only, then fi_close of
+ *     the previous registration.  The bind then completes in order like
+ *     any request: DAT_RMR_BIND_COMPLETION_EVENT on the request EVD.
+ *     udapl marks the next request posted after a bind with a fence, so
+ *     nothing posted later starts before the bind ran.
+ *   - An unbind (length 0), a rebind and dat_rmr_free close the previous
+ *     registration and tell the peer of the window's connection to forget
+ *     the key (KEYX); the bind completes, and dat_rmr_free returns, once
+ *     the peer confirmed (KEYXA) or its connection ended.  From then on the
+ *     peer's RDMA with the old key fails before anything is sent:
+ *     DAT_DTO_ERR_REMOTE_ACCESS, and the connection breaks (rxm's target
+ *     drops an RDMA with an unknown key and its initiator sees success,
+ *     so the target's deregistration alone would not show).  An initiator
+ *     that never learnt the key asks for it, hears "none" and fails the
+ *     same way.  A window's key is told only to the peer of the EP it was
+ *     bound on (cm.c answers no one else), so only that peer can hold it.
+ *
+ * What the emulation does not give (dat_ia_query reports it as the
+ * provider attribute DAPL_RMR_EMULATION, and dat_rmr_bind(3)): an RDMA
+ * already accepted by the target's libfabric when the window is revoked
+ * completes; hardware revokes a window at once, in the middle of an
+ * operation.  A window's key serves only the connection of its EP, and a bind
+ * that libfabric refuses (no memory there) completes with
+ * DAT_RMR_OPERATION_FAILED and breaks the connection, as on verbs, but a
+ * range the process may not write is not refused (registration pins
+ * nothing on tcp).
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ofi.h"
+
+uint32_t ofi_key_next(struct dapl_tp_ia *oia)
+{
+	uint32_t k;
+
+	do
+		k = __atomic_fetch_add(&oia->next_key, 1, __ATOMIC_RELAXED);
+	while (!k);
+	return k;
+}
+
+DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
+{
+	struct dapl_tp_rmr *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	w->oia = ofi_ia_of(rmr);
+	w->refs = 1;
+	dapl_rmr_set_tp(rmr, w);
+	/* a rebind replaces the binding itself (type 1 windows) */
+	dapl_rmr_set_inv_first(rmr, 0);
+	return DAT_SUCCESS;
+}
+
+static void ofi_mw_put(struct dapl_tp_rmr *w)
+{
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(w);
+}
+
+/*
+ * oia->lock held: the window's registration goes, and the peer that may
+ * know its key is told to forget it (KEYX).  rxm's target drops an RDMA
+ * with an unknown key and its initiator sees success, so the revocation
+ * is the peer's: its cached key turns bad and its next RDMA with it fails
+ * as DAT_DTO_ERR_REMOTE_ACCESS before anything is sent.  *conn is the
+ * connection whose confirmation (KEYXA) is to be awaited, 0 if none.
+ */
+static void ofi_mw_revoke(struct dapl_tp_rmr *w, uint64_t *conn,
+			  uint32_t *key)
+{
+	struct dapl_tp_lmr *m = w->cur;
+
+	*conn = 0;
+	if (!m)
+		return;
+	w->cur = NULL;
+	dapl_list_del(&m->link);
+	fi_close(&m->mr->fid);
+	if (m->conn_id && ofi_keyx_send(w->oia, m->conn_id, m->key)) {
+		*conn = m->conn_id;
+		*key = m->key;
+	}
+	free(m);
+}
+
+void ofi_mw_free(struct dapl_rmr *rmr)
+{
+	struct dapl_tp_rmr *w = dapl_rmr_tp(rmr);
+	struct dapl_tp_ia *oia;
+	uint64_t conn, until;
+	uint32_t key = 0;
+
+	if (!w)
+		return;
+	oia = w->oia;
+	pthread_mutex_lock(&oia->lock);
+	w->freed = 1;
+	ofi_mw_revoke(w, &conn, &key);
+	/* dat_rmr_free returns once the peer forgot the key (or its
+	 * connection ended, or the keepalive's bound passed): it drives the
+	 * control endpoint itself, since it may run on the engine's thread
+	 * (a CNO agent) */
+	until = dapl_now_ns() + oia->ka_timeout_ns;
+	while (conn && !ofi_keyx_done(oia, conn, key) &&
+	       dapl_now_ns() < until) {
+		pthread_mutex_unlock(&oia->lock);
+		usleep(50);
+		pthread_mutex_lock(&oia->lock);
+		ofi_ctl_drain(oia);
+		ofi_ctl_backlog(oia);
+	}
+	pthread_mutex_unlock(&oia->lock);
+	dapl_rmr_set_tp(rmr, NULL);
+	ofi_mw_put(w); /* a bind still held in a ring keeps it */
+}
+
+DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
+		       const struct dapl_post *p)
+{
+	struct dapl_mw_post *m = p->mw;
+	struct dapl_tp_rmr *w = m ? dapl_rmr_tp(m->rmr) : NULL;
+
+	if (!w)
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	__atomic_add_fetch(&w->refs, 1, __ATOMIC_RELAXED);
+	op->rmr = w;
+	op->remote_addr = m->addr;
+	op->mw_len = m->length;
+	op->mw_priv = (uint32_t)m->priv;
+	op->mw_flush = (uint8_t)!!m->flush;
+	op->mw_wait_conn = 0;
+	op->rkey = m->length && !m->flush ? ofi_key_next(oep->oia) : 0;
+	m->context = op->rkey;
+	return DAT_SUCCESS;
+}
+
+void ofi_mw_unhold(struct ofi_op *op)
+{
+	if (op->op == DAPL_OP_BIND_MW && op->rmr) {
+		ofi_mw_put(op->rmr);
+		op->rmr = NULL;
+	}
+}
+
+/* oia->lock held: the bind's registration; its DAT status. */
+static DAT_DTO_COMPLETION_STATUS ofi_mw_bind(struct dapl_tp_ia *oia,
+					     struct dapl_tp_ep *oep,
+					     struct ofi_op *op)
+{
+	struct dapl_tp_rmr *w = op->rmr;
+	struct dapl_tp_lmr *m = NULL;
+	uint64_t access = 0;
+	int rc;
+
+	if (w->freed)
+		return DAT_DTO_SUCCESS; /* dat_rmr_free came first */
+	if (op->mw_priv & DAT_MEM_PRIV_REMOTE_READ_FLAG)
+		access |= FI_REMOTE_READ;
+	if (op->mw_priv & DAT_MEM_PRIV_REMOTE_WRITE_FLAG)
+		access |= FI_REMOTE_WRITE;
+	/* A window without remote privileges needs no registration: its
+	 * key is unknown at the peer's first use, as for a revoked one. */
+	if (op->mw_len && access) {
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			rc = -FI_ENOMEM;
+		else
+			rc = fi_mr_reg(oia->domain,
+				       (void *)(uintptr_t)op->remote_addr,
+				       op->mw_len, access, 0, op->rkey, 0,
+				       &m->mr, NULL);
+		if (rc) {
+			dapl_dbg(DAPL_DBG_ERR, "ofi: window bind: %s",
+				 fi_strerror(-rc));
+			free(m);
+			ofi_mw_revoke(w, &op->mw_wait_conn,
+				      &op->mw_wait_key);
+			return DAT_RMR_OPERATION_FAILED;
+		}
+		m->refs = 1;
+		m->key = op->rkey;
+		m->remote = 1;
+		/* remote write on a window carries remote atomics, as the
+		 * verbs provider's windows do */
+		m->perm = (access & FI_REMOTE_READ ? OFI_PERM_READ : 0) |
+			  (access & FI_REMOTE_WRITE
+			       ? OFI_PERM_WRITE | OFI_PERM_ATOMIC
+			       : 0);
+		m->base = op->remote_addr;
+		m->len = op->mw_len;
+		m->conn_id = oep->conn ? oep->conn->id : 0;
+	}
+	ofi_mw_revoke(w, &op->mw_wait_conn, &op->mw_wait_key);
+	if (m) {
+		dapl_list_add_tail(&oia->mrs, &m->link);
+		w->cur = m;
+	}
+	return DAT_DTO_SUCCESS;
+}
+
+int ofi_mw_run(struct dapl_tp_ep *oep)
+{
+	struct ofi_ring *r = &oep->sq;
+	struct ofi_op *op;
+	DAT_DTO_COMPLETION_STATUS st;
+
+	if (r->issued == r->posted || !oep->fep || oep->ops_out)
+		return 0;
+	op = &r->op[r->issued & (r->size - 1)];
+	if (op->state != OFI_OP_HELD || op->op != DAPL_OP_BIND_MW)
+		return 0;
+	if (!op->mw_wait_conn)
+		op->status = op->mw_flush ? DAT_DTO_ERR_FLUSHED
+					  : ofi_mw_bind(oep->oia, oep, op);
+	/* the bind completes once the peer forgot the old key: what the
+	 * consumer posts after it (fenced) reaches a peer that fails it */
+	if (op->mw_wait_conn &&
+	    !ofi_keyx_done(oep->oia, op->mw_wait_conn, op->mw_wait_key)) {
+		ofi_ep_want(oep, OFI_WORK_BIND); /* again next round */
+		return 0;
+	}
+	st = op->status;
+	ofi_mw_unhold(op);
+	op->state = OFI_OP_DONE;
+	op->status = st;
+	op->len = 0;
+	r->issued++;
+	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
+		oep->halted = 1; /* as any failed request (ep.c) */
+		return 2;
+	}
+	ofi_ring_kick(r);
+	return 1;
+}

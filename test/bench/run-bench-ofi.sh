@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# test/bench/run-bench-ofi.sh OUT.md - the libfabric rows of `make bench`
+# (issue 16), natively on this host: DAT over ofi-tcp (libdaplofi.so.1 on
+# tcp;ofi_rxm, IAs ofi-a 127.0.0.1 and ofi-b 127.0.0.2 of
+# test/ofi/dat.conf) against fi_pingpong on the same libfabric provider.
+#
+# Method: as the verbs rows (run-bench.sh): datbench server + client, the
+# same sizes, BENCH_REPS (3) runs per row taken in turn with the
+# reference tool so that drift hits both alike, the median of the runs
+# reported; busy polling on both sides (datbench -P spin, and
+# fi_pingpong, which reads its CQ in a loop).  fi_pingpong prints only
+# the average time per transfer (total time / iterations), so the
+# send/recv rows give DAT's average beside it, and DAT's typical
+# (median) and p99 as well.  No libfabric tool measures RDMA or atomics
+# through RDM endpoints: those rows are DAT-only.  The load average of the
+# host is recorded: on a shared 2-core machine a busy-polling ping-pong's
+# average is the scheduler's, not the transport's (the typical figure
+# is the one to compare between runs).  Nothing asserts timing.
+#
+# Environment: BENCH_REPS (3), BENCH_QUICK=1 (64 B only, a tenth of the
+# iterations), TEST_TIMEOUT_SCALE.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${1:?usage: run-bench-ofi.sh OUT.md}
+REPS=${BENCH_REPS:-3}
+SCALE=${TEST_TIMEOUT_SCALE:-1}
+DATBENCH=$TOP/build/test/bench/datbench
+PROV='tcp;ofi_rxm'
+export LD_LIBRARY_PATH=$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export DAT_OVERRIDE=$TOP/test/ofi/dat.conf
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+FAILED=0
+
+[ -x "$DATBENCH" ] || { echo "run-bench-ofi: $DATBENCH is missing (make bench-programs)" >&2; exit 2; }
+command -v fi_pingpong > /dev/null || { echo "run-bench-ofi: fi_pingpong is missing (sh scripts/deps.sh libfabric-bin)" >&2; exit 2; }
+
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# until FILE has a line matching REGEX; fails early when PID is gone
+wait_for() {
+	local i
+	for ((i = 0; i < 300 * SCALE; i++)); do
+		grep -Eq "$2" "$1" 2> /dev/null && return 0
+		kill -0 "$3" 2> /dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# dat TEST SIZE N -> "typ p99 avg" (latency) or "bw"
+dat() {
+	local t=$1 s=$2 n=$3 q spid w=$(($3 < 32 ? $3 : 32))
+	q=$(free_port)
+	timeout -k 5 $((120 * SCALE)) "$DATBENCH" server -D ofi-a -t "$t" -s "$s" -n "$n" \
+		-w $w -P spin -q "$q" > "$W/srv" 2>&1 &
+	spid=$!
+	wait_for "$W/srv" '^listening$' $spid || { kill $spid 2> /dev/null; wait $spid; return 1; }
+	timeout -k 5 $((120 * SCALE)) "$DATBENCH" client -D ofi-b -h 127.0.0.1 -t "$t" -s "$s" \
+		-n "$n" -w $w -q "$q" > "$W/cli" 2>&1 || { kill $spid 2> /dev/null; wait $spid; return 1; }
+	wait $spid || return 1
+	sed -n 's/^RESULT .* bw=\([0-9.]*\).*/\1/p
+		s/^RESULT .* typ=\([0-9.]*\) .* avg=\([0-9.]*\) p99=\([0-9.]*\).*/\1 \3 \2/p' "$W/cli"
+}
+
+# pingpong SIZE N -> usec/xfer (fi_pingpong's client)
+pingpong() {
+	local s=$1 n=$2 p spid f
+	p=$(free_port)
+	timeout -k 5 $((120 * SCALE)) fi_pingpong -p "$PROV" -e rdm -I "$n" -S "$s" -B "$p" \
+		> "$W/ppsrv" 2>&1 &
+	spid=$!
+	# its server prints nothing until a client came: give it its port
+	for ((i = 0; i < 100; i++)); do
+		ss -ltn 2> /dev/null | grep -q ":$p\b" && break
+		kill -0 $spid 2> /dev/null || break
+		sleep 0.05
+	done
+	timeout -k 5 $((120 * SCALE)) fi_pingpong -p "$PROV" -e rdm -I "$n" -S "$s" -P "$p" 127.0.0.1 \
+		> "$W/pp" 2>&1 || { kill $spid 2> /dev/null; wait $spid; return 1; }
+	wait $spid
+	f=$(awk 'NF == 8 && $7 ~ /^[0-9.]+$/ { v = $7 } END { print v }' "$W/pp")
+	[ -n "$f" ] && echo "$f"
+}
+
+# median of the numbers on stdin (one per line)
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "fail" }'; }
+
+# col N < runs: the median of field N of the lines
+col() { awk -v c="$1" '{ print $c }' | median; }
+
+sizes="64:2000 4096:1000 65536:200 1048576:20"
+[ -n "${BENCH_QUICK:-}" ] && sizes="64:200"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "# make bench: DAT over libfabric (ofi-tcp) against fi_pingpong, $(date +%Y-%m-%d)"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M') UTC; host $(uname -m), $(nproc) CPUs, natively (no guest);"
+	echo "  libfabric $(fi_info --version 2> /dev/null | sed -n 's/^libfabric: //p'), provider $PROV over loopback;"
+	echo "  DAT IAs ofi-a (127.0.0.1) <-> ofi-b (127.0.0.2) of test/ofi/dat.conf, libdaplofi.so.1 of this tree."
+	echo "- method: test/bench/run-bench-ofi.sh (its header); $REPS runs per row in turn with the reference,"
+	echo "  the median run reported; busy polling on both sides. Load average at the start: $load0."
+	echo
+	echo "## send/recv ping-pong, usec per transfer (half the round trip)"
+	echo
+	echo "| size | DAT ofi-tcp typical | DAT p99 | DAT average | fi_pingpong average (same provider) |"
+	echo "|---|---|---|---|---|"
+} > "$OUT"
+
+for sn in $sizes; do
+	s=${sn%:*} n=${sn#*:}
+	[ -n "${BENCH_QUICK:-}" ] && n=$((n / 10 > 0 ? n / 10 : 1))
+	: > "$W/d" ; : > "$W/f"
+	for ((r = 0; r < REPS; r++)); do
+		dat send_lat "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT send_lat $s failed" >&2; FAILED=1; }
+		pingpong "$s" "$n" >> "$W/f" || { echo "run-bench-ofi: fi_pingpong $s failed" >&2; FAILED=1; }
+	done
+	echo "| $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(col 1 < "$W/f") |" >> "$OUT"
+done
+
+{
+	echo
+	echo "## RDMA and atomics, DAT only (no libfabric tool measures them), usec"
+	echo
+	echo "write_lat: ping-pong of RDMA writes, each side polling its memory (half the round trip);"
+	echo "read_lat: one RDMA read (the whole round trip); atomics: one fetch-and-add or compare-and-swap"
+	echo "at the target (the whole round trip). RDMA writes complete once the data is at the target"
+	echo "(FI_DELIVERY_COMPLETE)."
+	echo
+	echo "| row | size | typical | p99 | average |"
+	echo "|---|---|---|---|---|"
+} >> "$OUT"
+rows="write_lat:64:2000 write_lat:65536:200 read_lat:64:2000 read_lat:65536:200 read_lat:1048576:20 atomic_fadd:8:2000 atomic_cas:8:2000"
+[ -n "${BENCH_QUICK:-}" ] && rows="write_lat:64:200 read_lat:64:200 atomic_fadd:8:200 atomic_cas:8:200"
+for row in $rows; do
+	IFS=: read -r t s n <<< "$row"
+	: > "$W/d"
+	for ((r = 0; r < REPS; r++)); do
+		dat "$t" "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT $t $s failed" >&2; FAILED=1; }
+	done
+	echo "| $t | $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") |" >> "$OUT"
+done
+{
+	echo
+	echo "| row | size | DAT MB/s (32 writes outstanding) |"
+	echo "|---|---|---|"
+} >> "$OUT"
+for sn in 4096:2000 65536:300 1048576:30; do
+	s=${sn%:*} n=${sn#*:}
+	[ -n "${BENCH_QUICK:-}" ] && { [ "$s" = 65536 ] || continue; n=$((n / 10)); }
+	: > "$W/d"
+	for ((r = 0; r < REPS; r++)); do
+		dat write_bw "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT write_bw $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
+	done
+	echo "| write_bw | $s | $(col 1 < "$W/d") |" >> "$OUT"
+done
+echo >> "$OUT"
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$OUT"
+cat "$OUT"
+exit $FAILED

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * errors.c - dattest-ofi-errors: what a failed DTO does over libfabric
+ * (test/ofi/errors.bats), between a server on ofi-a that owns the target
+ * memory and a client on ofi-b that accesses it, with the helpers of
+ * dattest-verbs (test/verbs/vt_util.c).
+ *
+ * dattest-ofi-errors TEST server|client [-i IA] [-a ADDR] [-q QUAL] [-n CASE]
+ *
+ *   badkey  the client posts an RDMA that the target's registration does
+ *           not allow, then a good RDMA write behind it.  CASE (-n):
+ *             0  a key the server never registered (its LMR's + 0x1000)
+ *             1  the LMR's key, 8 bytes past the end of its registration
+ *             2  a write through the key of a remote-read-only LMR
+ *             3  a read through the key of a remote-write-only LMR
+ *           The bad one completes with DAT_DTO_ERR_REMOTE_ACCESS, the good
+ *           one with DAT_DTO_ERR_FLUSHED (no DTO without a completion),
+ *           the connection is BROKEN and the EP DISCONNECTED; the server
+ *           sees the connection end and its memory untouched.
+ *   stuck   the client reads 64 bytes (so the target's key is known), then
+ *           posts a 1 MiB RDMA read while the server process
+ *           is stopped (the suite sends SIGSTOP once the client printed
+ *           "have target", and creates the file $DATTEST_GO when it did):
+ *           libfabric reports nothing, so the provider's own bound
+ *           (DAPL_OFI_DTO_TIMEOUT_MS) fails it with DAT_DTO_ERR_TRANSPORT
+ *           and the connection breaks.  After SIGCONT the server sees the
+ *           connection end.
+ *
+ * Every wait is bounded and scaled by TEST_TIMEOUT_SCALE; PASS and exit
+ * status 0 only if every check passed.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../verbs/vt.h"
+
+#define PRIV_LOCAL                                                             \
+	(DAT_MEM_PRIV_LOCAL_READ_FLAG | DAT_MEM_PRIV_LOCAL_WRITE_FLAG)
+#define AREA 65536
+#define BIG (1024 * 1024)
+#define SENTINEL 0x5A
+
+/* ---- the server: three LMRs (rw, read-only, write-only remotely) ---- */
+
+struct target {
+	struct vt_mem rw, ro, wo;
+};
+
+static void msg_of(struct vt_msg *m, const char *tag, const struct vt_mem *t)
+{
+	vt_msg_init(m, tag);
+	m->addr = (uintptr_t)t->buf;
+	m->len = t->len;
+	m->rmr_context = t->rctx;
+}
+
+static int all_sentinel(const char *what, const struct vt_mem *t)
+{
+	DAT_VLEN i;
+
+	for (i = 0; i < t->len; i++)
+		if (t->buf[i] != SENTINEL) {
+			vt_fail("%s: byte %llu changed to 0x%02x", what,
+				(unsigned long long)i, t->buf[i]);
+			return 0;
+		}
+	vt_note("ok %s untouched", what);
+	return 1;
+}
+
+static void conn_end(struct vt *v, DAT_EP_HANDLE ep, const char *who)
+{
+	DAT_EVENT ev;
+
+	if (vt_wait(v->conn_evd, vt_secs(60), &ev) != DAT_SUCCESS)
+		vt_fail("%s: no connection end", who);
+	else if (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+		 ev.event_number != DAT_CONNECTION_EVENT_BROKEN)
+		vt_fail("%s: connection end: %s", who,
+			vt_ev(ev.event_number));
+	else
+		vt_note("ok %s: connection end: %s", who,
+			vt_ev(ev.event_number));
+	vt_expect_state("EP after the connection ended", ep,
+			DAT_EP_STATE_DISCONNECTED);
+}
+
+static int server(const struct vt_opts *o, DAT_VLEN len)
+{
+	struct target t;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	DAT_EP_ATTR a;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &t.rw, len, PRIV_LOCAL |
+					 DAT_MEM_PRIV_REMOTE_READ_FLAG |
+					 DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
+	vt_mem_alloc(&v, &t.ro, AREA, PRIV_LOCAL |
+					  DAT_MEM_PRIV_REMOTE_READ_FLAG);
+	vt_mem_alloc(&v, &t.wo, AREA, PRIV_LOCAL |
+					  DAT_MEM_PRIV_REMOTE_WRITE_FLAG);
+	memset(t.rw.buf, SENTINEL, t.rw.len);
+	memset(t.ro.buf, SENTINEL, t.ro.len);
+	memset(t.wo.buf, SENTINEL, t.wo.len);
+	vt_ep_attr(&v, &a);
+	ep = vt_serve_one(&v, &a, 0, &psp);
+	msg_of(&m, "rw", &t.rw);
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	msg_of(&m, "ro", &t.ro);
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	msg_of(&m, "wo", &t.wo);
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	conn_end(&v, ep, "server");
+	all_sentinel("the remote-read-only LMR", &t.ro);
+	all_sentinel("the remote-write-only LMR", &t.wo);
+	/* badkey's good write was flushed behind the bad one */
+	all_sentinel("the read-write LMR", &t.rw);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&t.rw);
+	vt_mem_free(&t.ro);
+	vt_mem_free(&t.wo);
+	vt_close(&v);
+	return 0;
+}
+
+static int badkey_server(const struct vt_opts *o)
+{
+	return server(o, AREA);
+}
+
+static int stuck_server(const struct vt_opts *o)
+{
+	return server(o, BIG);
+}
+
+/* ---- the client ---- */
+
+struct peer {
+	struct vt v;
+	DAT_EP_HANDLE ep;
+	struct vt_msg rw, ro, wo;
+	struct vt_mem mem;
+};
+
+static void peer_open(struct peer *p, const struct vt_opts *o, DAT_VLEN len)
+{
+	DAT_EP_ATTR a;
+
+	vt_open(&p->v, o->ia_name);
+	vt_mem_alloc(&p->v, &p->mem, len, PRIV_LOCAL);
+	vt_ep_attr(&p->v, &a);
+	p->ep = vt_client_one(&p->v, o, &a, 3);
+	vt_ctl_recv(&p->v, p->ep, &p->rw, "rw", 0);
+	vt_ctl_recv(&p->v, p->ep, &p->ro, "ro", 0);
+	vt_ctl_recv(&p->v, p->ep, &p->wo, "wo", 0);
+}
+
+static void peer_close(struct peer *p)
+{
+	vt_ep_free(p->ep);
+	vt_mem_free(&p->mem);
+	vt_close(&p->v);
+}
+
+static DAT_RETURN post(struct peer *p, int read, DAT_RMR_TRIPLET *r,
+		       DAT_VLEN len, uint64_t ck)
+{
+	DAT_LMR_TRIPLET l = vt_iov(&p->mem, 0, len);
+
+	r->segment_length = len;
+	return read ? dat_ep_post_rdma_read(p->ep, 1, &l, vt_cookie(ck), r,
+					    DAT_COMPLETION_DEFAULT_FLAG)
+		    : dat_ep_post_rdma_write(p->ep, 1, &l, vt_cookie(ck), r,
+					     DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+static void broken(struct peer *p)
+{
+	DAT_EVENT ev;
+
+	if (vt_expect_event("connection broken by the failed DTO",
+			    p->v.conn_evd, DAT_CONNECTION_EVENT_BROKEN, &ev))
+		vt_expect_ptr("BROKEN event's ep_handle",
+			      ev.event_data.connect_event_data.ep_handle,
+			      p->ep);
+	vt_expect_state("EP after the failed DTO", p->ep,
+			DAT_EP_STATE_DISCONNECTED);
+}
+
+static int badkey_client(const struct vt_opts *o)
+{
+	static const char *const what[] = {
+	    "RDMA write through a key never registered",
+	    "RDMA write 8 bytes past the end of the registration",
+	    "RDMA write through a remote-read-only LMR",
+	    "RDMA read through a remote-write-only LMR",
+	};
+	DAT_RMR_TRIPLET bad, good;
+	struct peer p;
+	int c = o->count, read = 0;
+
+	if (c < 0 || c > 3)
+		vt_die("-n: case 0 to 3");
+	peer_open(&p, o, 4096);
+	bad = vt_riov(&p.rw, 0, 8);
+	good = vt_riov(&p.rw, 0, 8);
+	switch (c) {
+	case 0:
+		bad.rmr_context += 0x1000;
+		break;
+	case 1:
+		bad.target_address += p.rw.len - 64 + 8; /* 64 bytes below */
+		break;
+	case 2:
+		bad = vt_riov(&p.ro, 0, 8);
+		break;
+	default:
+		bad = vt_riov(&p.wo, 0, 8);
+		read = 1;
+		break;
+	}
+	vt_fill(p.mem.buf, 4096, 3);
+	vt_expect(what[c], post(&p, read, &bad, 64, 0xBAD), DAT_SUCCESS);
+	vt_expect("a good RDMA write behind it", post(&p, 0, &good, 64, 0x600D),
+		  DAT_SUCCESS);
+	vt_expect_dto(what[c], p.v.req_evd, p.ep, 0xBAD,
+		      DAT_DTO_ERR_REMOTE_ACCESS, (DAT_VLEN)-1);
+	vt_expect_dto("the write behind it", p.v.req_evd, p.ep, 0x600D,
+		      DAT_DTO_ERR_FLUSHED, (DAT_VLEN)-1);
+	broken(&p);
+	peer_close(&p);
+	return 0;
+}
+
+static int stuck_client(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO");
+	DAT_RMR_TRIPLET r;
+	struct peer p;
+	uint64_t until;
+
+	if (!go)
+		vt_die("DATTEST_GO names the file the suite creates");
+	peer_open(&p, o, BIG);
+	/* a small read first: the key's base is known, so the big one goes
+	 * to libfabric at once (and libfabric never completes it) */
+	r = vt_riov(&p.rw, 0, 64);
+	vt_expect("a 64-byte RDMA read", post(&p, 1, &r, 64, 0x50),
+		  DAT_SUCCESS);
+	vt_expect_dto("a 64-byte RDMA read", p.v.req_evd, p.ep, 0x50,
+		      DAT_DTO_SUCCESS, 64);
+	printf("have target\n");
+	fflush(stdout);
+	/* the suite stops the server, then creates the file */
+	until = vt_now_us() + 60ull * 1000000;
+	while (access(go, F_OK) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (access(go, F_OK))
+		vt_die("%s never appeared", go);
+	r = vt_riov(&p.rw, 0, BIG);
+	vt_expect("1 MiB RDMA read from the stopped server",
+		  post(&p, 1, &r, BIG, 0x51), DAT_SUCCESS);
+	vt_expect_dto("the read no completion came for", p.v.req_evd, p.ep,
+		      0x51, DAT_DTO_ERR_TRANSPORT, (DAT_VLEN)-1);
+	broken(&p);
+	peer_close(&p);
+	return 0;
+}
+
+static const struct vt_test tests[] = {
+	{ "badkey", badkey_server, badkey_client },
+	{ "stuck", stuck_server, stuck_client },
+	{ NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct vt_test *const tables[] = { tests };
+
+	return vt_run(argc, argv, "dattest-ofi-errors", tables, 1, 150, 0);
+}
