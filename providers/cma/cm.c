@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,19 @@ void verbs_cm_comm_est(struct dapl_ep *ep)
 	pthread_mutex_unlock(&cia->lock);
 }
 
+void cma_set_rnr_timer(struct dapl_tp_cr *conn)
+{
+	struct ibv_qp_attr a = {.min_rnr_timer = 0};
+
+	if (conn->cia->cm->rnr_timer < 0 || !conn->id || !conn->id->qp)
+		return;
+	a.min_rnr_timer = (uint8_t)conn->cia->cm->rnr_timer;
+	/* RTS -> RTS: min_rnr_timer is one of the attributes it may change */
+	if (ibv_modify_qp(conn->id->qp, &a, IBV_QP_MIN_RNR_TIMER))
+		dapl_dbg(DAPL_DBG_WARN, "cma: DAPL_RNR_TIMER: %s",
+			 strerror(errno));
+}
+
 void cma_conn_free(struct dapl_tp_cr *conn)
 {
 	/* its timer's callback may be running on the engine's thread */
@@ -288,6 +302,18 @@ static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 	conn->ep = ep;
 	conn->state = CMA_CONN_ADDR;
 	conn->resolve_ms = cma_resolve_ms(timeout);
+	conn->route_ms = conn->resolve_ms;
+	/* OFA's DAPL_CM_* variables: tries of a fixed length instead */
+	if (cia->cm->arp_ms) {
+		int64_t ms = (int64_t)cia->cm->arp_ms *
+			     ((int64_t)cia->cm->arp_retries + 1);
+
+		conn->resolve_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+	}
+	if (cia->cm->route_ms) {
+		conn->route_ms = cia->cm->route_ms;
+		conn->route_left = cia->cm->route_retries;
+	}
 	conn->resp_res =
 	    cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_in, cia->dattr.max_qp_rd_atom);
 	conn->init_depth = cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_out,
@@ -369,7 +395,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	    .private_data_len = (uint8_t)plen,
 	    .flow_control = 1,
 	    .retry_count = cia->cm->retry_count,
-	    .rnr_retry_count = 7,
+	    .rnr_retry_count = cia->cm->rnr_retry,
 	};
 	DAT_RETURN ret = DAT_SUCCESS;
 

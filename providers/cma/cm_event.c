@@ -142,7 +142,7 @@ static void cma_cm_route_resolved(struct dapl_tp_cr *conn, struct cma_up *up)
 	    .initiator_depth = conn->init_depth,
 	    .flow_control = 1,
 	    .retry_count = conn->cia->cm->retry_count,
-	    .rnr_retry_count = 7,
+	    .rnr_retry_count = conn->cia->cm->rnr_retry,
 	};
 
 	if (!cep || !cep->qp) {
@@ -228,7 +228,7 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (conn->state != CMA_CONN_ADDR)
 			break;
-		if (rdma_resolve_route(conn->id, conn->resolve_ms))
+		if (rdma_resolve_route(conn->id, conn->route_ms))
 			cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		else
 			conn->state = CMA_CONN_ROUTE;
@@ -245,6 +245,13 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 		cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
+		/* DAPL_CM_ROUTE_RETRY_COUNT: another try after a timeout */
+		if (conn->state == CMA_CONN_ROUTE && ev->status == -ETIMEDOUT &&
+		    conn->route_left > 0) {
+			conn->route_left--;
+			if (!rdma_resolve_route(conn->id, conn->route_ms))
+				break;
+		}
 		cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -265,6 +272,7 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 			break;
 		conn->state = CMA_CONN_ESTABLISHED;
 		cma_timer_set(conn, 0);
+		cma_set_rnr_timer(conn);
 		if (conn->ep) {
 			up->kind = CMA_UP_EP;
 			up->ep = conn->ep;

@@ -47,7 +47,17 @@ struct verbs_cm {
 	struct rdma_cm_id *anchor; /* bound to the IA address: pins ctx */
 	uint8_t ack_timeout;	   /* local ACK timeout exponent of QPs */
 	uint8_t retry_count;	   /* transport retries of QPs (0..7) */
+	uint8_t rnr_retry;	   /* RNR retries asked of the peer (0..7) */
+	int rnr_timer;		   /* min_rnr_timer of our QPs, -1: rdma_cm's */
+	/* address and route resolution (OFA's DAPL_CM_*): per try in ms and
+	 * tries after the first; arp_ms/route_ms 0: our own bounds */
+	int arp_ms, arp_retries;
+	int route_ms, route_retries;
 };
+
+/* ia.c: the tuning variables, read once per process (DAPL_CMA_* and
+ * OFA dapl's DAPL_* names; see dat_cma(7) / README) */
+void cma_tunables(struct verbs_cm *cm) DAPL_HIDDEN;
 
 enum cma_conn_state {
 	CMA_CONN_ADDR,	     /* active: resolving the address */
@@ -72,8 +82,10 @@ struct dapl_tp_cr {
 	struct dapl_ep *ep; /* bound EP, NULL while a bare CR */
 	enum cma_conn_state state;
 	int local_disc; /* our side started the disconnect */
-	int resolve_ms;
+	int resolve_ms;		     /* address resolution's budget */
 	uint64_t resolve_end;	     /* address resolution gives up (ns) */
+	int route_ms;		     /* per route resolution try */
+	int route_left;		     /* route tries left after this one */
 	struct sockaddr_storage dst; /* the peer, to resolve it again */
 	struct dapl_timer timer;     /* DAT connect timeout, DREQ bound */
 	uint8_t resp_res;	     /* RDMA reads we accept (in) */
@@ -113,6 +125,9 @@ void cma_conn_free(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 /* locked: (re)starts one step of an active connection's address
  * resolution; 0, or -1 with errno when the budget is spent or it failed */
 int cma_resolve_addr_step(struct dapl_tp_cr *conn) DAPL_HIDDEN;
+/* locked: DAPL_RNR_TIMER, if set, into an established connection's QP
+ * (rdma_cm's IB CM always sets 0 when it moves the QP to RTR) */
+void cma_set_rnr_timer(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 
 /* cm_event.c: the engine's callback for the IA's rdma_cm channel (arg:
  * the IA), and connection timers (callers hold cia->lock where marked
