@@ -323,6 +323,7 @@ static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
 	int fl;
 
 	cma_tunables(cm);
+	dapl_list_init(&cm->ports);
 	cm->ch = rdma_create_event_channel();
 	if (!cm->ch)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -370,7 +371,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
-	caps->max_private_data = CMA_MAX_PDATA_REQ;
+	caps->max_private_data = CMA_MAX_PDATA;
 	dapl_ia_set_addr(ia, (struct sockaddr *)&ss);
 	return DAT_SUCCESS;
 }
