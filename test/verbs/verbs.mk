@@ -115,3 +115,5 @@ $(COMPAT_TEST): $(B)/test/verbs/compat.o $(B)/test/verbs/vt_util.o \
 		-lpthread
 test-programs: $(COMPAT_TEST)
 VERBS_SUITES += test/verbs/compat.bats
+# the provider-ep test over libfabric too (udapl makes the EPs)
+OFI_SUITES += test/ofi/compat.bats
