@@ -115,3 +115,25 @@ qp_is() {
 		DAPL_CM_ARP_RETRY_COUNT=1 unreachable -a 10.77.0.3 -n 6
 	grep -qx 'event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
+
+@test "valgrind: provider-ep and quals: no error, no leak" {
+	command -v valgrind > /dev/null || {
+		echo "valgrind is not installed in the guest" >&2
+		return 1
+	}
+	local t
+	for t in provider-ep quals; do
+		# as badinput.bats: --keep-debuginfo for the dlclosed provider
+		run timeout -k 5 "$(secs 400)" valgrind --error-exitcode=1 \
+			--errors-for-leak-kinds=definite,indirect,possible \
+			--show-leak-kinds=definite,indirect,possible \
+			--leak-check=full --keep-debuginfo=yes --num-callers=30 \
+			--suppressions="$BATS_TEST_DIRNAME/rdma-core.supp" \
+			"$VC" "$t" local -q "$(random_qual)"
+		echo "--- $t: exit status $status; output:"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q 'ERROR SUMMARY: 0 errors' <<< "$output"
+	done
+}
