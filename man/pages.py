@@ -174,14 +174,17 @@ dat_ep_create(), dat_evd_create() and dat_lmr_create() accept.""",
      notes="""libdaplcma.so.1 reports: provider_name "cma" (its transport; the dat.conf
 entry's provider_version field is not reported back), provider version 1.0,
 dapl_version 1.2, is_thread_safe
-DAT_TRUE, ep_creator DAT_PSP_CREATES_EP_NEVER, pz_support DAT_PZ_UNIQUE,
+DAT_TRUE, ep_creator DAT_PSP_CREATES_EP_IFASKED (DAT_PSP_PROVIDER_FLAG, see
+dat_psp_create(3)), pz_support DAT_PZ_UNIQUE,
 dat_qos_supported DAT_QOS_BEST_EFFORT only, lmr_mem_types_supported
 DAT_MEM_TYPE_VIRTUAL and DAT_MEM_TYPE_LMR, iov_ownership_on_return
 DAT_IOV_CONSUMER, completion flags including DAT_COMPLETION_EVD_THRESHOLD_FLAG,
 srq_supported DAT_TRUE where the device has SRQs (srq_watermarks_supported 0,
 srq_ep_pz_difference_supported DAT_FALSE, srq_info_supported 1: of the two
 counts of dat_srq_query(3) only the outstanding one is known),
-max_private_data_size 56 (what rdma_cm carries in a connection request),
+max_private_data_size 40 (the 56 bytes rdma_cm carries in a connection
+request less the 16-byte header that names the full 64-bit qualifier, see
+dat_psp_create(3)),
 max_iov_segments_* at most 64 (scatter lists are built on the stack),
 max_evd_qlen the device's max_cqe.  max_rmrs is the device's memory window
 count, 0 where the device has none or DAPL_CMA_DISABLE=mw is set; max_srqs
@@ -542,9 +545,9 @@ stays UNCONNECTED."""
 page(name="dat_ep_connect", brief="connect an endpoint to a remote service point", handle="ep_handle",
      params=[("ep_handle", "The EP, in DAT_EP_STATE_UNCONNECTED."),
              ("remote_ia_address", "The peer's address: a struct sockaddr of family AF_INET or AF_INET6 (the port is ignored)."),
-             ("remote_conn_qual", "The peer's connection qualifier (its PSP or RSP), 1 to 65535 with libdaplcma (the rdma_cm port)."),
+             ("remote_conn_qual", "The peer's connection qualifier (its PSP or RSP): any 64-bit value; libdaplcma sends it in full in its connection request (see dat_psp_create(3))."),
              ("timeout", "Microseconds for the connection to be established, or DAT_TIMEOUT_INFINITE; not 0."),
-             ("private_data_size", "Bytes of *private_data*: 0 to max_private_data_size of dat_ia_query() (56)."),
+             ("private_data_size", "Bytes of *private_data*: 0 to max_private_data_size of dat_ia_query() (40 with libdaplcma)."),
              ("private_data", "Data delivered to the peer's CR (dat_cr_query())."),
              ("quality_of_service", "DAT_QOS_BEST_EFFORT (0x00); HIGH_THROUGHPUT 0x01, LOW_LATENCY 0x02, ECONOMY 0x04, PREMIUM 0x08 are valid values that this provider does not support."),
              ("connect_flags", "DAT_CONNECT_DEFAULT_FLAG (0x00); DAT_CONNECT_MULTIPATH_FLAG (0x01) is not supported.")],
@@ -552,9 +555,8 @@ page(name="dat_ep_connect", brief="connect an endpoint to a remote service point
      errors=[OK, arg(2, "*remote_ia_address* is NULL."),
              ("DAT_INVALID_ADDRESS", "DAT_INVALID_ADDRESS_UNSUPPORTED", "The address family is neither AF_INET nor AF_INET6, or rdma_cm cannot use it."),
              ("DAT_INVALID_ADDRESS", "DAT_INVALID_ADDRESS_UNREACHABLE", "libdaplcma: rdma_resolve_addr() failed at once for the address."),
-             arg(3, "libdaplcma: *remote_conn_qual* is above 65535."),
              arg(4, "*timeout* is 0."),
-             arg(5, "*private_data_size* is negative or above 56."),
+             arg(5, "*private_data_size* is negative or above max_private_data_size (40)."),
              arg(6, "*private_data_size* is not 0 and *private_data* is NULL."),
              arg(7, "*quality_of_service* has an undefined bit."),
              arg(8, "*connect_flags* has an undefined bit."),
@@ -563,18 +565,35 @@ page(name="dat_ep_connect", brief="connect an endpoint to a remote service point
      notes="""Connection management is rdma_cm's: address and route resolution, then
 the connect, driven by the IA's CM thread; the timeout covers all of it.
 The QPs' retry counts are set to the maximum and the local ACK timeout to
-DAPL_CMA_ACK_TIMEOUT (default 19, about 2 s) so that slow links survive.""",
+DAPL_CMA_ACK_TIMEOUT (default 19, about 2 s) so that slow links survive.
+
+OFA dapl's tuning variables are honoured with OFA's meanings and units and
+range-checked (a bad value: one warning on stderr, and the default):
+DAPL_ACK_TIMER (local ACK timeout exponent, 0 to 31) and DAPL_ACK_RETRY
+(transport retries, 0 to 7), which DAPL_CMA_ACK_TIMEOUT and
+DAPL_CMA_RETRY_COUNT override when both are set; DAPL_RNR_RETRY (0 to 7,
+default 7: forever) and DAPL_RNR_TIMER (min_rnr_timer code, 0 to 31; unset,
+rdma_cm's 0); DAPL_MAX_INLINE (bytes of inline data asked of each QP, 0 to
+4096, default 256); DAPL_CM_ARP_TIMEOUT_MS and DAPL_CM_ARP_RETRY_COUNT (address
+resolution gives up after timeout times 1 + count; OFA's defaults 4000 and
+15 for the one not set; with neither set, after half *timeout*, 0.5 to 5 s),
+DAPL_CM_ROUTE_TIMEOUT_MS and DAPL_CM_ROUTE_RETRY_COUNT (the same for the
+route); DAPL_MAX_CM_RESPONSE_TIME (0 to 31) and DAPL_MAX_CM_RETRIES (0 to 15)
+are checked but have no effect: upstream rdma_cm sets both in the kernel.
+The DAT *timeout* still ends the attempt with DAT_CONNECTION_EVENT_TIMED_OUT
+whatever the resolution times are.  The IB CM exchanges the retry counts in
+its request and reply, so set them alike on both sides.""",
      see=["dat_ep_dup_connect", "dat_ep_disconnect", "dat_psp_create", "dat_cr_accept", "dat_evd_wait"])
 
 page(name="dat_ep_dup_connect", brief="connect an endpoint to the same peer as a connected one", handle="ep_handle",
      params=[("ep_handle", "The EP to connect, in DAT_EP_STATE_UNCONNECTED."),
              ("ep_dup_handle", "A connected EP of the same IA whose remote address and qualifier are used."),
              ("timeout", "Microseconds, or DAT_TIMEOUT_INFINITE; not 0."),
-             ("private_data_size", "0 to 56."), ("private_data", "Data for the peer's CR."),
+             ("private_data_size", "0 to max_private_data_size (40)."), ("private_data", "Data for the peer's CR."),
              ("quality_of_service", "DAT_QOS_BEST_EFFORT (0x00) only.")],
      desc="dat_ep_dup_connect() connects *ep_handle* to the peer address and connection qualifier that *ep_dup_handle* is connected to.  " + CONNECT_COMMON,
      errors=[OK, bad("DAT_INVALID_HANDLE_EP", "*ep_dup_handle* is not a live EP of the same IA."),
-             arg(3, "*timeout* is 0."), arg(4, "*private_data_size* is negative or above 56."),
+             arg(3, "*timeout* is 0."), arg(4, "*private_data_size* is negative or above max_private_data_size (40)."),
              arg(5, "*private_data_size* is not 0 and *private_data* is NULL."),
              arg(6, "*quality_of_service* has an undefined bit."),
              ("DAT_MODEL_NOT_SUPPORTED", "DAT_NO_SUBTYPE", "A QoS other than best effort."),
@@ -884,25 +903,48 @@ its connection breaks.  The LMR it was bound to can be freed again.""",
 # ---------------------------------------------------------------- PSP, RSP
 PSP_ERRS = [bad("DAT_INVALID_HANDLE_EVD_CR", "*evd_handle* is not an EVD of this IA with DAT_EVD_CR_FLAG."),
             arg(4, "*psp_flags* is neither DAT_PSP_CONSUMER_FLAG nor DAT_PSP_PROVIDER_FLAG."),
-            arg(5, "*psp_handle* is NULL."),
-            ("DAT_MODEL_NOT_SUPPORTED", "DAT_NO_SUBTYPE", "DAT_PSP_PROVIDER_FLAG: this provider never creates EPs (ep_creator DAT_PSP_CREATES_EP_NEVER).")]
+            arg(5, "*psp_handle* is NULL.")]
 PSP_FLAGS = """= DAT_PSP_CONSUMER_FLAG (0x00): the consumer accepts each request with an EP of its own.
-= DAT_PSP_PROVIDER_FLAG (0x01): the provider creates the EP; not supported."""
+= DAT_PSP_PROVIDER_FLAG (0x01): the provider creates an EP for each request (see DESCRIPTION)."""
+PROVIDER_EP = """With DAT_PSP_PROVIDER_FLAG the provider creates an EP for each request, as
+DAT 1.2 specifies and OFA dapl does: default attributes and DAT_HANDLE_NULL
+for the protection zone and every EVD, so it has no queue pair yet and is in
+DAT_EP_STATE_UNCONFIGURED_TENTATIVE.  dat_cr_query() returns it as
+local_ep_handle.  The consumer gives it a PZ and EVDs (and other attributes)
+with dat_ep_modify(), which creates its queue pair
+(DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING; receives may be posted then),
+and accepts with dat_cr_accept(cr, DAT_HANDLE_NULL or that EP, ...); the
+accepted EP is the consumer's like any other, freed with dat_ep_free().
+dat_cr_reject() (or dat_cr_handoff()) frees it: its handle is stale at once.
+dat_ep_free() refuses it while its CR is pending."""
+QUAL_NOTE = """Connection qualifiers are 64 bits.  libdaplcma listens on the rdma_cm port
+given by the qualifier's low 16 bits (0xffff where those are 0), as OFA dapl
+folds them, and its connection request starts with a 16-byte header (magic,
+private data length, the full qualifier) before the consumer's private data,
+so a service point takes only requests for its own qualifier: service points
+of one IA whose qualifiers share a port are all served, each with its own
+requests, and a request for a qualifier nobody has is rejected
+(DAT_CONNECTION_EVENT_NON_PEER_REJECTED at the requester).  The header costs
+16 of rdma_cm's 56 bytes (max_private_data_size 40), and there is no wire
+compatibility with OFA dapl peers."""
 page(name="dat_psp_create", brief="create a public service point", handle="ia_handle",
-     params=[("ia_handle", "The IA."), ("conn_qual", "The connection qualifier to listen on: 1 to 65535 (the rdma_cm port)."),
+     params=[("ia_handle", "The IA."), ("conn_qual", "The connection qualifier to listen on: any 64-bit value but 0."),
              ("evd_handle", "The EVD (DAT_EVD_CR_FLAG) that receives DAT_CONNECTION_REQUEST_EVENTs."),
              ("psp_flags", PSP_FLAGS), ("psp_handle", "Out: the new PSP.")],
      desc="""A PSP listens on the IA's address and *conn_qual*; each incoming request
 becomes a CR announced on *evd_handle*, to be accepted with
-dat_cr_accept() or refused with dat_cr_reject().""",
-     errors=[OK] + PSP_ERRS + [arg(2, "*conn_qual* is 0 (use dat_psp_create_any()) or above 65535."),
-             ("DAT_CONN_QUAL_IN_USE", "DAT_NO_SUBTYPE", "Another service point (of any process) listens on it."), NOMEM],
+dat_cr_accept() or refused with dat_cr_reject().
+
+""" + PROVIDER_EP,
+     errors=[OK] + PSP_ERRS + [arg(2, "*conn_qual* is 0 (use dat_psp_create_any())."),
+             ("DAT_CONN_QUAL_IN_USE", "DAT_NO_SUBTYPE", "Another service point of this IA has the qualifier, or another process listens on its rdma_cm port."), NOMEM],
+     notes=QUAL_NOTE,
      see=["dat_psp_create_any", "dat_psp_free", "dat_psp_query", "dat_cr_accept", "dat_rsp_create"])
 
 page(name="dat_psp_create_any", brief="create a public service point on a free connection qualifier", handle="ia_handle",
      params=[("ia_handle", "The IA."), ("conn_qual", "Out: the qualifier chosen."),
              ("evd_handle", "The CR EVD."), ("psp_flags", PSP_FLAGS), ("psp_handle", "Out: the new PSP.")],
-     desc="Like dat_psp_create(), but the port is picked by rdma_cm and returned in *conn_qual*.",
+     desc="Like dat_psp_create(), but the port is picked by rdma_cm and returned in *conn_qual*.  " + PROVIDER_EP,
      errors=[OK] + PSP_ERRS + [arg(2, "*conn_qual* is NULL."),
              ("DAT_CONN_QUAL_UNAVAILABLE", "DAT_NO_SUBTYPE", "Never returned: rdma_cm assigns a free port or the call fails with DAT_INSUFFICIENT_RESOURCES."),
              NOMEM],
@@ -922,8 +964,8 @@ page(name="dat_psp_free", brief="destroy a public service point", handle="psp_ha
      see=["dat_psp_create"])
 
 page(name="dat_rsp_create", brief="create a reserved service point for one endpoint", handle="ia_handle",
-     params=[("ia_handle", "The IA."), ("conn_qual", "1 to 65535."),
-             ("ep_handle", "An UNCONNECTED EP of this IA that the request will connect; DAT_HANDLE_NULL (a provider-created EP) is not supported."),
+     params=[("ia_handle", "The IA."), ("conn_qual", "Any 64-bit value but 0 (see dat_psp_create(3))."),
+             ("ep_handle", "An UNCONNECTED EP of this IA that the request will connect; DAT_HANDLE_NULL (a provider-created EP) is not supported for an RSP (a PSP with DAT_PSP_PROVIDER_FLAG makes them)."),
              ("evd_handle", "The CR EVD."), ("rsp_handle", "Out: the new RSP.")],
      desc="""An RSP listens like a PSP but for exactly one connection, on the given EP:
 the EP goes to DAT_EP_STATE_RESERVED, and to PASSIVE_CONNECTION_PENDING when
@@ -931,7 +973,7 @@ a request arrives.  dat_cr_accept() then takes DAT_HANDLE_NULL or that EP.""",
      errors=[OK, ("DAT_MODEL_NOT_SUPPORTED", "DAT_NO_SUBTYPE", "*ep_handle* is DAT_HANDLE_NULL."),
              bad("DAT_INVALID_HANDLE_EP", "*ep_handle* is not a live EP of this IA."),
              bad("DAT_INVALID_HANDLE_EVD_CR", "*evd_handle* is not a CR EVD of this IA."),
-             arg(2, "*conn_qual* is 0 or above 65535."), arg(5, "*rsp_handle* is NULL."),
+             arg(2, "*conn_qual* is 0."), arg(5, "*rsp_handle* is NULL."),
              ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_*", "The EP is not UNCONNECTED."),
              ("DAT_CONN_QUAL_IN_USE", "DAT_NO_SUBTYPE", "The qualifier is in use."), NOMEM],
      see=["dat_rsp_free", "dat_rsp_query", "dat_psp_create", "dat_cr_accept"])
@@ -952,15 +994,15 @@ page(name="dat_rsp_free", brief="destroy a reserved service point", handle="rsp_
 # ---------------------------------------------------------------- CR
 page(name="dat_cr_query", brief="query a connection request", handle="cr_handle",
      params=[("cr_handle", "The CR from a DAT_CONNECTION_REQUEST_EVENT."), ("cr_param_mask", MASK("cr", 2)),
-             ("cr_param", "Out: the remote address and port qualifier, the private data size and pointer, and the local EP (for an RSP's CR).")],
+             ("cr_param", "Out: the remote address and port qualifier, the private data size and pointer, and the local EP (the RSP's, or the one a DAT_PSP_PROVIDER_FLAG PSP created; else DAT_HANDLE_NULL).")],
      desc="dat_cr_query() returns what the requester sent.  private_data points into the CR: it is valid until the CR is accepted, rejected or handed off.",
      errors=[OK, bad("DAT_INVALID_HANDLE_CR", "The provider: not a live CR."), arg(2, "A bit outside DAT_CR_FIELD_ALL."), arg(3, "*cr_param* is NULL.")],
      see=["dat_cr_accept", "dat_cr_reject"])
 
 page(name="dat_cr_accept", brief="accept a connection request", handle="cr_handle",
      params=[("cr_handle", "The CR."),
-             ("ep_handle", "For a PSP's CR: an UNCONNECTED EP of the IA.  For an RSP's CR: DAT_HANDLE_NULL or the RSP's EP."),
-             ("private_data_size", "0 to 56 bytes returned to the requester."),
+             ("ep_handle", "For a PSP's CR: an UNCONNECTED EP of the IA.  For an RSP's CR, or a CR whose EP the provider created (DAT_PSP_PROVIDER_FLAG): DAT_HANDLE_NULL or that EP (TENTATIVE_CONNECTION_PENDING: dat_ep_modify() must have given it a PZ first)."),
+             ("private_data_size", "0 to max_private_data_size (40) bytes returned to the requester."),
              ("private_data", "The data.")],
      desc="""dat_cr_accept() answers the request.  The EP goes to
 DAT_EP_STATE_COMPLETION_PENDING and to CONNECTED with
@@ -969,17 +1011,17 @@ destroyed on success.  If the requester gave up meanwhile the EP gets
 DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.  On error the EP and the CR
 are unchanged.""",
      errors=[OK, bad("DAT_INVALID_HANDLE_EP", "*ep_handle* is not a live EP of the CR's IA, or (RSP) another EP that is not live."),
-             arg(2, "RSP's CR: *ep_handle* is a live EP but not the RSP's."),
-             arg(3, "*private_data_size* is negative or above 56."),
+             arg(2, "RSP's CR or provider-created EP: *ep_handle* is a live EP but not the CR's."),
+             arg(3, "*private_data_size* is negative or above max_private_data_size (40)."),
              arg(4, "*private_data_size* is not 0 and *private_data* is NULL."),
-             ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_*", "The EP is not UNCONNECTED (PSP) or PASSIVE_CONNECTION_PENDING (RSP); libdaplcma also DAT_NO_SUBTYPE when the request is no longer pending."),
+             ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_*", "The EP is not UNCONNECTED (PSP), PASSIVE_CONNECTION_PENDING (RSP) or TENTATIVE_CONNECTION_PENDING (provider-created; DAT_INVALID_STATE_EP_UNCONFTENTATIVE while it has no PZ); libdaplcma also DAT_NO_SUBTYPE when the request is no longer pending."),
              bad("DAT_INVALID_HANDLE_CR", "libdaplcma: the request's rdma_cm id is gone."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "libdaplcma: rdma_accept() ran out of resources.")],
      see=["dat_cr_reject", "dat_cr_query", "dat_psp_create", "dat_rsp_create"])
 
 page(name="dat_cr_reject", brief="reject a connection request", handle="cr_handle",
      params=[("cr_handle", "The CR.")],
-     desc="dat_cr_reject() refuses the request; the requester's EP gets DAT_CONNECTION_EVENT_PEER_REJECTED.  The CR handle is destroyed; an RSP's EP returns to UNCONNECTED.",
+     desc="dat_cr_reject() refuses the request; the requester's EP gets DAT_CONNECTION_EVENT_PEER_REJECTED.  The CR handle is destroyed; an RSP's EP returns to UNCONNECTED; an EP the provider created for the request (DAT_PSP_PROVIDER_FLAG) is freed and its handle is stale.",
      errors=[OK, bad("DAT_INVALID_HANDLE_CR", "The provider: not a live CR (or its rdma_cm id is gone).")],
      see=["dat_cr_accept"])
 

@@ -16,8 +16,14 @@
  *   DISCONNECTED; an abrupt disconnect goes to DISCONNECTED at once and so
  *   does a peer's disconnect or a broken link.
  *   DISCONNECTED --dat_ep_reset--> UNCONNECTED (ep.c).
- * TENTATIVE_CONNECTION_PENDING belongs to Provider-created EPs, which this
- * provider does not make (DAPL_EP_CREATOR is DAT_PSP_CREATES_EP_NEVER).
+ * A PSP with DAT_PSP_PROVIDER_FLAG makes an EP for each request
+ * (dat_psp_create(3DAT), as OFA dapl does): default attributes,
+ * DAT_HANDLE_NULL for the PZ and the EVDs, TENTATIVE_CONNECTION_PENDING
+ * (UNCONFIGURED_TENTATIVE until dat_ep_modify gives it a PZ, which
+ * creates its queue pair); dat_cr_query returns it as local_ep_handle,
+ * dat_cr_accept accepts on it (ep_handle NULL or that EP), and
+ * dat_cr_reject (or a handoff) frees it.  An accepted one is the
+ * consumer's like any other EP.
  *
  * Locking: ep->lock guards the EP's state and connection data.  Calls
  * into the provider's CM (connect, accept, disconnect, listen) are made
@@ -260,9 +266,6 @@ static DAT_RETURN psp_args(struct dapl_ia *ia, DAT_EVD_HANDLE evd_handle,
 		return bad_arg(DAT_INVALID_ARG4);
 	if (!psp_handle)
 		return bad_arg(DAT_INVALID_ARG5);
-	/* Provider-created EPs are not offered (ep_creator NEVER). */
-	if (psp_flags == DAT_PSP_PROVIDER_FLAG)
-		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	return DAT_SUCCESS;
 }
 
@@ -468,9 +471,22 @@ static int cr_bind(struct dapl_sp *sp, struct dapl_cr *cr)
 	struct dapl_ep *ep = sp->ep;
 	int listening = SP_LISTENING;
 
-	if (!sp_is_rsp(sp))
-		return __atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) !=
-		       SP_LISTENING;
+	if (!sp_is_rsp(sp)) {
+		if (__atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) !=
+		    SP_LISTENING)
+			return -1;
+		if (sp->psp_flags != DAT_PSP_PROVIDER_FLAG)
+			return 0;
+		/* Provider-created EP: the CR holds it until accepted */
+		if (dapl_ep_provider_create(sp->obj.ia, &ep))
+			return -1;
+		pthread_mutex_lock(&ep->lock);
+		ep->cr = cr;
+		pthread_mutex_unlock(&ep->lock);
+		cr->ep = ep;
+		cr->provider_ep = 1;
+		return 0;
+	}
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return -1;
 	pthread_mutex_lock(&ep->lock);
@@ -557,8 +573,10 @@ static void cr_free(struct dapl_cr *cr)
 	dapl_obj_free(cr);
 }
 
-/* An RSP's EP whose CR went away is the consumer's again. */
-static void cr_release_ep(struct dapl_cr *cr)
+/* An RSP's EP whose CR went away is the consumer's again; a
+ * Provider-created one is freed (free_provider_ep) or, at IA teardown,
+ * left UNCONNECTED for the EP teardown. */
+static void cr_release_ep(struct dapl_cr *cr, int free_provider_ep)
 {
 	struct dapl_ep *ep = cr->ep;
 
@@ -567,12 +585,20 @@ static void cr_release_ep(struct dapl_cr *cr)
 	pthread_mutex_lock(&ep->lock);
 	if (ep->cr == cr) {
 		ep->cr = NULL;
-		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING)
+		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
+		    ep->state == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
 			ep->state = DAT_EP_STATE_UNCONNECTED;
-		else if (ep->state == DAT_EP_STATE_UNCONFIGURED_PASSIVE)
+		else if (ep->state == DAT_EP_STATE_UNCONFIGURED_PASSIVE ||
+			 ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE)
 			ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
 	}
 	pthread_mutex_unlock(&ep->lock);
+	if (cr->provider_ep && free_provider_ep) {
+		/* "control of the Local Endpoint is returned back to the
+		 * Provider and its ep_handle is no longer usable" */
+		cr->ep = NULL;
+		dapl_ep_provider_free(ep);
+	}
 }
 
 DAT_RETURN dapl_cr_query(DAT_CR_HANDLE cr_handle,
@@ -609,7 +635,8 @@ static struct dapl_ep *accept_ep(struct dapl_cr *cr, DAT_EP_HANDLE ep_handle,
 	struct dapl_ep *ep = ep_handle;
 
 	if (cr->ep) {
-		/* An RSP's CR names its EP: DAT_HANDLE_NULL (or that EP). */
+		/* An RSP's CR, or one with a Provider-created EP, names
+		 * its EP: DAT_HANDLE_NULL (or that EP). */
 		if (ep && ep != cr->ep) {
 			*rc = dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)
 				  ? bad_arg(DAT_INVALID_ARG2)
@@ -648,8 +675,9 @@ DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	if (private_data_size && !private_data)
 		return bad_arg(DAT_INVALID_ARG4);
 
-	want = cr->ep ? DAT_EP_STATE_PASSIVE_CONNECTION_PENDING
-		      : DAT_EP_STATE_UNCONNECTED;
+	want = cr->provider_ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING
+	       : cr->ep	       ? DAT_EP_STATE_PASSIVE_CONNECTION_PENDING
+			       : DAT_EP_STATE_UNCONNECTED;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->state != want) {
 		rc = dapl_ep_state_error(ep->state);
@@ -693,7 +721,7 @@ DAT_RETURN dapl_cr_reject(DAT_CR_HANDLE cr_handle)
 	rc = cr->obj.ia->ops->reject(cr);
 	if (rc)
 		return rc;
-	cr_release_ep(cr);
+	cr_release_ep(cr, 1);
 	cr_free(cr);
 	return DAT_SUCCESS;
 }
@@ -701,7 +729,7 @@ DAT_RETURN dapl_cr_reject(DAT_CR_HANDLE cr_handle)
 void dapl_cr_teardown(struct dapl_cr *cr)
 {
 	cr->obj.ia->ops->cr_destroy(cr);
-	cr_release_ep(cr);
+	cr_release_ep(cr, 0); /* the IA's EP teardown frees it */
 	cr_free(cr);
 }
 
@@ -777,7 +805,7 @@ DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 		dapl_evd_unreserve(sp->evd);
 		return bad_arg(DAT_INVALID_ARG2);
 	}
-	cr_release_ep(cr);
+	cr_release_ep(cr, 1);
 	cr_free(cr);
 	__atomic_add_fetch(&sp->cr_count, 1, __ATOMIC_RELAXED);
 	post_cr_event(sp, n);

@@ -193,7 +193,11 @@ static int pz_ok(struct dapl_ia *ia, DAT_PZ_HANDLE h)
 
 static void pz_ref(struct dapl_pz *pz, int delta)
 {
-	struct dapl_ia *ia = pz->obj.ia;
+	struct dapl_ia *ia;
+
+	if (!pz)
+		return; /* a Provider-created EP not yet given a PZ */
+	ia = pz->obj.ia;
 
 	pthread_mutex_lock(&ia->lock);
 	pz->use_count += delta;
@@ -419,6 +423,30 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	evd_get(ep->request_evd);
 	evd_get(ep->connect_evd);
 	*ep_handle = ep;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
+{
+	struct dapl_ep *ep;
+
+	ep = dapl_obj_alloc(ia, DAT_HANDLE_TYPE_EP, sizeof(*ep));
+	if (!ep)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	pthread_mutex_init(&ep->lock, NULL);
+	/* no PZ: no queue pair until dat_ep_modify sets one */
+	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
+	ep_attr_default(ia, &ep->attr);
+	if (ring_alloc(&ep->send_ring, ep->attr.max_request_dtos) ||
+	    ring_alloc(&ep->recv_ring, ep->attr.max_recv_dtos)) {
+		ep_destroy_mem(ep);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	DAPL_ATOMIC_VAR(ep->send_ring.tail);
+	DAPL_ATOMIC_VAR(ep->recv_ring.tail);
+	*out = ep;
 	return DAT_SUCCESS;
 }
 
@@ -772,7 +800,8 @@ static DAT_RETURN ep_rebuild_qp(struct dapl_ep *ep, const struct ep_shape *n)
 		free(send.slot);
 		free(recv.slot);
 		ep_shape_set(ep, &old);
-		if (ops->qp_create(ep))
+		/* a Provider-created EP had no PZ, hence no queue pair */
+		if (!old.pz || ops->qp_create(ep))
 			ep->state = ep_unconfigured(ep->state);
 		else
 			ep->state = ep_configured(ep->state);
@@ -837,6 +866,12 @@ static DAT_RETURN ep_modify_locked(struct dapl_ep *ep, DAT_EP_PARAM_MASK m,
 	rc = ep_modify_handles(ep, m, p, n);
 	if (rc)
 		return rc;
+	if (!n->pz) {
+		/* A Provider-created EP still without a PZ: no queue pair
+		 * yet, the new parameters are simply kept. */
+		ep_shape_set(ep, n);
+		return DAT_SUCCESS;
+	}
 	if (ep_needs_new_qp(ep, n) || !ep_has_qp(ep->state))
 		return ep_rebuild_qp(ep, n);
 	/* Same queue pair: the provider takes note of the rest (RDMA read
@@ -991,6 +1026,12 @@ DAT_RETURN dapl_ep_free(DAT_EP_HANDLE ep_handle)
 		return dapl_ep_state_error(ep->state);
 	ep_release(ep);
 	return DAT_SUCCESS;
+}
+
+void dapl_ep_provider_free(struct dapl_ep *ep)
+{
+	if (dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
+		ep_release(ep);
 }
 
 void dapl_ep_teardown(struct dapl_ep *ep)

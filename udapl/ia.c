@@ -212,8 +212,9 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	a.is_thread_safe = DAT_TRUE;
 	a.max_private_data_size = ia->caps.max_private_data;
 	a.supports_multipath = DAT_FALSE;
-	/* The consumer always brings the EP (DAT_PSP_CONSUMER_FLAG). */
-	a.ep_creator = DAT_PSP_CREATES_EP_NEVER;
+	/* The consumer's EP, or one the PSP makes if asked
+	 * (DAT_PSP_PROVIDER_FLAG, cm.c). */
+	a.ep_creator = DAPL_EP_CREATOR;
 	a.pz_support = DAT_PZ_UNIQUE;
 	a.optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;
 	memcpy((void *)a.evd_stream_merging_supported, dapl_evd_merging,

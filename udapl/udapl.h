@@ -138,13 +138,13 @@ static inline uint32_t dapl_cookie_outstanding(const struct dapl_cookie_ring *r)
 
 /*
  * What ep.c, dto.c and cm.c implement, for DAT_PROVIDER_ATTR and
- * DAT_IA_ATTR (ia.c): QoS classes, who creates EPs for a PSP (PSPs with
- * DAT_PSP_PROVIDER_FLAG and RSPs without an EP get
- * DAT_MODEL_NOT_SUPPORTED), and the most segments a post takes (its
+ * DAT_IA_ATTR (ia.c): QoS classes, who creates EPs for a PSP (a PSP with
+ * DAT_PSP_PROVIDER_FLAG gets one per request, cm.c; an RSP without an EP
+ * gets DAT_MODEL_NOT_SUPPORTED), and the most segments a post takes (its
  * struct dapl_sge array lives on the stack: DAPL_MAX_SGE, transport.h).
  */
 #define DAPL_QOS_SUPPORTED DAT_QOS_BEST_EFFORT
-#define DAPL_EP_CREATOR DAT_PSP_CREATES_EP_NEVER
+#define DAPL_EP_CREATOR DAT_PSP_CREATES_EP_IFASKED
 
 /* ---- objects -------------------------------------------------------------- */
 
@@ -272,6 +272,8 @@ struct dapl_cr {
 	struct dapl_obj obj;
 	struct dapl_sp *sp;
 	struct dapl_ep *ep;		/* RSP, or the provider-created EP */
+	int provider_ep;		/* ep was made for this CR: the CR's
+					 * reject or handoff frees it */
 	struct sockaddr_storage remote_addr;
 	DAT_CONN_QUAL remote_qual;
 	unsigned char pdata[256];
@@ -528,6 +530,13 @@ void dapl_srq_teardown(struct dapl_srq *srq);
 void dapl_pz_teardown(struct dapl_pz *pz);
 void dapl_evd_teardown(struct dapl_evd *evd);
 void dapl_cno_teardown(struct dapl_cno *cno);
+/* ep.c: a Provider-created EP for a CR of a DAT_PSP_PROVIDER_FLAG PSP
+ * (dat_psp_create(3DAT): default attributes, DAT_HANDLE_NULL for the PZ
+ * and every EVD, so no queue pair until dat_ep_modify gives it a PZ):
+ * UNCONFIGURED_TENTATIVE.  dapl_ep_provider_free frees one whose CR was
+ * rejected or handed off (the caller took it off the CR first). */
+DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out);
+void dapl_ep_provider_free(struct dapl_ep *ep);
 /* DAT_INVALID_STATE with the DAT_INVALID_STATE_EP_* subtype of state. */
 DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state);
 /* Frees the cookie rings that ep.c kept for stale completions (EPs freed

@@ -3,8 +3,13 @@
  * Connection management ops over rdma_cm: listen, connect, accept,
  * reject, disconnect.
  *
- * DAT connection qualifiers are rdma_cm port numbers (RDMA_PS_TCP), so a
- * qualifier must fit in 16 bits; 0 asks for any free port (PSP_any).
+ * DAT connection qualifiers are 64 bits and rdma_cm ports (RDMA_PS_TCP)
+ * 16: cma_qual_port() folds a qualifier to a port, and the full qualifier
+ * travels in our header before the consumer's private data (cma.h), so a
+ * listener takes only requests for its own qualifier, and service points
+ * of one IA whose qualifiers fold to one port share its rdma_cm listener
+ * (struct cma_port), each getting the requests that name its qualifier.
+ * 0 asks for any free port (PSP_any): the port is the qualifier.
  *
  * An EP's QP is created at ep_create (so receives can be posted before
  * the connection exists) on the IA's device context, and moved to INIT
@@ -19,8 +24,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "cma.h"
 
@@ -69,30 +76,92 @@ static uint8_t cma_min_u8(long a, long b)
 	return m < 0 ? 0 : m > 254 ? 254 : (uint8_t)m;
 }
 
-DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+/*
+ * The rdma_cm port of a qualifier: itself up to 65535; above, its low 16
+ * bits, as OFA dapl's folding does (0xffff where those are 0: port 0
+ * asks rdma_cm for any port).  Collisions are harmless: the header
+ * carries the full qualifier.
+ */
+uint16_t cma_qual_port(DAT_CONN_QUAL qual)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
+	uint16_t p = (uint16_t)(qual & 0xffff);
+
+	return qual > 0xffff && !p ? 0xffff : p;
+}
+
+/* locked: the listener of this IA on port, or NULL */
+static struct cma_port *cma_port_find(struct verbs_cm *cm, uint16_t port)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &cm->ports)
+	{
+		struct cma_port *p =
+		    dapl_container_of(pos, struct cma_port, link);
+
+		if (p->port == port)
+			return p;
+	}
+	return NULL;
+}
+
+/* locked: the service point listening on p with the full qualifier */
+struct dapl_tp_sp *cma_port_sp_locked(struct cma_port *p, DAT_CONN_QUAL qual)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &p->sps)
+	{
+		struct dapl_tp_sp *csp =
+		    dapl_container_of(pos, struct dapl_tp_sp, link);
+
+		if (csp->qual == qual)
+			return csp;
+	}
+	return NULL;
+}
+
+/* locked: csp joins the IA's listener on port: 0; CMA_JOIN_NONE if there
+ * is none; CMA_JOIN_IN_USE if the qualifier listens already */
+enum { CMA_JOIN_NONE = 1, CMA_JOIN_IN_USE };
+static int cma_port_join(struct verbs_cm *cm, struct dapl_tp_sp *csp,
+			 uint16_t port)
+{
+	struct cma_port *p = cma_port_find(cm, port);
+
+	if (!p)
+		return CMA_JOIN_NONE;
+	if (cma_port_sp_locked(p, csp->qual))
+		return CMA_JOIN_IN_USE;
+	csp->port = p;
+	dapl_list_add_tail(&p->sps, &csp->link);
+	return 0;
+}
+
+/* A new rdma_cm listener on port (0: any), not yet in the IA's list. */
+static DAT_RETURN cma_port_open(struct dapl_tp_ia *cia, uint16_t port,
+				struct cma_port **out)
+{
 	struct sockaddr_storage ss;
-	struct dapl_tp_sp *csp;
+	struct cma_port *p;
 	DAT_RETURN ret;
 	int err;
 
-	if (*qual > 0xffff)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	csp = calloc(1, sizeof(*csp));
-	if (!csp)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	csp->kind = CMA_KIND_SP;
-	csp->sp = sp;
-	if (rdma_create_id(cia->cm->ch, &csp->id, csp, RDMA_PS_TCP)) {
-		free(csp);
+	p->kind = CMA_KIND_SP;
+	dapl_list_init(&p->sps);
+	dapl_list_init(&p->link);
+	if (rdma_create_id(cia->cm->ch, &p->id, p, RDMA_PS_TCP)) {
+		free(p);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, dapl_ia_addr(cia->ia), cma_addr_len(dapl_ia_addr(cia->ia)));
-	cma_set_port(&ss, (uint16_t)*qual);
+	cma_set_port(&ss, port);
 	/*
 	 * Backlog 0 is the kernel's maximum (net.rdma_ucm.max_backlog, 1024
 	 * by default).  The backlog counts requests the kernel queued for
@@ -104,41 +173,97 @@ DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	 * of the 6.5 s for 256 pairs on 2026-11-22, which did not reproduce
 	 * on 2026-11-25, before or after this change).
 	 */
-	if (rdma_bind_addr(csp->id, (struct sockaddr *)&ss) ||
-	    rdma_listen(csp->id, 0)) {
+	if (rdma_bind_addr(p->id, (struct sockaddr *)&ss) ||
+	    rdma_listen(p->id, 0)) {
 		err = errno;
 		ret = err == EADDRINUSE
 			  ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
 			  : verbs_errno_to_dat(err, DAT_RESOURCE_MEMORY);
-		rdma_destroy_id(csp->id);
-		free(csp);
+		rdma_destroy_id(p->id);
+		free(p);
 		return ret;
 	}
-	if (!*qual)
-		*qual = ntohs(rdma_get_src_port(csp->id));
-	dapl_dbg(DAPL_DBG_CM, "cma: listening on %llu",
-		 (unsigned long long)*qual);
+	p->port = ntohs(rdma_get_src_port(p->id));
+	*out = p;
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
+	uint16_t port = cma_qual_port(*qual);
+	struct dapl_tp_sp *csp;
+	struct cma_port *p = NULL;
+	DAT_RETURN ret = DAT_SUCCESS;
+	int join = CMA_JOIN_NONE;
+
+	csp = calloc(1, sizeof(*csp));
+	if (!csp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	csp->sp = sp;
+	csp->qual = *qual;
+	dapl_list_init(&csp->link);
+	if (*qual) {
+		pthread_mutex_lock(&cia->lock);
+		join = cma_port_join(cia->cm, csp, port);
+		pthread_mutex_unlock(&cia->lock);
+	}
+	if (join == CMA_JOIN_NONE) {
+		ret = cma_port_open(cia, port, &p);
+		pthread_mutex_lock(&cia->lock);
+		if (ret == DAT_SUCCESS) {
+			if (!*qual)
+				*qual = csp->qual = p->port;
+			dapl_list_add_tail(&cia->cm->ports, &p->link);
+			csp->port = p;
+			dapl_list_add_tail(&p->sps, &csp->link);
+			join = 0;
+		} else if (ret == DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0) && *qual) {
+			/* another thread of this IA opened it meanwhile? */
+			join = cma_port_join(cia->cm, csp, port);
+		}
+		pthread_mutex_unlock(&cia->lock);
+	}
+	if (join) {
+		free(csp);
+		if (join == CMA_JOIN_IN_USE)
+			return DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0);
+		return ret;
+	}
+	dapl_dbg(DAPL_DBG_CM, "cma: listening on %llu (port %u)",
+		 (unsigned long long)*qual, csp->port->port);
 	dapl_sp_set_tp(sp, csp);
 	return DAT_SUCCESS;
 }
 
-/* Synchronous, so the qualifier is free again on return; once csp->sp is
- * cleared (under the lock the CM callback handles requests in) no new
- * request upcall for sp starts, and udapl waits for one running.  The CM
- * callback acknowledges the listener's requests without waiting for
- * udapl, so rdma_destroy_id cannot block on a caller's lock. */
+/* Synchronous, so the qualifier is free again on return; once csp left
+ * its port (under the lock the CM callback handles requests in) no new
+ * request upcall for sp starts, and udapl waits for one running.  The
+ * last service point of a port destroys its listener; the CM callback
+ * acknowledges the listener's requests without waiting for udapl, so
+ * rdma_destroy_id cannot block on a caller's lock. */
 void cma_listen_stop(struct dapl_sp *sp)
 {
 	struct dapl_tp_sp *csp = dapl_sp_tp(sp);
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
+	struct cma_port *p = NULL;
 
 	if (!csp)
 		return;
 	dapl_sp_set_tp(sp, NULL);
 	pthread_mutex_lock(&cia->lock);
 	csp->sp = NULL;
+	dapl_list_del(&csp->link);
+	if (dapl_list_empty(&csp->port->sps)) {
+		p = csp->port;
+		dapl_list_del(&p->link);
+	}
 	pthread_mutex_unlock(&cia->lock);
-	rdma_destroy_id(csp->id);
+	if (p) {
+		rdma_destroy_id(p->id);
+		free(p);
+	}
 	free(csp);
 }
 
@@ -234,6 +359,19 @@ void verbs_cm_comm_est(struct dapl_ep *ep)
 	pthread_mutex_unlock(&cia->lock);
 }
 
+void cma_set_rnr_timer(struct dapl_tp_cr *conn)
+{
+	struct ibv_qp_attr a = {.min_rnr_timer = 0};
+
+	if (conn->cia->cm->rnr_timer < 0 || !conn->id || !conn->id->qp)
+		return;
+	a.min_rnr_timer = (uint8_t)conn->cia->cm->rnr_timer;
+	/* RTS -> RTS: min_rnr_timer is one of the attributes it may change */
+	if (ibv_modify_qp(conn->id->qp, &a, IBV_QP_MIN_RNR_TIMER))
+		dapl_dbg(DAPL_DBG_WARN, "cma: DAPL_RNR_TIMER: %s",
+			 strerror(errno));
+}
+
 void cma_conn_free(struct dapl_tp_cr *conn)
 {
 	/* its timer's callback may be running on the engine's thread */
@@ -274,8 +412,28 @@ int cma_resolve_addr_step(struct dapl_tp_cr *conn)
 				 (struct sockaddr *)&conn->dst, ms);
 }
 
+/* Our header (cma.h) and the consumer's private data, as sent. */
+static int cma_req_pdata(unsigned char *buf, DAT_CONN_QUAL qual,
+			 const void *pdata, DAT_COUNT plen)
+{
+	uint32_t magic = htonl(CMA_HDR_MAGIC);
+	uint16_t len = htons((uint16_t)plen), zero = 0;
+	uint32_t hi = htonl((uint32_t)(qual >> 32));
+	uint32_t lo = htonl((uint32_t)qual);
+
+	memcpy(buf, &magic, 4);
+	memcpy(buf + 4, &len, 2);
+	memcpy(buf + 6, &zero, 2);
+	memcpy(buf + 8, &hi, 4);
+	memcpy(buf + 12, &lo, 4);
+	if (plen)
+		memcpy(buf + CMA_HDR_LEN, pdata, plen);
+	return CMA_HDR_LEN + plen;
+}
+
 static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 					    struct dapl_ep *ep,
+					    DAT_CONN_QUAL qual,
 					    const void *pdata, DAT_COUNT plen,
 					    DAT_TIMEOUT timeout)
 {
@@ -288,13 +446,23 @@ static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 	conn->ep = ep;
 	conn->state = CMA_CONN_ADDR;
 	conn->resolve_ms = cma_resolve_ms(timeout);
+	conn->route_ms = conn->resolve_ms;
+	/* OFA's DAPL_CM_* variables: tries of a fixed length instead */
+	if (cia->cm->arp_ms) {
+		int64_t ms = (int64_t)cia->cm->arp_ms *
+			     ((int64_t)cia->cm->arp_retries + 1);
+
+		conn->resolve_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+	}
+	if (cia->cm->route_ms) {
+		conn->route_ms = cia->cm->route_ms;
+		conn->route_left = cia->cm->route_retries;
+	}
 	conn->resp_res =
 	    cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_in, cia->dattr.max_qp_rd_atom);
 	conn->init_depth = cma_min_u8(dapl_ep_attr(ep)->max_rdma_read_out,
 				      cia->dattr.max_qp_init_rd_atom);
-	conn->plen = plen;
-	if (plen)
-		memcpy(conn->pdata, pdata, plen);
+	conn->plen = cma_req_pdata(conn->pdata, qual, pdata, plen);
 	cma_timer_init(conn);
 	if (rdma_create_id(cia->cm->ch, &conn->id, conn, RDMA_PS_TCP)) {
 		free(conn);
@@ -314,9 +482,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	struct dapl_tp_cr *conn;
 	int err;
 
-	if (qual > 0xffff)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (plen < 0 || plen > CMA_MAX_PDATA_REQ || (plen && !pdata))
+	if (plen < 0 || plen > CMA_MAX_PDATA || (plen && !pdata))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	if (!remote || !cma_addr_len(remote))
 		return DAPL_ERR(DAT_INVALID_ADDRESS,
@@ -325,11 +491,11 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	memset(&dst, 0, sizeof(dst));
 	memcpy(&dst, remote, cma_addr_len(remote));
-	cma_set_port(&dst, (uint16_t)qual);
+	cma_set_port(&dst, cma_qual_port(qual));
 
 	/* A connection left over from an earlier attempt goes first. */
 	verbs_cm_drop(ep);
-	conn = cma_conn_new_active(cia, ep, pdata, plen, timeout);
+	conn = cma_conn_new_active(cia, ep, qual, pdata, plen, timeout);
 	if (!conn)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -369,11 +535,11 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	    .private_data_len = (uint8_t)plen,
 	    .flow_control = 1,
 	    .retry_count = cia->cm->retry_count,
-	    .rnr_retry_count = 7,
+	    .rnr_retry_count = cia->cm->rnr_retry,
 	};
 	DAT_RETURN ret = DAT_SUCCESS;
 
-	if (plen < 0 || plen > CMA_MAX_PDATA_REQ || (plen && !pdata))
+	if (plen < 0 || plen > CMA_MAX_PDATA || (plen && !pdata))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!conn)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);

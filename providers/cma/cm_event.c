@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "cma.h"
 
@@ -98,18 +99,65 @@ static void cma_copy_pdata(struct cma_up *up, const struct rdma_cm_event *ev)
 		up->plen = 0;
 }
 
-/* locked: a new connect request on one of our listeners. */
+/* Our header of a connect request (cm.c, cma.h): the full qualifier and
+ * the consumer's private data length; -1 if it is not ours. */
+static int cma_req_hdr(const struct rdma_cm_event *ev, DAT_CONN_QUAL *qual,
+		       int *plen)
+{
+	const unsigned char *d = ev->param.conn.private_data;
+	int len = ev->param.conn.private_data_len;
+	uint32_t magic, hi, lo;
+	uint16_t n;
+
+	if (!d || len < CMA_HDR_LEN)
+		return -1;
+	memcpy(&magic, d, 4);
+	memcpy(&n, d + 4, 2);
+	memcpy(&hi, d + 8, 4);
+	memcpy(&lo, d + 12, 4);
+	if (ntohl(magic) != CMA_HDR_MAGIC || ntohs(n) > len - CMA_HDR_LEN)
+		return -1;
+	*qual = (DAT_CONN_QUAL)ntohl(hi) << 32 | ntohl(lo);
+	*plen = ntohs(n);
+	return 0;
+}
+
+/* True if a reject says "no service point has that qualifier". */
+static int cma_rej_no_qual(const struct rdma_cm_event *ev)
+{
+	const unsigned char *d = ev->param.conn.private_data;
+	uint32_t magic, reason;
+
+	if (!d || ev->param.conn.private_data_len < CMA_REJ_LEN)
+		return 0;
+	memcpy(&magic, d, 4);
+	memcpy(&reason, d + 4, 4);
+	return ntohl(magic) == CMA_HDR_MAGIC && ntohl(reason) == CMA_REJ_NO_QUAL;
+}
+
+/* locked: a new connect request on one of our listeners: the service
+ * point whose full qualifier it names gets it, else it is refused as if
+ * nobody listened (NON_PEER_REJECTED at the peer). */
 static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 			   struct cma_up *up)
 {
-	struct dapl_tp_sp *csp = ev->listen_id ? ev->listen_id->context : NULL;
+	struct cma_port *port = ev->listen_id ? ev->listen_id->context : NULL;
 	struct dapl_tp_cr *conn = calloc(1, sizeof(*conn));
 	struct sockaddr *peer = rdma_get_peer_addr(ev->id);
+	struct dapl_tp_sp *csp = NULL;
+	DAT_CONN_QUAL qual = 0;
+	int plen = 0;
 
-	if (!conn || !csp || csp->kind != CMA_KIND_SP || !csp->sp ||
-	    dapl_upcall_begin(csp->sp)) {
+	if (port && port->kind == CMA_KIND_SP && !cma_req_hdr(ev, &qual, &plen))
+		csp = cma_port_sp_locked(port, qual);
+	if (!conn || !csp || !csp->sp || dapl_upcall_begin(csp->sp)) {
+		uint32_t rej[2] = {htonl(CMA_HDR_MAGIC), htonl(CMA_REJ_NO_QUAL)};
+
+		dapl_dbg(DAPL_DBG_CM, "cma: request for qualifier %llu: %s",
+			 (unsigned long long)qual,
+			 csp ? "refused" : "no such service point");
 		free(conn);
-		rdma_reject(ev->id, NULL, 0);
+		rdma_reject(ev->id, csp ? NULL : rej, csp ? 0 : CMA_REJ_LEN);
 		up->destroy = ev->id;
 		return;
 	}
@@ -128,7 +176,13 @@ static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 	if (peer && cma_addr_len(peer))
 		memcpy(&up->peer, peer, cma_addr_len(peer));
 	up->peer_port = ntohs(rdma_get_dst_port(ev->id));
-	cma_copy_pdata(up, ev);
+	/* the consumer's private data, after our header */
+	up->plen = plen;
+	if (plen)
+		memcpy(up->pdata,
+		       (const unsigned char *)ev->param.conn.private_data +
+			   CMA_HDR_LEN,
+		       plen);
 }
 
 /* locked: the route is known; attach the EP's QP and send the REQ. */
@@ -142,7 +196,7 @@ static void cma_cm_route_resolved(struct dapl_tp_cr *conn, struct cma_up *up)
 	    .initiator_depth = conn->init_depth,
 	    .flow_control = 1,
 	    .retry_count = conn->cia->cm->retry_count,
-	    .rnr_retry_count = 7,
+	    .rnr_retry_count = conn->cia->cm->rnr_retry,
 	};
 
 	if (!cep || !cep->qp) {
@@ -205,13 +259,15 @@ static void cma_cm_disconnected(struct dapl_tp_cr *conn, struct cma_up *up)
 }
 
 /* locked: the connect request was refused. */
-static void cma_cm_rejected(struct dapl_tp_cr *conn, int status,
-			    struct cma_up *up)
+static void cma_cm_rejected(struct dapl_tp_cr *conn,
+			    const struct rdma_cm_event *ev, struct cma_up *up)
 {
+	int status = ev->status;
+
 	dapl_dbg(DAPL_DBG_CM, "cma: rejected, status %d", status);
 	if (conn->state == CMA_CONN_ACCEPTING)
 		cma_final(conn, DAPL_CM_ACCEPT_ERROR, up);
-	else if (status == CMA_REJ_CONSUMER_DEFINED)
+	else if (status == CMA_REJ_CONSUMER_DEFINED && !cma_rej_no_qual(ev))
 		cma_final(conn, DAPL_CM_PEER_REJECTED, up);
 	else
 		cma_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
@@ -228,7 +284,7 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		if (conn->state != CMA_CONN_ADDR)
 			break;
-		if (rdma_resolve_route(conn->id, conn->resolve_ms))
+		if (rdma_resolve_route(conn->id, conn->route_ms))
 			cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		else
 			conn->state = CMA_CONN_ROUTE;
@@ -245,6 +301,13 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 		cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		break;
 	case RDMA_CM_EVENT_ROUTE_ERROR:
+		/* DAPL_CM_ROUTE_RETRY_COUNT: another try after a timeout */
+		if (conn->state == CMA_CONN_ROUTE && ev->status == -ETIMEDOUT &&
+		    conn->route_left > 0) {
+			conn->route_left--;
+			if (!rdma_resolve_route(conn->id, conn->route_ms))
+				break;
+		}
 		cma_final(conn, DAPL_CM_UNREACHABLE, up);
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
@@ -257,7 +320,7 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 			  up);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		cma_cm_rejected(conn, ev->status, up);
+		cma_cm_rejected(conn, ev, up);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (conn->state != CMA_CONN_CONNECTING &&
@@ -265,6 +328,7 @@ static void cma_cm_conn_event(struct dapl_tp_cr *conn, struct rdma_cm_event *ev,
 			break;
 		conn->state = CMA_CONN_ESTABLISHED;
 		cma_timer_set(conn, 0);
+		cma_set_rnr_timer(conn);
 		if (conn->ep) {
 			up->kind = CMA_UP_EP;
 			up->ep = conn->ep;

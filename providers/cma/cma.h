@@ -37,6 +37,26 @@ extern const struct dapl_ops cma_ops DAPL_HIDDEN;
  * IB CM REQ minus the 36-byte rdma_cm header. */
 #define CMA_MAX_PDATA_REQ 56
 
+/*
+ * DAT connection qualifiers are 64 bits, rdma_cm ports 16: a qualifier
+ * listens on the port cma_qual_port() folds it to, and every connect
+ * request starts with this header (before the consumer's private data,
+ * big-endian) naming the full qualifier, so that a listener takes only
+ * requests for its own qualifier and several service points of an IA
+ * whose qualifiers fold to one port share one rdma_cm listener
+ * (demultiplexed by the header).  Not OFA dapl's wire format: no wire
+ * compatibility with OFA dapl peers (README).
+ */
+#define CMA_HDR_MAGIC 0x44515431u	/* "DQT1" */
+#define CMA_HDR_LEN 16			/* magic, plen, reserved, qualifier */
+/* What a consumer may send in a connect request (and, for one limit,
+ * in an accept): dat_ia_query's max_private_data_size. */
+#define CMA_MAX_PDATA (CMA_MAX_PDATA_REQ - CMA_HDR_LEN)
+/* A reject's private data when no service point has the qualifier: the
+ * active side reports NON_PEER_REJECTED, not PEER_REJECTED. */
+#define CMA_REJ_NO_QUAL 1u
+#define CMA_REJ_LEN 8			/* magic, reason */
+
 /* The context word of every rdma_cm id we create starts with this tag, so
  * the CM callback tells listeners from connections. */
 enum cma_kind { CMA_KIND_SP = 0x5350, CMA_KIND_CONN = 0x434e };
@@ -47,7 +67,18 @@ struct verbs_cm {
 	struct rdma_cm_id *anchor; /* bound to the IA address: pins ctx */
 	uint8_t ack_timeout;	   /* local ACK timeout exponent of QPs */
 	uint8_t retry_count;	   /* transport retries of QPs (0..7) */
+	uint8_t rnr_retry;	   /* RNR retries asked of the peer (0..7) */
+	int rnr_timer;		   /* min_rnr_timer of our QPs, -1: rdma_cm's */
+	/* address and route resolution (OFA's DAPL_CM_*): per try in ms and
+	 * tries after the first; arp_ms/route_ms 0: our own bounds */
+	int arp_ms, arp_retries;
+	int route_ms, route_retries;
+	struct dapl_list ports;	   /* struct cma_port, under cia->lock */
 };
+
+/* ia.c: the tuning variables, read once per process (DAPL_CMA_* and
+ * OFA dapl's DAPL_* names; see dat_cma(7) / README) */
+void cma_tunables(struct verbs_cm *cm) DAPL_HIDDEN;
 
 enum cma_conn_state {
 	CMA_CONN_ADDR,	     /* active: resolving the address */
@@ -72,8 +103,10 @@ struct dapl_tp_cr {
 	struct dapl_ep *ep; /* bound EP, NULL while a bare CR */
 	enum cma_conn_state state;
 	int local_disc; /* our side started the disconnect */
-	int resolve_ms;
+	int resolve_ms;		     /* address resolution's budget */
 	uint64_t resolve_end;	     /* address resolution gives up (ns) */
+	int route_ms;		     /* per route resolution try */
+	int route_left;		     /* route tries left after this one */
 	struct sockaddr_storage dst; /* the peer, to resolve it again */
 	struct dapl_timer timer;     /* DAT connect timeout, DREQ bound */
 	uint8_t resp_res;	     /* RDMA reads we accept (in) */
@@ -84,11 +117,22 @@ struct dapl_tp_cr {
 	int plen;
 };
 
-/* A listening service point (dapl_sp_tp). */
-struct dapl_tp_sp {
+/* One rdma_cm listener: a port, shared by the service points of the IA
+ * whose qualifiers fold to it (the context of the listening id). */
+struct cma_port {
 	enum cma_kind kind; /* CMA_KIND_SP: first word */
 	struct rdma_cm_id *id;
-	struct dapl_sp *sp; /* NULL once listen_stop began */
+	uint16_t port;
+	struct dapl_list sps;  /* dapl_tp_sp.link, under cia->lock */
+	struct dapl_list link; /* in verbs_cm.ports, under cia->lock */
+};
+
+/* A listening service point (dapl_sp_tp). */
+struct dapl_tp_sp {
+	DAT_CONN_QUAL qual;	/* the full qualifier */
+	struct cma_port *port;
+	struct dapl_sp *sp;
+	struct dapl_list link;	/* in port->sps while it listens */
 };
 
 /* ia.c */
@@ -97,7 +141,11 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 void cma_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 socklen_t cma_addr_len(const struct sockaddr *sa) DAPL_HIDDEN;
 
-/* cm.c: the CM ops */
+/* cm.c: the CM ops, and the port of a qualifier */
+uint16_t cma_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
+/* locked: the service point listening on port with this full qualifier */
+struct dapl_tp_sp *cma_port_sp_locked(struct cma_port *port,
+				      DAT_CONN_QUAL qual) DAPL_HIDDEN;
 DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
 void cma_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
 DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
@@ -113,6 +161,9 @@ void cma_conn_free(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 /* locked: (re)starts one step of an active connection's address
  * resolution; 0, or -1 with errno when the budget is spent or it failed */
 int cma_resolve_addr_step(struct dapl_tp_cr *conn) DAPL_HIDDEN;
+/* locked: DAPL_RNR_TIMER, if set, into an established connection's QP
+ * (rdma_cm's IB CM always sets 0 when it moves the QP to RTR) */
+void cma_set_rnr_timer(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 
 /* cm_event.c: the engine's callback for the IA's rdma_cm channel (arg:
  * the IA), and connection timers (callers hold cia->lock where marked

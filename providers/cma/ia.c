@@ -36,16 +36,87 @@
 #define CMA_DEFAULT_ACK_TIMEOUT 19
 #define CMA_DEFAULT_RETRY_COUNT 7
 
-/* A small number from the environment: def unless it is in [lo, hi]. */
-static uint8_t cma_env_u8(const char *name, long lo, long hi, uint8_t def)
+/*
+ * The tuning variables, read once per process (so a bad value is
+ * reported once).  OFA dapl's names have OFA's meaning and units
+ * (dapl/openib_cma, dapl/openib_common):
+ *   DAPL_ACK_TIMER      local ACK timeout exponent, 4.096 us * 2^v (0..31)
+ *   DAPL_ACK_RETRY      transport retry count (0..7)
+ *   DAPL_RNR_RETRY      RNR NAK retry count, 7 = forever (0..7)
+ *   DAPL_RNR_TIMER      min_rnr_timer code of our QPs (0..31)
+ *   DAPL_CM_ARP_TIMEOUT_MS, DAPL_CM_ARP_RETRY_COUNT   address resolution:
+ *                       ms per try, tries after the first
+ *   DAPL_CM_ROUTE_TIMEOUT_MS, DAPL_CM_ROUTE_RETRY_COUNT  the same, route
+ *   DAPL_MAX_CM_RESPONSE_TIME, DAPL_MAX_CM_RETRIES   IB CM response
+ *                       timeout exponent and REQ retries: checked, but
+ *                       upstream rdma_cm fixes both in the kernel
+ *   (DAPL_MAX_INLINE: providers/verbs/qp.c)
+ * Our own DAPL_CMA_ACK_TIMEOUT and DAPL_CMA_RETRY_COUNT win over
+ * DAPL_ACK_TIMER and DAPL_ACK_RETRY when both are set.  Unset, every
+ * value is what this provider did before OFA's names were honoured.
+ */
+#define CMA_OFA_ARP_TIMEOUT_MS 4000	/* OFA's IB_ARP_TIMEOUT */
+#define CMA_OFA_ARP_RETRIES 15		/* OFA's IB_ARP_RETRY_COUNT */
+#define CMA_OFA_ROUTE_TIMEOUT_MS 4000	/* OFA's IB_ROUTE_TIMEOUT */
+#define CMA_OFA_ROUTE_RETRIES 15	/* OFA's IB_ROUTE_RETRY_COUNT */
+#define CMA_ENV_MAX_MS 3600000L		/* an hour per try at most */
+#define CMA_ENV_MAX_RETRIES 1000L
+
+static struct verbs_cm cma_env;
+static pthread_once_t cma_env_once = PTHREAD_ONCE_INIT;
+
+static void cma_env_read(void)
 {
-	const char *s = secure_getenv(name);
+	int set, set2;
 	long v;
 
-	if (!s)
-		return def;
-	v = strtol(s, NULL, 0);
-	return v >= lo && v <= hi ? (uint8_t)v : def;
+	/* the local ACK timeout exponent: 4.096 us * 2^v */
+	v = verbs_env_long("DAPL_CMA_ACK_TIMEOUT", 5, 31, -1, &set);
+	if (!set)
+		v = verbs_env_long("DAPL_ACK_TIMER", 0, 31,
+				   CMA_DEFAULT_ACK_TIMEOUT, NULL);
+	cma_env.ack_timeout = (uint8_t)v;
+	/* rxe retries forever with 7 (hardware does 7 tries), so a dead
+	 * link is noticed there only with a smaller count */
+	v = verbs_env_long("DAPL_CMA_RETRY_COUNT", 0, 7, -1, &set);
+	if (!set)
+		v = verbs_env_long("DAPL_ACK_RETRY", 0, 7,
+				   CMA_DEFAULT_RETRY_COUNT, NULL);
+	cma_env.retry_count = (uint8_t)v;
+	cma_env.rnr_retry =
+	    (uint8_t)verbs_env_long("DAPL_RNR_RETRY", 0, 7, 7, NULL);
+	cma_env.rnr_timer = (int)verbs_env_long("DAPL_RNR_TIMER", 0, 31, -1,
+						NULL);
+
+	v = verbs_env_long("DAPL_CM_ARP_TIMEOUT_MS", 1, CMA_ENV_MAX_MS,
+			   CMA_OFA_ARP_TIMEOUT_MS, &set);
+	cma_env.arp_retries = (int)verbs_env_long(
+	    "DAPL_CM_ARP_RETRY_COUNT", 0, CMA_ENV_MAX_RETRIES,
+	    CMA_OFA_ARP_RETRIES, &set2);
+	cma_env.arp_ms = set || set2 ? (int)v : 0;
+	v = verbs_env_long("DAPL_CM_ROUTE_TIMEOUT_MS", 1, CMA_ENV_MAX_MS,
+			   CMA_OFA_ROUTE_TIMEOUT_MS, &set);
+	cma_env.route_retries = (int)verbs_env_long(
+	    "DAPL_CM_ROUTE_RETRY_COUNT", 0, CMA_ENV_MAX_RETRIES,
+	    CMA_OFA_ROUTE_RETRIES, &set2);
+	cma_env.route_ms = set || set2 ? (int)v : 0;
+	/* accepted and checked for OFA's job scripts; the kernel's rdma_cm
+	 * sets the CM response timeout and retries itself */
+	verbs_env_long("DAPL_MAX_CM_RESPONSE_TIME", 0, 31, 23, NULL);
+	verbs_env_long("DAPL_MAX_CM_RETRIES", 0, 15, 15, NULL);
+}
+
+void cma_tunables(struct verbs_cm *cm)
+{
+	pthread_once(&cma_env_once, cma_env_read);
+	cm->ack_timeout = cma_env.ack_timeout;
+	cm->retry_count = cma_env.retry_count;
+	cm->rnr_retry = cma_env.rnr_retry;
+	cm->rnr_timer = cma_env.rnr_timer;
+	cm->arp_ms = cma_env.arp_ms;
+	cm->arp_retries = cma_env.arp_retries;
+	cm->route_ms = cma_env.route_ms;
+	cm->route_retries = cma_env.route_retries;
 }
 
 /* An address literal, with port 0. */
@@ -251,13 +322,8 @@ static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
 	DAT_RETURN ret;
 	int fl;
 
-	/* the local ACK timeout exponent: 4.096 us * 2^v */
-	cm->ack_timeout = cma_env_u8("DAPL_CMA_ACK_TIMEOUT", 5, 31,
-				     CMA_DEFAULT_ACK_TIMEOUT);
-	/* rxe retries forever with 7 (hardware does 7 tries), so a dead link
-	 * is noticed there only with a smaller count */
-	cm->retry_count = cma_env_u8("DAPL_CMA_RETRY_COUNT", 0, 7,
-				     CMA_DEFAULT_RETRY_COUNT);
+	cma_tunables(cm);
+	dapl_list_init(&cm->ports);
 	cm->ch = rdma_create_event_channel();
 	if (!cm->ch)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -305,7 +371,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
-	caps->max_private_data = CMA_MAX_PDATA_REQ;
+	caps->max_private_data = CMA_MAX_PDATA;
 	dapl_ia_set_addr(ia, (struct sockaddr *)&ss);
 	return DAT_SUCCESS;
 }

@@ -21,9 +21,24 @@
 
 static const uint32_t verbs_inline_try[] = {256, 128, 64, 0};
 
+/* DAPL_MAX_INLINE (OFA dapl's variable, same meaning: the inline data a
+ * QP is asked for, in bytes); smaller sizes are tried if the device
+ * refuses it. */
+#define VERBS_INLINE_MAX_ENV 4096
+static uint32_t verbs_inline_want;
+static pthread_once_t verbs_inline_once = PTHREAD_ONCE_INIT;
+
+static void verbs_inline_read(void)
+{
+	verbs_inline_want = (uint32_t)verbs_env_long(
+	    "DAPL_MAX_INLINE", 0, VERBS_INLINE_MAX_ENV, verbs_inline_try[0],
+	    NULL);
+}
+
 uint32_t verbs_max_inline(void)
 {
-	return verbs_inline_try[0];
+	pthread_once(&verbs_inline_once, verbs_inline_read);
+	return verbs_inline_want;
 }
 
 static struct ibv_cq *verbs_evd_cq(struct dapl_evd *evd)
@@ -120,11 +135,16 @@ static DAT_RETURN verbs_qp_build(struct dapl_ep *ep, const DAT_EP_ATTR *attr,
 	}
 	out->qp = NULL;
 	err = EINVAL;
+	/* the wanted size first, then the smaller ones of the list */
 	for (i = 0;
-	     !out->qp && i < sizeof(verbs_inline_try) / sizeof(verbs_inline_try[0]);
+	     !out->qp && i <= sizeof(verbs_inline_try) / sizeof(verbs_inline_try[0]);
 	     i++) {
+		uint32_t want = verbs_max_inline();
+
+		if (i && verbs_inline_try[i - 1] >= want)
+			continue;
 		init.cap = out->cap;
-		init.cap.max_inline_data = verbs_inline_try[i];
+		init.cap.max_inline_data = i ? verbs_inline_try[i - 1] : want;
 		out->qp = ibv_create_qp(pd, &init);
 		err = errno;
 		if (!out->qp && err != EINVAL)

@@ -180,6 +180,11 @@ DAT_RETURN verbs_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
 void verbs_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
 DAT_DTO_COMPLETION_STATUS verbs_wc_status(enum ibv_wc_status st) DAPL_HIDDEN;
 
+/* env.c: a tuning variable: def unless it is a whole number in [lo, hi]
+ * (then *set, if given, is 1); a bad value gets one warning on stderr */
+long verbs_env_long(const char *name, long lo, long hi, long def,
+		    int *set) DAPL_HIDDEN;
+
 /* qp.c */
 DAT_RETURN verbs_qp_create(struct dapl_ep *ep) DAPL_HIDDEN;
 /* the most inline data a QP is asked for */

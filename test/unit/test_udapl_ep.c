@@ -603,8 +603,6 @@ static void test_passive(void)
 	IS(dapl_psp_create(ia, 100, dto_evd, 0, &psp),
 	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EVD_CR),
 	   "psp: not a CR EVD");
-	IS(dapl_psp_create(ia, 100, cr_evd, DAT_PSP_PROVIDER_FLAG, &psp),
-	   ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE), "psp: provider EPs");
 	IS(dapl_psp_create(ia, 7777, cr_evd, 0, &psp),
 	   ERR(DAT_CONN_QUAL_IN_USE, DAT_NO_SUBTYPE), "psp: qualifier in use");
 	IS(dapl_psp_create(ia, 100, cr_evd, 0, &psp), DAT_SUCCESS, "psp");
@@ -678,6 +676,97 @@ static void test_passive(void)
 	dapl_ep_free(ep2);
 }
 
+/* DAT_PSP_PROVIDER_FLAG (dat_psp_create(3DAT)): an EP per request, with
+ * default attributes and no PZ or EVDs (no queue pair) until the
+ * consumer's dat_ep_modify; accepted with ep_handle NULL, freed by a
+ * reject. */
+static void test_provider_ep(void)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	DAT_EP_PARAM ep_param;
+	DAT_PSP_PARAM pp;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_CR_PARAM cp;
+	DAT_EP_HANDLE pep, other = new_ep();
+	DAT_EVENT ev;
+	int qc, qd;
+
+	IS(dapl_psp_create(ia, 400, cr_evd, DAT_PSP_PROVIDER_FLAG, &psp),
+	   DAT_SUCCESS, "psp with DAT_PSP_PROVIDER_FLAG");
+	IS(dapl_psp_query(psp, DAT_PSP_FIELD_PSP_FLAGS, &pp), DAT_SUCCESS,
+	   "psp_query");
+	tap_ok(pp.psp_flags == DAT_PSP_PROVIDER_FLAG, "psp_query: PROVIDER_FLAG");
+	qc = f.qp_create;
+	tap_ok(!dapl_cm_request(psp, (void *)11, (struct sockaddr *)&sin, 9,
+				"pe", 3) &&
+		   next_event(cr_evd, &ev),
+	       "request on the provider PSP");
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	IS(dapl_cr_query(cr, DAT_CR_FIELD_ALL, &cp), DAT_SUCCESS, "cr_query");
+	pep = cp.local_ep_handle;
+	tap_ok(dapl_obj_ok(pep, DAT_HANDLE_TYPE_EP), "local_ep_handle is an EP");
+	tap_ok(state(pep) == DAT_EP_STATE_UNCONFIGURED_TENTATIVE &&
+		   f.qp_create == qc,
+	       "no PZ yet: UNCONFIGURED_TENTATIVE, no queue pair");
+	IS(dapl_ep_query(pep, DAT_EP_FIELD_ALL, &ep_param), DAT_SUCCESS,
+	   "ep_query");
+	tap_ok(!ep_param.pz_handle && !ep_param.connect_evd_handle &&
+		   !ep_param.recv_evd_handle && !ep_param.request_evd_handle &&
+		   ep_param.ep_attr.service_type == DAT_SERVICE_TYPE_RC &&
+		   ep_param.ep_attr.max_recv_dtos > 0,
+	       "DAT_HANDLE_NULL PZ and EVDs, default attributes");
+	IS(dapl_ep_free(pep),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONFTENTATIVE),
+	   "no free while its CR is pending");
+	IS(dapl_cr_accept(cr, NULL, 0, NULL),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONFTENTATIVE),
+	   "accept before a PZ: invalid state");
+	IS(dapl_cr_accept(cr, other, 0, NULL),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+	   "accept on another EP");
+	ep_param.pz_handle = pz;
+	ep_param.recv_evd_handle = dto_evd;
+	ep_param.request_evd_handle = dto_evd;
+	ep_param.connect_evd_handle = conn_evd;
+	IS(dapl_ep_modify(pep,
+			  DAT_EP_FIELD_PZ_HANDLE | DAT_EP_FIELD_RECV_EVD_HANDLE |
+			      DAT_EP_FIELD_REQUEST_EVD_HANDLE |
+			      DAT_EP_FIELD_CONNECT_EVD_HANDLE,
+			  &ep_param),
+	   DAT_SUCCESS, "ep_modify: PZ and EVDs");
+	tap_ok(state(pep) == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING &&
+		   f.qp_create == qc + 1,
+	       "queue pair made: TENTATIVE_CONNECTION_PENDING");
+	IS(dapl_cr_accept(cr, NULL, 0, NULL), DAT_SUCCESS,
+	   "accept with ep_handle NULL");
+	tap_ok(state(pep) == DAT_EP_STATE_COMPLETION_PENDING,
+	       "COMPLETION_PENDING");
+	dapl_cm_ep_event(pep, DAPL_CM_ESTABLISHED, NULL, 0);
+	tap_ok(state(pep) == DAT_EP_STATE_CONNECTED && next_event(conn_evd, &ev),
+	       "provider EP established");
+	dapl_cm_ep_event(pep, DAPL_CM_DISCONNECTED, NULL, 0);
+	next_event(conn_evd, &ev);
+	IS(dapl_ep_free(pep), DAT_SUCCESS, "accepted provider EP: the consumer's");
+
+	/* a rejected request's EP goes back to the provider */
+	tap_ok(!dapl_cm_request(psp, (void *)12, (struct sockaddr *)&sin, 9,
+				NULL, 0) &&
+		   next_event(cr_evd, &ev),
+	       "second request");
+	cr = ev.event_data.cr_arrival_event_data.cr_handle;
+	dapl_cr_query(cr, DAT_CR_FIELD_LOCAL_EP_HANDLE, &cp);
+	pep = cp.local_ep_handle;
+	qd = f.qp_destroy;
+	IS(dapl_cr_reject(cr), DAT_SUCCESS, "reject");
+	tap_ok(!dapl_obj_ok(pep, DAT_HANDLE_TYPE_EP) && f.qp_destroy == qd,
+	       "reject freed the provider EP (it had no queue pair)");
+	IS(dapl_ep_free(pep), ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+	   "its handle is stale");
+	IS(dapl_psp_free(psp), DAT_SUCCESS, "psp_free");
+	dapl_ep_free(other);
+}
+
 /* Connection requests never vanish: a request without room on its CR
  * EVD (shared by two PSPs here) is refused, so the provider rejects it;
  * a handoff to a PSP whose EVD is full fails and keeps the CR. */
@@ -736,6 +825,7 @@ int main(void)
 	test_active();
 	test_modify();
 	test_passive();
+	test_provider_ep();
 	test_cr_overflow();
 	IS(dapl_lmr_free(lmr), DAT_SUCCESS, "lmr freed");
 	IS(dapl_lmr_free(ro_lmr), DAT_SUCCESS, "read-only lmr freed");

@@ -1310,10 +1310,6 @@ static void rows_sp(void)
 	    HANDLE(EVD_CR));
 	ROW("psp_create", "psp_flags 7",
 	    dat_psp_create(A.ia, 5001, A.cr, (DAT_PSP_FLAGS)7, &p), ARG(4));
-	ROWN("psp_create", "DAT_PSP_PROVIDER_FLAG",
-	     dat_psp_create(A.ia, 5001, A.cr, DAT_PSP_PROVIDER_FLAG, &p),
-	     NOSUB(DAT_MODEL_NOT_SUPPORTED),
-	     "page: MODEL_NOT_SUPPORTED; ep_creator is PSP_CREATES_EP_NEVER");
 	ROW("psp_create", "NULL psp_handle",
 	    dat_psp_create(A.ia, 5001, A.cr, DAT_PSP_CONSUMER_FLAG, NULL),
 	    ARG(5));
@@ -1334,9 +1330,6 @@ static void rows_sp(void)
 	    HANDLE(EVD_CR));
 	ROW("psp_create_any", "psp_flags -1",
 	    dat_psp_create_any(A.ia, &q, A.cr, (DAT_PSP_FLAGS)-1, &p), ARG(4));
-	ROW("psp_create_any", "DAT_PSP_PROVIDER_FLAG",
-	    dat_psp_create_any(A.ia, &q, A.cr, DAT_PSP_PROVIDER_FLAG, &p),
-	    NOSUB(DAT_MODEL_NOT_SUPPORTED));
 	ROW("psp_create_any", "NULL psp_handle",
 	    dat_psp_create_any(A.ia, &q, A.cr, DAT_PSP_CONSUMER_FLAG, NULL),
 	    ARG(5));
@@ -1361,7 +1354,7 @@ static void rows_sp(void)
 	ROWN("rsp_create", "NULL EP (a Provider-created one)",
 	     dat_rsp_create(A.ia, 5002, DAT_HANDLE_NULL, A.cr, &r),
 	     NOSUB(DAT_MODEL_NOT_SUPPORTED),
-	     "DAT_HANDLE_NULL asks for a Provider EP; ep_creator is NEVER");
+	     "DAT_HANDLE_NULL asks for a Provider EP; only PSPs make them");
 	ROW("rsp_create", "DTO EVD as CR EVD",
 	    dat_rsp_create(A.ia, 5002, ep, A.dto, &r), HANDLE(EVD_CR));
 	ROWN("rsp_create", "conn_qual 0", dat_rsp_create(A.ia, 0, ep, A.cr, &r),

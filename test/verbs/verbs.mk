@@ -101,3 +101,19 @@ VERBS_SUITES += test/verbs/rmr.bats
 # The atomic extension, SRQs and CR handoff (issue 7): tests in
 # dattest-verbs (test/verbs/atomic.c, srq.c).
 VERBS_SUITES += test/verbs/atomic.bats test/verbs/srq.bats
+
+# dattest-compat (test/verbs/compat.c): issue 19's provider-created EPs,
+# 64-bit qualifiers and OFA's tuning variables, one process with both
+# IAs.  It defines ibv_create_qp (exported: -rdynamic) to find the
+# provider's QPs and query them with ibv_query_qp.
+COMPAT_TEST := $(B)/test/verbs/dattest-compat
+$(B)/test/verbs/compat.o: test/verbs/vt.h
+$(COMPAT_TEST): $(B)/test/verbs/compat.o $(B)/test/verbs/vt_util.o \
+		$(B)/lib/libdat.so
+	$(LINK) -rdynamic -o $@ $(B)/test/verbs/compat.o \
+		$(B)/test/verbs/vt_util.o -L$(B)/lib -ldat -libverbs -ldl \
+		-lpthread
+test-programs: $(COMPAT_TEST)
+VERBS_SUITES += test/verbs/compat.bats
+# the provider-ep test over libfabric too (udapl makes the EPs)
+OFI_SUITES += test/ofi/compat.bats
