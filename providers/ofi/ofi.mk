@@ -36,7 +36,7 @@ uninstall: uninstall-ofi
 # 127.0.0.2, a server process on one and a client on the other.
 OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
 	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
-	test/ofi/datadm.bats test/ofi/memcheck.bats
+	test/ofi/datadm.bats test/ofi/badinput.bats test/ofi/memcheck.bats
 
 check-ofi: WERROR = 1
 check-ofi: test-programs
