@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/connect.bats - IA attributes and connection management of the
 # libfabric provider over tcp;ofi_rxm, natively: a server on ofi-a
-# (127.0.0.1), a client on ofi-b (127.0.0.2).
+# (127.0.0.1), a client on ofi-b (127.0.0.2).  The connection events DAT
+# names for a failed connect each have a test: PEER_REJECTED (reject),
+# NON_PEER_REJECTED (nobody listens; a qualifier of another listener),
+# TIMED_OUT (a listener that never answers) and UNREACHABLE (no route).
 
 load ofi_helpers
 
@@ -103,6 +106,13 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
 
+@test "connect to an address no route leads to (multicast 224.0.0.1: the kernel refuses a TCP connect there): UNREACHABLE" {
+	run_client timeout -a 224.0.0.1 -q "$(free_qual)"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	grep -q 'ok connection event DAT_CONNECTION_EVENT_UNREACHABLE' <<< "$output"
+}
+
 @test "PSP_any: a free qualifier, psp_query, CONN_QUAL_IN_USE, a connection through it" {
 	pair psp-any
 }
@@ -121,4 +131,10 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 
 @test "EP reuse: dat_ep_reset after a disconnect, connected again" {
 	pair reuse
+}
+
+@test "dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, every try rejected or finding nobody" {
+	pair psp-churn
+	grep -q '^  ok [0-9]* rounds, [0-9]* connection requests rejected, [1-9][0-9]* of them with the PSP freed as they came$' "$SRV_OUT"
+	grep -q '^  ok [0-9]* tries of 4: [1-9][0-9]* rejected by the server, [0-9]* found nobody$' <<< "$output"
 }
