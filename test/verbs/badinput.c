@@ -246,7 +246,6 @@ static DAT_IA_ATTR ia_attr;
  * DAT_MODEL_NOT_SUPPORTED for input that would otherwise be valid. */
 static int has_srq, has_mw, has_atomics;
 #define IF_SRQ(want) (has_srq ? (want) : NOSUB(DAT_MODEL_NOT_SUPPORTED))
-#define IF_MW(want) (has_mw ? (want) : NOSUB(DAT_MODEL_NOT_SUPPORTED))
 #define IF_ATOMICS(want) (has_atomics ? (want) : NOSUB(DAT_MODEL_NOT_SUPPORTED))
 static DAT_PZ_HANDLE pz2;     /* A: a second PZ (protection rows) */
 static DAT_EVD_HANDLE sw_evd; /* A: software events, on cno */
