@@ -26,7 +26,10 @@ dat() {
 	want=$((tx < rx ? tx : rx))
 	[ "$(dat max_dto_per_ep)" = "$want" ] ||
 		{ echo "max_dto_per_ep $(dat max_dto_per_ep), fi_info tx/rx size $tx/$rx"; bad=1; }
-	for p in max_eps:ep_cnt max_evds:cq_cnt \
+	# one libfabric endpoint per DAT EP, one for the IA's control path
+	[ "$(dat max_eps)" = $(($(fi_field ep_cnt) - 1)) ] ||
+		{ echo "max_eps $(dat max_eps), fi_info ep_cnt $(fi_field ep_cnt)"; bad=1; }
+	for p in max_evds:cq_cnt \
 		max_iov_segments_per_dto:iov_limit \
 		max_iov_segments_per_rdma_write:iov_limit; do
 		d=${p%%:*} f=${p#*:}
