@@ -287,6 +287,23 @@ static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
 	return rc;
 }
 
+/* locked: a held control message to dest? */
+static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb =
+		    dapl_container_of(pos, struct ofi_txbuf, link);
+
+		if (tb->held && tb->dest == dest)
+			return 1;
+	}
+	return 0;
+}
+
+static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id);
+
 int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg)
 {
@@ -300,13 +317,15 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 	tb->conn_id = conn_id;
 	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
 	tb->held = 1;
-	dapl_list_add_tail(&oia->txbufs, &tb->link);
-	/* behind held ones: the messages of a connection stay in order */
-	if (tb->link.prev != &oia->txbufs &&
-	    dapl_container_of(tb->link.prev, struct ofi_txbuf, link)->held) {
+	/* behind held ones to the same place: the messages of a
+	 * connection stay in order (one that cannot go, e.g. to a shm name
+	 * whose listener went away, holds back no one else's) */
+	if (ofi_tx_held_to(oia, dest)) {
+		dapl_list_add_tail(&oia->txbufs, &tb->link);
 		dapl_progress_kick(oia->ia);
 		return 0;
 	}
+	dapl_list_add_tail(&oia->txbufs, &tb->link);
 	rc = ofi_tx_try(oia, tb);
 	if (rc == -FI_EAGAIN) {
 		dapl_progress_kick(oia->ia);
@@ -322,18 +341,34 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 {
 	struct dapl_list *pos, *tmp;
+	fi_addr_t stuck[8];
+	int nstuck = 0, i, rc;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
-		int rc;
+		struct ofi_conn *c;
 
 		if (!tb->held)
 			continue;
+		/* the message of a connection that ended meanwhile (its
+		 * connect timed out) is of no use any more */
+		c = tb->conn_id ? ofi_conn_find(oia, tb->conn_id) : NULL;
+		if (tb->conn_id && (!c || c->state == OFI_CONN_CLOSED)) {
+			dapl_list_del(&tb->link);
+			free(tb);
+			continue;
+		}
+		for (i = 0; i < nstuck && stuck[i] != tb->dest; i++)
+			;
+		if (i < nstuck)
+			continue; /* in order behind a held one */
 		rc = ofi_tx_try(oia, tb);
-		if (rc == -FI_EAGAIN)
-			return;
-		if (rc) {
+		if (rc == -FI_EAGAIN) {
+			if (nstuck == (int)(sizeof(stuck) / sizeof(stuck[0])))
+				return;
+			stuck[nstuck++] = tb->dest;
+		} else if (rc) {
 			dapl_list_del(&tb->link);
 			free(tb);
 		}

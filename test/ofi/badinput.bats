@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/badinput.bats - the bad-input matrix (test/verbs/badinput.c)
-# over libdaplofi.so.1 on tcp;ofi_rxm: IA A ofi-a (127.0.0.1), IA B ofi-b,
-# in one process, connected through our connection protocol.  Every slot
+# over libdaplofi.so.1 on tcp;ofi_rxm or shm: IA A ofi-a (127.0.0.1), IA B
+# ofi-b (ofi-shm-a, ofi-shm-b), in one process, connected through our connection protocol.  Every slot
 # of DAT_PROVIDER gets a NULL, freed and wrong-type handle, bad lengths,
 # segment counts, flags and enums; each row asserts the exact DAT_RETURN.
 # A feature the IA reports absent (SRQ on rxm; memory windows and atomics
@@ -18,9 +18,9 @@ setup_file() {
 	[ -x "$BI" ] || { echo "$BI is missing: make test-programs" >&2; return 1; }
 }
 
-# badinput ARGS...: one run on ofi-a/ofi-b, bounded; output in $output
+# badinput ARGS...: one run on IAs A and B, bounded; output in $output
 badinput() {
-	run timeout -k 5 "$(secs 100)" "$BI" -a ofi-a -b ofi-b -s 127.0.0.1 "$@"
+	run timeout -k 5 "$(secs 100)" "$BI" -a "$OFI_A" -b "$OFI_B" -s 127.0.0.1 "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 }
@@ -29,17 +29,17 @@ summary_clean() {
 	grep -Eq '^badinput: [0-9]+ rows, [0-9]+ checks, 0 failures$' <<< "$output"
 }
 
-@test "badinput (tcp): every DAT_PROVIDER slot answers bad input with the spec's DAT_RETURN" {
+@test "$OFI_FABRIC: every DAT_PROVIDER slot answers bad input with the spec's DAT_RETURN" {
 	badinput
 	[ "$status" -eq 0 ]
 	summary_clean
-	grep -q '^# IA A ofi-a (127.0.0.1), IA B ofi-b$' <<< "$output"
+	grep -q "^# IA A $OFI_A (127.0.0.1), IA B $OFI_B\$" <<< "$output"
 	[ "$(grep -c '^FAIL' <<< "$output")" -eq 0 ]
 	rows=$(sed -n 's/^badinput: \([0-9]*\) rows.*/\1/p' <<< "$output")
 	[ "$rows" -ge 300 ]
 }
 
-@test "badinput (tcp): rxm has no shared receive context: SRQ reported absent, its calls DAT_MODEL_NOT_SUPPORTED after the handle checks" {
+@test "$OFI_FABRIC: rxm and shm have no shared receive context: SRQ reported absent, its calls DAT_MODEL_NOT_SUPPORTED after the handle checks" {
 	badinput
 	[ "$status" -eq 0 ]
 	grep -q '^# IA A reports: SRQ no,' <<< "$output"
@@ -49,14 +49,14 @@ summary_clean() {
 	grep -q '^ok [0-9]* ep_create_with_srq: NULL SRQ: DAT_MODEL_NOT_SUPPORTED' <<< "$output"
 }
 
-@test "badinput (tcp): usage errors of the program itself exit 2" {
+@test "$OFI_FABRIC: usage errors of the program itself exit 2" {
 	run "$BI" -z
 	[ "$status" -eq 2 ]
-	run "$BI" -a ofi-a nonsense
+	run "$BI" -a "$OFI_A" nonsense
 	[ "$status" -eq 2 ]
 }
 
-@test "badinput (tcp): the matrix under valgrind: no error, no leak" {
+@test "$OFI_FABRIC: the matrix under valgrind: no error, no leak" {
 	command -v valgrind > /dev/null || { echo "valgrind is missing" >&2; return 1; }
 	TEST_TIMEOUT_SCALE=$((SCALE * 10)) run timeout -k 5 "$(secs 400)" \
 		valgrind --error-exitcode=99 --leak-check=full \
@@ -64,7 +64,7 @@ summary_clean() {
 		--show-leak-kinds=definite,indirect,possible \
 		--keep-debuginfo=yes --num-callers=30 \
 		--suppressions="$OFI_TOP/test/ofi/libfabric.supp" \
-		"$BI" -a ofi-a -b ofi-b -s 127.0.0.1
+		"$BI" -a "$OFI_A" -b "$OFI_B" -s 127.0.0.1
 	echo "--- exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]
