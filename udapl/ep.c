@@ -487,13 +487,14 @@ DAT_RETURN dapl_ep_create_with_srq(
 
 	if (!dapl_obj_ok(ia, DAT_HANDLE_TYPE_IA))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
-	/* dat_ia_query reports max_srqs 0: no SRQ can ever be passed. */
-	if (!ia->attr.max_srqs)
-		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	rc = ep_check_handles(ia, pz_handle, recv_evd_handle,
 			      request_evd_handle, connect_evd_handle);
 	if (rc)
 		return rc;
+	/* dat_ia_query reports max_srqs 0: no SRQ can ever be passed (the
+	 * other handles are checked first, as for the other features). */
+	if (!ia->attr.max_srqs)
+		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
 	if (!dapl_obj_ok(srq_handle, DAT_HANDLE_TYPE_SRQ) ||
 	    ((struct dapl_srq *)srq_handle)->obj.ia != ia)
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_SRQ);

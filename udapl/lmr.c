@@ -174,6 +174,24 @@ static DAT_RETURN lmr_create_virtual(struct dapl_lmr *lmr,
 	return ia->ops->mr_register(lmr, region.for_va, length, lmr->priv);
 }
 
+DAT_RETURN dapl_lmr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig, int same,
+			  void (*ref)(struct dapl_lmr *lmr,
+				      struct dapl_tp_lmr *tp, DAT_VADDR addr,
+				      DAT_VLEN len))
+{
+	struct dapl_tp_lmr *tp = dapl_lmr_tp(orig);
+
+	if (!tp)
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
+	if (!same)
+		return lmr->obj.ia->ops->mr_register(
+		    lmr, (void *)(uintptr_t)orig->reg_addr, orig->reg_len,
+		    lmr->priv);
+	dapl_lmr_set_tp(lmr, tp);
+	ref(lmr, tp, orig->reg_addr, orig->reg_len);
+	return DAT_SUCCESS;
+}
+
 static DAT_RETURN lmr_create_shared(struct dapl_lmr *lmr,
 				    DAT_REGION_DESCRIPTION region)
 {

@@ -661,6 +661,20 @@ void dapl_lmr_set_reg(struct dapl_lmr *lmr, DAT_LMR_CONTEXT lmr_context,
 		      DAT_VLEN len);
 void dapl_lmr_reg(const struct dapl_lmr *lmr, DAT_VADDR *addr, DAT_VLEN *len);
 DAT_MEM_PRIV_FLAGS dapl_lmr_priv(const struct dapl_lmr *lmr);
+/*
+ * What every transport's mr_share does, given whether it can share
+ * orig's registration with lmr (same: the verbs one only within one PZ,
+ * libfabric's only with the same privileges, its key carrying them):
+ * DAT_INVALID_STATE if orig has no registration any more; if it cannot
+ * share, ops->mr_register over orig's range with lmr's privileges; else
+ * lmr gets orig's transport data and ref(lmr, it, addr, len) takes a
+ * reference on it and calls dapl_lmr_set_reg.
+ */
+DAT_RETURN dapl_lmr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig,
+			  int same,
+			  void (*ref)(struct dapl_lmr *lmr,
+				      struct dapl_tp_lmr *tp, DAT_VADDR addr,
+				      DAT_VLEN len));
 
 /* RMR */
 struct dapl_pz *dapl_rmr_pz(const struct dapl_rmr *rmr);

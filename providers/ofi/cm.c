@@ -288,6 +288,23 @@ static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
 	return rc;
 }
 
+/* locked: a held control message to dest? */
+static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb =
+		    dapl_container_of(pos, struct ofi_txbuf, link);
+
+		if (tb->held && tb->dest == dest)
+			return 1;
+	}
+	return 0;
+}
+
+static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id);
+
 int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg)
 {
@@ -301,13 +318,15 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 	tb->conn_id = conn_id;
 	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
 	tb->held = 1;
-	dapl_list_add_tail(&oia->txbufs, &tb->link);
-	/* behind held ones: the messages of a connection stay in order */
-	if (tb->link.prev != &oia->txbufs &&
-	    dapl_container_of(tb->link.prev, struct ofi_txbuf, link)->held) {
+	/* behind held ones to the same place: the messages of a
+	 * connection stay in order (one that cannot go, e.g. to a shm name
+	 * whose listener went away, holds back no one else's) */
+	if (ofi_tx_held_to(oia, dest)) {
+		dapl_list_add_tail(&oia->txbufs, &tb->link);
 		dapl_progress_kick(oia->ia);
 		return 0;
 	}
+	dapl_list_add_tail(&oia->txbufs, &tb->link);
 	rc = ofi_tx_try(oia, tb);
 	if (rc == -FI_EAGAIN) {
 		dapl_progress_kick(oia->ia);
@@ -323,18 +342,34 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 {
 	struct dapl_list *pos, *tmp;
+	fi_addr_t stuck[8];
+	int nstuck = 0, i, rc;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
-		int rc;
+		struct ofi_conn *c;
 
 		if (!tb->held)
 			continue;
+		/* the message of a connection that ended meanwhile (its
+		 * connect timed out) is of no use any more */
+		c = tb->conn_id ? ofi_conn_find(oia, tb->conn_id) : NULL;
+		if (tb->conn_id && (!c || c->state == OFI_CONN_CLOSED)) {
+			dapl_list_del(&tb->link);
+			free(tb);
+			continue;
+		}
+		for (i = 0; i < nstuck && stuck[i] != tb->dest; i++)
+			;
+		if (i < nstuck)
+			continue; /* in order behind a held one */
 		rc = ofi_tx_try(oia, tb);
-		if (rc == -FI_EAGAIN)
-			return;
-		if (rc) {
+		if (rc == -FI_EAGAIN) {
+			if (nstuck == (int)(sizeof(stuck) / sizeof(stuck[0])))
+				return;
+			stuck[nstuck++] = tb->dest;
+		} else if (rc) {
 			dapl_list_del(&tb->link);
 			free(tb);
 		}
@@ -497,11 +532,7 @@ static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 	c->peer_data_len = m->data_len;
 	c->peer_ia = m->ia_addr;
 	c->peer_ia.sin_family = AF_INET;
-	c->peer_port = m->ctl_len == sizeof(struct sockaddr_in)
-			   ? ntohs(((const struct sockaddr_in *)(const void *)
-					m->ctl_addr)
-				       ->sin_port)
-			   : 0;
+	c->peer_port = ofi_addr_port(oia, m->ctl_addr, m->ctl_len);
 	n = ofi_note_new(oia, m->pdata, m->pdata_len);
 	if (!n) {
 		ofi_send_reject(oia, c, 0);
@@ -900,6 +931,32 @@ int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
 
 /* ---- the CM ops ---- */
 
+/* locked: a listening endpoint at src; port 0 where the provider does
+ * not pick ports (shm: names, addr.c): a free one of 49152..65535 */
+static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+			   struct dapl_sp *sp, struct ofi_ctl_ep **lep)
+{
+	unsigned i, start;
+	int rc = -FI_EBUSY;
+
+	if (oia->info->addr_format == FI_SOCKADDR_IN)
+		return ofi_ctl_open(oia, src, sp, lep);
+	/* shm: an endpoint refused a name in use unlinks that name's
+	 * region as it closes, so a name in use is never tried */
+	if (src->sin_port)
+		return ofi_addr_listening(oia, src) == 1
+			   ? -FI_EBUSY
+			   : ofi_ctl_open(oia, src, sp, lep);
+	start = (unsigned)getpid() * 7919u + (unsigned)(oia->next_conn_id++);
+	for (i = 0; i < 16384 && rc == -FI_EBUSY; i++) {
+		src->sin_port = htons((uint16_t)(49152 + (start + i) % 16384));
+		rc = ofi_addr_listening(oia, src) == 1
+			 ? -FI_EBUSY
+			 : ofi_ctl_open(oia, src, sp, lep);
+	}
+	return rc;
+}
+
 DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(sp);
@@ -913,7 +970,7 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 				DAT_RESOURCE_MEMORY);
 	src.sin_port = htons(ofi_qual_port(q));
 	pthread_mutex_lock(&oia->lock);
-	rc = ofi_ctl_open(oia, &src, sp, &osp->lep);
+	rc = ofi_listen_open(oia, &src, sp, &osp->lep);
 	if (rc) {
 		pthread_mutex_unlock(&oia->lock);
 		free(osp);
@@ -923,9 +980,8 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 			   ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
 			   : ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
 	}
-	if (!q && osp->lep->namelen == sizeof(struct sockaddr_in))
-		q = ntohs(((struct sockaddr_in *)(void *)osp->lep->name)
-			      ->sin_port);
+	if (!q)
+		q = ofi_addr_port(oia, osp->lep->name, osp->lep->namelen);
 	osp->sp = sp;
 	osp->qual = q;
 	dapl_list_add_tail(&oia->sps, &osp->link);
@@ -1006,8 +1062,13 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	}
 	c->active = 1;
 	c->state = OFI_CONN_CONNECTING;
-	if (oia->info->addr_format != FI_SOCKADDR_IN ||
-	    ofi_av_insert(oia, &dst, sizeof(dst), &c->dest)) {
+	{
+		uint8_t a[OFI_ADDR_MAX];
+		size_t n = ofi_addr_make(oia, &dst, a, sizeof(a));
+
+		rc = !n || ofi_av_insert(oia, a, n, &c->dest);
+	}
+	if (rc) {
 		ofi_conn_free(oia, c);
 		pthread_mutex_unlock(&oia->lock);
 		return DAPL_ERR(DAT_INVALID_ADDRESS,
@@ -1034,7 +1095,10 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	m->pdata_len = (uint16_t)plen;
 	if (plen)
 		memcpy(m->pdata, pdata, (size_t)plen);
-	rc = oia->tcp_probe ? ofi_probe_start(c, &dst) : 1;
+	/* nobody listening: tcp probes the port, shm looks for the name */
+	rc = oia->tcp_probe		       ? ofi_probe_start(c, &dst)
+	     : !ofi_addr_listening(oia, &dst) ? -ECONNREFUSED
+					       : 1;
 	if (rc == 1) {
 		rc = ofi_ctl_send(oia, c->dest, c->id, m);
 		if (rc) {

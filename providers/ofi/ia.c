@@ -50,7 +50,15 @@ static int ofi_getinfo(const char *prov, const struct sockaddr_in *addr,
 	inet_ntop(AF_INET, &addr->sin_addr, ip, sizeof(ip));
 	for (;;) {
 		rc = fi_getinfo(OFI_FI_VERSION, ip, NULL, FI_SOURCE, h, out);
-		if (rc == -FI_ENODATA) /* shm: its addresses are not IP ones */
+		/* shm: its addresses are names, not IP ones (given the IP it
+		 * would name every process's endpoints alike); without a node
+		 * it names them after the process (addr.c) */
+		if (!rc && (*out)->addr_format != FI_SOCKADDR_IN) {
+			fi_freeinfo(*out);
+			*out = NULL;
+			rc = -FI_ENODATA;
+		}
+		if (rc == -FI_ENODATA)
 			rc = fi_getinfo(OFI_FI_VERSION, NULL, NULL, 0, h, out);
 		if (rc != -FI_ENODATA || !(h->caps & FI_ATOMIC))
 			break;
@@ -70,15 +78,25 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 
 	if (!info)
 		return -FI_ENOMEM;
-	if (info->addr_format == FI_SOCKADDR_IN) {
+	/* bound to (IP, port) (addr.c); port 0 of a provider whose
+	 * addresses are names: the name fi_getinfo gave, which the provider
+	 * makes unique */
+	if (info->addr_format == FI_SOCKADDR_IN || src->sin_port) {
+		uint8_t a[OFI_ADDR_MAX];
+		size_t n = ofi_addr_make(oia, src, a, sizeof(a));
+
+		if (!n) {
+			fi_freeinfo(info);
+			return -FI_EINVAL;
+		}
 		free(info->src_addr);
-		info->src_addr = malloc(sizeof(*src));
+		info->src_addr = malloc(n);
 		if (!info->src_addr) {
 			fi_freeinfo(info);
 			return -FI_ENOMEM;
 		}
-		memcpy(info->src_addr, src, sizeof(*src));
-		info->src_addrlen = sizeof(*src);
+		memcpy(info->src_addr, a, n);
+		info->src_addrlen = n;
 	}
 	rc = fi_endpoint(oia->domain, info, &ep, NULL);
 	fi_freeinfo(info);
@@ -94,10 +112,15 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		if (!rc)
 			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
 	}
-	if (!rc)
+	if (!rc) {
 		rc = fi_enable(ep);
+		/* bound, not enabled (shm: its name is taken): closed, or
+		 * the CQ's next read progresses it and crashes */
+		if (rc)
+			fi_close(&ep->fid);
+	}
 	if (rc) {
-		dapl_dbg(DAPL_DBG_ERR, "ofi: endpoint setup: %s",
+		dapl_dbg(DAPL_DBG_CM, "ofi: endpoint setup: %s",
 			 fi_strerror(-rc));
 		return rc;
 	}
@@ -167,7 +190,10 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 		 FI_MAJOR(v), FI_MINOR(v));
 	a->hardware_version_major = FI_MAJOR(i->fabric_attr->prov_version);
 	a->hardware_version_minor = FI_MINOR(i->fabric_attr->prov_version);
-	a->max_eps = ofi_count(i->domain_attr->ep_cnt);
+	/* one libfabric endpoint per DAT EP, and the IA's control endpoint
+	 * (every PSP/RSP takes one more: README.md); shm: 256 a domain */
+	a->max_eps = ofi_count(i->domain_attr->ep_cnt ? i->domain_attr->ep_cnt - 1
+						      : 0);
 	a->max_dto_per_ep = ofi_count(dtos);
 	a->max_rdma_read_per_ep_in = ofi_count(i->tx_attr->size);
 	a->max_rdma_read_per_ep_out = ofi_count(i->tx_attr->size);

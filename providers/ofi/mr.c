@@ -93,26 +93,23 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+static void ofi_mr_ref(struct dapl_lmr *lmr, struct dapl_tp_lmr *m,
+		       DAT_VADDR addr, DAT_VLEN len)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
-	struct dapl_tp_lmr *m = dapl_lmr_tp(orig);
-	DAT_VADDR addr;
-	DAT_VLEN len;
 
-	if (!m)
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
-	dapl_lmr_reg(orig, &addr, &len);
-	/* the key carries the access rights: other rights, other key */
-	if (dapl_lmr_priv(lmr) != dapl_lmr_priv(orig))
-		return ofi_mr_register(lmr, (void *)(uintptr_t)addr, len,
-				       dapl_lmr_priv(lmr));
 	pthread_mutex_lock(&oia->lock);
 	m->refs++;
 	pthread_mutex_unlock(&oia->lock);
-	dapl_lmr_set_tp(lmr, m);
 	dapl_lmr_set_reg(lmr, m->key, m->remote ? m->key : 0, addr, len);
-	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+{
+	/* the key carries the access rights: other rights, other key */
+	return dapl_lmr_share(lmr, orig,
+			      dapl_lmr_priv(lmr) == dapl_lmr_priv(orig),
+			      ofi_mr_ref);
 }
 
 DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)

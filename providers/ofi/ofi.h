@@ -388,6 +388,18 @@ uint64_t ofi_env_num(const char *name, uint64_t def,
 int ofi_params_parse(const char *params, char *prov, size_t provlen,
 		     struct sockaddr_in *addr) DAPL_HIDDEN;
 uint16_t ofi_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
+/* The libfabric address of the endpoint at (IP, port) in the IA's
+ * provider's format; its length, 0 if it has none. */
+size_t ofi_addr_make(const struct dapl_tp_ia *oia,
+		     const struct sockaddr_in *sin, void *buf,
+		     size_t len) DAPL_HIDDEN;
+/* Does someone listen at (IP, port)?  1 yes, 0 no, -1 unknown (the
+ * provider's addresses do not tell: tcp probes with a connect, cm.c). */
+int ofi_addr_listening(const struct dapl_tp_ia *oia,
+		       const struct sockaddr_in *sin) DAPL_HIDDEN;
+/* The port of one of our libfabric addresses, 0 if it has none. */
+uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,
+		       size_t len) DAPL_HIDDEN;
 
 /* mr.c */
 DAT_RETURN ofi_pz_create(struct dapl_pz *pz) DAPL_HIDDEN;

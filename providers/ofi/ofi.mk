@@ -40,13 +40,17 @@ uninstall-ofi:
 	rm -f $(DESTDIR)$(LIBDIR)/$(OFI_SONAME)
 uninstall: uninstall-ofi
 
-# The DAT suites over tcp;ofi_rxm on loopback, natively: two IAs of the
-# test registry (test/ofi/dat.conf), ofi-a on 127.0.0.1 and ofi-b on
-# 127.0.0.2, a server process on one and a client on the other.
+# The DAT suites natively, once per fabric (OFI_FABRICS): tcp, libfabric's
+# tcp;ofi_rxm on loopback, two IAs of the test registry (test/ofi/dat.conf),
+# ofi-a on 127.0.0.1 and ofi-b on 127.0.0.2, a server process on one and a
+# client on the other; shm, libfabric's shm, IAs ofi-shm-a and ofi-shm-b.
+# Results go to $(RESULTS)/ofi/<fabric>/, test names begin with the fabric.
 OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
+	test/ofi/cr_overflow.bats \
 	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
 	test/ofi/datadm.bats test/ofi/rmr.bats test/ofi/atomic.bats \
-	test/ofi/errors.bats test/ofi/memcheck.bats test/ofi/fork.bats
+	test/ofi/errors.bats test/ofi/badinput.bats test/ofi/memcheck.bats \
+	test/ofi/fork.bats
 
 check-ofi: WERROR = 1
 check-ofi: test-programs
@@ -54,7 +58,17 @@ check-ofi: test-programs
 	$(MAKE) --no-print-directory run-ofi-suites WERROR=$(WERROR)
 	test/lib/summary.sh $(RESULTS)/ofi
 
+# Not over shm: faults.bats (a peer SIGKILLed while it held the lock of a
+# shm queue leaves it locked: the survivor spins in fi_cq_read for ever),
+# dapltest.bats (-T F: a write with a bad key reports success over shm;
+# -T T and -T P pass) and cr_overflow.bats (the client crashes inside
+# shm's progress now and then: see its head).
+OFI_SUITES_tcp = $(OFI_SUITES)
+OFI_SUITES_shm = $(filter-out test/ofi/faults.bats test/ofi/dapltest.bats \
+	test/ofi/cr_overflow.bats, $(OFI_SUITES))
+OFI_FABRICS := tcp shm
 run-ofi-suites:
-	$(foreach s,$(OFI_SUITES),$(RUN_SUITE) $(RESULTS)/ofi \
-		$(basename $(notdir $(s))) tap env $(HOST_ENV) \
-		bats --tap $(s) &&) :
+	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \
+		$(RUN_SUITE) $(RESULTS)/ofi/$(f) \
+		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$(f) \
+		bats --tap $(s) &&)) :

@@ -139,21 +139,18 @@ DAT_RETURN verbs_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN verbs_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+static void verbs_mr_ref(struct dapl_lmr *lmr, struct dapl_tp_lmr *m,
+			 DAT_VADDR addr, DAT_VLEN len)
 {
-	struct dapl_tp_lmr *m = dapl_lmr_tp(orig);
-	DAT_VADDR addr;
-	DAT_VLEN len;
-
-	if (!m)
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_LMR_FREE);
-	dapl_lmr_reg(orig, &addr, &len);
-	if (dapl_lmr_pz(lmr) != dapl_lmr_pz(orig))
-		return verbs_mr_register(lmr, (void *)(uintptr_t)addr, len,
-				       dapl_lmr_priv(lmr));
 	__atomic_add_fetch(&m->refs, 1, __ATOMIC_ACQ_REL);
 	verbs_lmr_fill(lmr, m, (void *)(uintptr_t)addr, len);
-	return DAT_SUCCESS;
+}
+
+DAT_RETURN verbs_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
+{
+	/* an MR belongs to its PD: shared within one PZ only */
+	return dapl_lmr_share(lmr, orig, dapl_lmr_pz(lmr) == dapl_lmr_pz(orig),
+			      verbs_mr_ref);
 }
 
 DAT_RETURN verbs_mr_deregister(struct dapl_lmr *lmr)

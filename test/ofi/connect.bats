@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/connect.bats - IA attributes and connection management of the
-# libfabric provider over tcp;ofi_rxm, natively: a server on ofi-a
-# (127.0.0.1), a client on ofi-b (127.0.0.2).
+# libfabric provider over tcp;ofi_rxm or shm, natively: a server on ofi-a
+# (127.0.0.1), a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b.  The connection events DAT
+# names for a failed connect each have a test: PEER_REJECTED (reject),
+# NON_PEER_REJECTED (nobody listens; a qualifier of another listener),
+# TIMED_OUT (a listener that never answers) and UNREACHABLE (no route).
 
 load ofi_helpers
 
@@ -13,17 +16,20 @@ dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
 }
 
-@test "dat_ia_query on ofi-a: its address is 127.0.0.1, the limits are fi_info's" {
-	local_test query local -i ofi-a -a 127.0.0.1
+@test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is 127.0.0.1, the limits are fi_info's" {
+	local_test query local -i "$OFI_A" -a 127.0.0.1
 	local tx rx want bad=0 p d f
-	tx=$(fi_info -p 'tcp;ofi_rxm' -t FI_EP_RDM -v |
+	tx=$(fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
 		sed -n '/tx_attr:/,/rx_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
-	rx=$(fi_info -p 'tcp;ofi_rxm' -t FI_EP_RDM -v |
+	rx=$(fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
 		sed -n '/rx_attr:/,/ep_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
 	want=$((tx < rx ? tx : rx))
 	[ "$(dat max_dto_per_ep)" = "$want" ] ||
 		{ echo "max_dto_per_ep $(dat max_dto_per_ep), fi_info tx/rx size $tx/$rx"; bad=1; }
-	for p in max_eps:ep_cnt max_evds:cq_cnt \
+	# one libfabric endpoint per DAT EP, one for the IA's control path
+	[ "$(dat max_eps)" = $(($(fi_field ep_cnt) - 1)) ] ||
+		{ echo "max_eps $(dat max_eps), fi_info ep_cnt $(fi_field ep_cnt)"; bad=1; }
+	for p in max_evds:cq_cnt \
 		max_iov_segments_per_dto:iov_limit \
 		max_iov_segments_per_rdma_write:iov_limit; do
 		d=${p%%:*} f=${p#*:}
@@ -34,30 +40,30 @@ dat() {
 			echo "ok $d = $(dat "$d") ($f)"
 		fi
 	done
-	[ "$(dat adapter_name)" = "tcp;ofi_rxm" ] || { echo "adapter_name '$(dat adapter_name)'"; bad=1; }
+	[ "$(dat adapter_name)" = "$OFI_PROV" ] || { echo "adapter_name '$(dat adapter_name)'"; bad=1; }
 	# windows are emulated (one registration each: max_rmrs = max_lmrs);
-	# SRQs are absent (not in rxm)
+	# SRQs are absent (not in rxm or shm)
 	[ "$(dat max_rmrs)" = "$(dat max_lmrs)" ] && [ "$(dat max_rmrs)" -gt 0 ] ||
 		{ echo "max_rmrs $(dat max_rmrs)"; bad=1; }
 	[ "$(dat max_srqs)" = 0 ] || { echo "max_srqs $(dat max_srqs)"; bad=1; }
 	[ "$bad" -eq 0 ]
 }
 
-@test "dat_ia_query on ofi-b: its address is 127.0.0.2" {
-	local_test query local -i ofi-b -a 127.0.0.2
+@test "$OFI_FABRIC: dat_ia_query on $OFI_B: its address is 127.0.0.2" {
+	local_test query local -i "$OFI_B" -a 127.0.0.2
 }
 
-@test "connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
+@test "$OFI_FABRIC: connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
 	pair connect -q "$(free_qual)"
 }
 
-@test "a qualifier above 65535 (the full 64 bits travel in the request)" {
+@test "$OFI_FABRIC: a qualifier above 65535 (the full 64 bits travel in the request)" {
 	local q
 	q=$(($(free_qual) + 65535 * 1000003))
 	pair connect -q "$q"
 }
 
-@test "a qualifier that maps to a listening port but is not its qualifier never reaches that listener: NON_PEER_REJECTED" {
+@test "$OFI_FABRIC: a qualifier that maps to a listening port but is not its qualifier never reaches that listener: NON_PEER_REJECTED" {
 	local q
 	q=$(free_qual)
 	start_server connect -q "$q"
@@ -76,51 +82,75 @@ dat() {
 	grep -q '^PASS$' "$SRV_OUT"
 }
 
-@test "reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
+@test "$OFI_FABRIC: reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
 	pair reject
 }
 
-@test "connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
+@test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
 	run_client noport -a 127.0.0.1 -q "$(free_qual)"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 }
 
-@test "connect to a TCP port whose listener never answers (no routable silent address on loopback): TIMED_OUT" {
+@test "$OFI_FABRIC: connect to a listener that never answers (tcp: a bare TCP listener, as no routable silent address exists on loopback; shm: a stopped server): TIMED_OUT" {
 	local port pid
-	port=$BATS_TEST_TMPDIR/port
-	python3 -c 'import socket, sys, time
+	if [ "$OFI_FABRIC" = shm ]; then
+		start_server connect
+		wait_listening
+		# the server itself, not its timeout wrapper
+		pid=$(pgrep -P "$SRV_PID")
+		[ -n "$pid" ]
+		kill -STOP "$pid"
+		run_client timeout -a 127.0.0.1 -q "$QUAL"
+		kill -CONT "$pid"
+	else
+		port=$BATS_TEST_TMPDIR/port
+		python3 -c 'import socket, sys, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(8)
 print(s.getsockname()[1], flush=True)
 time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
-	pid=$!
-	until [ -s "$port" ]; do sleep 0.1; done
-	run_client timeout -a 127.0.0.1 -q "$(cat "$port")"
-	kill "$pid"
-	wait "$pid" || :
+		pid=$!
+		until [ -s "$port" ]; do sleep 0.1; done
+		run_client timeout -a 127.0.0.1 -q "$(cat "$port")"
+		kill "$pid"
+		wait "$pid" || :
+	fi
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
 
-@test "PSP_any: a free qualifier, psp_query, CONN_QUAL_IN_USE, a connection through it" {
+@test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED)" {
+	if [ "$OFI_FABRIC" = shm ]; then
+		run_client noport -a 224.0.0.1 -q "$(free_qual)"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		return
+	fi
+	run_client timeout -a 224.0.0.1 -q "$(free_qual)"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	grep -q 'ok connection event DAT_CONNECTION_EVENT_UNREACHABLE' <<< "$output"
+}
+
+@test "$OFI_FABRIC: PSP_any: a free qualifier, psp_query, CONN_QUAL_IN_USE, a connection through it" {
 	pair psp-any
 }
 
-@test "RSP: a reserved EP takes the connection" {
+@test "$OFI_FABRIC: RSP: a reserved EP takes the connection" {
 	pair rsp -q "$(free_qual)"
 }
 
-@test "dat_ep_dup_connect" {
+@test "$OFI_FABRIC: dat_ep_dup_connect" {
 	pair dup-connect
 }
 
-@test "dat_ep_modify before connecting" {
+@test "$OFI_FABRIC: dat_ep_modify before connecting" {
 	pair ep-modify
 }
 
-@test "EP reuse: dat_ep_reset after a disconnect, connected again" {
+@test "$OFI_FABRIC: EP reuse: dat_ep_reset after a disconnect, connected again" {
 	pair reuse
 }

@@ -23,7 +23,7 @@ setup() {
 
 # the server on ofi-a in the background (fd 3 closed, or bats waits)
 dt_server() {
-	timeout -k 5 "$(secs 300)" "$DT" -T S -D ofi-a -n "$PORT" \
+	timeout -k 5 "$(secs 300)" "$DT" -T S -D "$OFI_A" -n "$PORT" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
@@ -39,7 +39,7 @@ dt_server() {
 
 # dt_stop: -T Q, then the server must exit 0
 dt_stop() {
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s 127.0.0.1 -D ofi-b -n "$PORT"
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s 127.0.0.1 -D "$OFI_B" -n "$PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local rc=0
@@ -53,12 +53,12 @@ dt_stop() {
 
 # dt_client ARGS...: dapltest against the server, bounded; output in $output
 dt_client() {
-	run timeout -k 5 "$(secs 200)" "$DT" -s 127.0.0.1 -D ofi-b -n "$PORT" "$@"
+	run timeout -k 5 "$(secs 200)" "$DT" -s 127.0.0.1 -D "$OFI_B" -n "$PORT" "$@"
 	echo "--- client exit status $status:"
 	echo "$output"
 }
 
-@test "dapltest -T T over ofi-tcp: validated transactions, 3 threads x 2 EPs, SR RR RW both ways" {
+@test "$OFI_FABRIC: dapltest -T T over $OFI_A: validated transactions, 3 threads x 2 EPs, SR RR RW both ways" {
 	dt_server
 	dt_client -T T -t 3 -w 2 -i 8 -V client SR 4096 3 server SR 100 \
 		client RR 8192 2 server RR 512 client RW 2048 4 server RW 64
@@ -71,7 +71,7 @@ dt_client() {
 	grep -q '^Server: transaction test done$' "$SRV_OUT"
 }
 
-@test "dapltest -T P over ofi-tcp: RW, RR (blocking) and SR (polling) print their figures" {
+@test "$OFI_FABRIC: dapltest -T P over $OFI_A: RW, RR (blocking) and SR (polling) print their figures" {
 	local what n
 	dt_server
 	for args in "-m b -i 20 -p 4 RW 8192" "-m b -i 20 -p 2 RR 4096 2" \
@@ -89,7 +89,7 @@ dt_client() {
 	dt_stop
 }
 
-@test "dapltest -T F over ofi-tcp: every case PASS, the memory window (emulated) and atomic groups included; 0 FAIL, 0 UNSUPP" {
+@test "$OFI_FABRIC: dapltest -T F over $OFI_A: every case PASS, the memory window (emulated) and atomic groups included; 0 FAIL, 0 UNSUPP" {
 	local total rmr_at
 	dt_server
 	dt_client -T F

@@ -19,7 +19,7 @@ conf() {
 	printf '%s\n' "$@" > "$DAT_OVERRIDE"
 }
 
-@test "datadm --check: the ofi entries of test/ofi/dat.conf are usable" {
+@test "$OFI_FABRIC: datadm --check: the ofi entries of test/ofi/dat.conf are usable" {
 	run "$DATADM" --check
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -27,10 +27,11 @@ conf() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-[ab] .* ok$' <<< "$output")" -eq 4 ]
-	grep -q '^# 4 entries, 0 problems$' <<< "$output"
+	[ "$(grep -Ec '^[0-9]+ +ofi-shm-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	grep -q '^# 8 entries, 0 problems$' <<< "$output"
 }
 
-@test "datadm --check: an unknown libfabric provider, a non-local address and malformed ia_params are problems, each said" {
+@test "$OFI_FABRIC: datadm --check: an unknown libfabric provider, a non-local address and malformed ia_params are problems, each said" {
 	conf 'G u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 127.0.0.1" ""' \
 	     'P u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "nosuchprov;ofi_rxm 127.0.0.1" ""' \
 	     'A u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 192.0.2.1" ""' \

@@ -10,30 +10,30 @@ load ofi_helpers
 
 setup_file() { ofi_setup_file; }
 
-@test "send/recv of 1 B, 4 KiB, 64 KiB and 1 MiB, echoed back" {
+@test "$OFI_FABRIC: send/recv of 1 B, 4 KiB, 64 KiB and 1 MiB, echoed back" {
 	pair sendrecv
 }
 
-@test "RDMA write and read at non-zero offsets into the target LMR, 1 and several segments, checked at the target" {
+@test "$OFI_FABRIC: RDMA write and read at non-zero offsets into the target LMR, 1 and several segments, checked at the target" {
 	pair rdma
 }
 
-@test "send/recv with as many segments as the IA advertises (fi_info's iov_limit)" {
+@test "$OFI_FABRIC: send/recv with as many segments as the IA advertises (fi_info's iov_limit)" {
 	pair multiseg
 }
 
-@test "shared LMRs (DAT_MEM_TYPE_LMR) for receives, sends and as RDMA target" {
+@test "$OFI_FABRIC: shared LMRs (DAT_MEM_TYPE_LMR) for receives, sends and as RDMA target" {
 	pair shared-lmr
 }
 
-@test "completion flags: SUPPRESS, UNSIGNALLED refused, SOLICITED_WAIT, BARRIER_FENCE" {
+@test "$OFI_FABRIC: completion flags: SUPPRESS, UNSIGNALLED refused, SOLICITED_WAIT, BARRIER_FENCE" {
 	pair flags
 }
 
-@test "disconnect with receives outstanding: DAT_DTO_ERR_FLUSHED on both sides" {
+@test "$OFI_FABRIC: disconnect with receives outstanding: DAT_DTO_ERR_FLUSHED on both sides" {
 	pair flush
 }
 
-@test "legacy consumer patterns (compat-dapl applications)" {
+@test "$OFI_FABRIC: legacy consumer patterns (compat-dapl applications)" {
 	pair legacy
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
-# test/ofi/faults.bats - a dead peer over tcp;ofi_rxm: build/test/verbs/
+# test/ofi/faults.bats - a dead peer over tcp;ofi_rxm or shm (shm: no
+# connection fails, the keepalive finds it): build/test/verbs/
 # dattest-faults streams RDMA writes both ways between ofi-a and ofi-b and
 # the suite kills one side (SIGKILL).  The survivor must see the
 # connection BROKEN (or DISCONNECTED) within the keepalive period
@@ -49,6 +50,9 @@ dead() {
 	kill -KILL "$vpid"
 	fwait SRV_RC SRV_PID "$SRV_OUT"
 	fwait CLI_RC CLI_PID "$CLI_OUT"
+	# shm: the killed process's regions stay in /dev/shm
+	shm_clean "$vpid"
+	[ "$1" = client ] || shm_clean_qual "$QUAL"
 	if [ "$1" = client ]; then
 		[ "$CLI_RC" -eq 137 ]
 		[ "$SRV_RC" -eq 0 ]
@@ -60,10 +64,10 @@ dead() {
 	grep -Eq '^  ok connection end: DAT_CONNECTION_EVENT_(BROKEN|DISCONNECTED)$' "$sout"
 }
 
-@test "dead peer: client killed (SIGKILL) mid-transfer; the server sees the connection end, flushes, closes" {
+@test "$OFI_FABRIC: dead peer: client killed (SIGKILL) mid-transfer; the server sees the connection end, flushes, closes" {
 	dead client
 }
 
-@test "dead peer: server killed (SIGKILL) mid-transfer; the client sees the connection end, flushes, closes" {
+@test "$OFI_FABRIC: dead peer: server killed (SIGKILL) mid-transfer; the client sees the connection end, flushes, closes" {
 	dead server
 }

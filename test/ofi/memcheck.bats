@@ -32,10 +32,10 @@ vg() {
 # vg_pair PROG TEST: server and client of TEST, each under valgrind
 vg_pair() {
 	local prog=$1 t=$2
-	vg "$prog" "$t" server -i ofi-a > "$SRV_OUT" 2>&1 3>&- &
+	vg "$prog" "$t" server -i "$OFI_A" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening
-	run vg "$prog" "$t" client -i ofi-b -a 127.0.0.1 -q "$QUAL"
+	run vg "$prog" "$t" client -i "$OFI_B" -a 127.0.0.1 -q "$QUAL"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server
@@ -48,11 +48,11 @@ vg_pair() {
 	[ "$(grep -c '^==[0-9]*==' <<< "$output")" -eq 0 ]
 }
 
-@test "valgrind: connect, RDMA write and read at offsets, graceful disconnect and close, both sides clean" {
+@test "$OFI_FABRIC: valgrind: connect, RDMA write and read at offsets, graceful disconnect and close, both sides clean" {
 	vg_pair "$VT" rdma
 }
 
-@test "valgrind: client and server close their IAs ABRUPT with connected EPs, LMRs, EVDs, CNO, PSP alive" {
+@test "$OFI_FABRIC: valgrind: client and server close their IAs ABRUPT with connected EPs, LMRs, EVDs, CNO, PSP alive" {
 	vg_pair "$STRESS" abrupt
 }
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Shared setup of the libfabric suites (test/ofi/*.bats), run natively by
 # make check-ofi: the DAT suites' programs (test/verbs) over libdaplofi.so.1
-# on tcp;ofi_rxm, a server on IA ofi-a (127.0.0.1) and a client on ofi-b
-# (127.0.0.2), from test/ofi/dat.conf.  verbs_helpers.bash's functions
+# on tcp;ofi_rxm or shm (OFI_FABRIC), a server on IA ofi-a (127.0.0.1) and
+# a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b, from
+# test/ofi/dat.conf.  verbs_helpers.bash's functions
 # (start_server, wait_listening, pair, ...) are transport-neutral and used
 # as they are.
 #
@@ -12,7 +13,17 @@
 
 OFI_TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat.conf"
-export DATTEST_SERVER_IA=ofi-a DATTEST_CLIENT_IA=ofi-b
+# The fabric (make check-ofi runs every suite on each): OFI_FABRIC=tcp,
+# libfabric's tcp;ofi_rxm, IAs ofi-a and ofi-b; OFI_FABRIC=shm, its shm,
+# IAs ofi-shm-a and ofi-shm-b.  Test names begin with the fabric.
+OFI_FABRIC=${OFI_FABRIC:-tcp}
+case $OFI_FABRIC in
+tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
+shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
+*) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
+esac
+export OFI_FABRIC OFI_PROV OFI_A OFI_B
+export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
 export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
 load ../verbs/verbs_helpers
 
@@ -27,10 +38,26 @@ ofi_setup_file() {
 		echo "the provider or $VT is missing: make test-programs" >&2
 		return 1
 	fi
-	if ! fi_info -p 'tcp;ofi_rxm' -t FI_EP_RDM > /dev/null 2>&1; then
-		echo "libfabric has no tcp;ofi_rxm here (scripts/deps.sh installs libfabric-bin)" >&2
+	if [ "$OFI_PROV" = unknown ]; then
+		echo "OFI_FABRIC must be tcp or shm (is '$OFI_FABRIC')" >&2
 		return 1
 	fi
+	if ! fi_info -p "$OFI_PROV" -t FI_EP_RDM > /dev/null 2>&1; then
+		echo "libfabric has no $OFI_PROV here (scripts/deps.sh installs libfabric-bin)" >&2
+		return 1
+	fi
+}
+
+# shm_clean PID: the shm regions a process killed with SIGKILL left in
+# /dev/shm (shm names them <pid>:<uid>:<n>; a listener's region, named
+# dat-<IP>-<port>, is found by the qualifier: shm_clean_qual)
+shm_clean() {
+	[ "$OFI_FABRIC" = shm ] && [ -n "$1" ] || return 0
+	rm -f /dev/shm/"$1":[0-9]*:[0-9]*
+}
+shm_clean_qual() {
+	[ "$OFI_FABRIC" = shm ] && [ -n "$1" ] || return 0
+	rm -f /dev/shm/dat-127.0.0.[12]-"$1"
 }
 
 # free_qual: a qualifier whose port (the qualifier itself, below 65536) is
@@ -42,8 +69,8 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])'
 }
 
-# fi_field NAME: the first "NAME: value" of fi_info -v for tcp;ofi_rxm
+# fi_field NAME: the first "NAME: value" of fi_info -v for the fabric
 fi_field() {
-	fi_info -p 'tcp;ofi_rxm' -t FI_EP_RDM -v |
+	fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
 		sed -n "s/^[[:space:]]*$1:[[:space:]]*\([0-9]*\).*/\1/p" | head -n 1
 }

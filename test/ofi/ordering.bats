@@ -10,20 +10,20 @@ load ofi_helpers
 
 setup_file() { ofi_setup_file; }
 
-@test "completions in posting order: 1 MiB reads, small and large writes, sends posted without waiting" {
+@test "$OFI_FABRIC: completions in posting order: 1 MiB reads, small and large writes, sends posted without waiting" {
 	pair order
 }
 
-@test "RDMA write then send: the whole 1 MiB written is at the target when the send's receive completes (16 rounds)" {
+@test "$OFI_FABRIC: RDMA write then send: the whole 1 MiB written is at the target when the send's receive completes (16 rounds)" {
 	pair write-send
 }
 
-@test "an RDMA write to a target that makes no DAT call completes (the engine drives rxm's manual progress)" {
+@test "$OFI_FABRIC: an RDMA write to a target that makes no DAT call completes (the engine drives the provider's manual progress)" {
 	export VT_SYNC_FILE=$BATS_TEST_TMPDIR/written
 	pair unpolled
 }
 
-@test "a dat_evd_wait blocked on rxm uses under 5 % of a core (CPU time of the process)" {
+@test "$OFI_FABRIC: a dat_evd_wait blocked on $OFI_PROV uses under 5 % of a core (CPU time of the process)" {
 	pair idle-wait
 	grep -q '^  ok a blocked dat_evd_wait uses under 5 percent of a core$' "$SRV_OUT"
 }

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * badinput.c - the bad-input matrix of the verbs provider (issue 5).
+ * badinput.c - the bad-input matrix (issue 5), of any provider.
  *
- * dattest-badinput [absent]
+ * dattest-badinput [-a IA_A] [-b IA_B] [-s ADDR_A] [absent|present]
  *
- * Without an argument: opens rxe0-cma ("A") and rxe1-cma ("B") in one
- * process, connects an EP of B to a PSP of A over the soft-RoCE link, and
+ * The IAs: -a and -b, else $DATTEST_SERVER_IA and $DATTEST_CLIENT_IA,
+ * else rxe0-cma and rxe1-cma (the soft-RoCE guest's); ADDR_A is A's IPv4
+ * address (-s, $DATTEST_SERVER_ADDR, else 10.77.0.1).  test/verbs runs it
+ * on rxe, test/ofi on ofi-a and ofi-b (libfabric).
+ *
+ * Without an argument: opens IA A and IA B in one
+ * process, connects an EP of B to a PSP of A, and
  * runs a table with rows for every slot of DAT_PROVIDER (the 68 calls from
  * ia_open to srq_set_lw).  Each row makes one call with one bad input -- a
  * NULL handle, a freed handle of the right type, a live handle of another
@@ -24,6 +29,11 @@
  * DAT_INVALID_ARGn, n its position (1-based); a state error the
  * DAT_INVALID_STATE subtype of the state met.  A row whose man page does
  * not name the code at all keeps the provider's choice; its note says so.
+ *
+ * A feature IA A reports absent (max_srqs 0, max_rmrs 0, the atomic
+ * extension's provider attributes FALSE) gets the rows of its absence
+ * instead of the live ones: the handle checks first, then
+ * DAT_MODEL_NOT_SUPPORTED for input that would otherwise be valid.
  *
  * With "absent" (run with DAPL_CMA_DISABLE=mw,atomic,srq): dat_ia_query
  * must report memory windows and SRQs absent, and the calls of these
@@ -47,13 +57,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dat/udat.h>
 #include <dat/dat_ib_extensions.h>
 
-#define IA_A "rxe0-cma"
-#define IA_B "rxe1-cma"
-#define ADDR_A "10.77.0.1"
+/* The two IAs and A's address: -a/-b/-s, else DATTEST_SERVER_IA,
+ * DATTEST_CLIENT_IA and DATTEST_SERVER_ADDR (the names the DAT suites'
+ * programs read), else the soft-RoCE guest's. */
+static const char *IA_A = "rxe0-cma", *IA_B = "rxe1-cma", *ADDR_A = "10.77.0.1";
 
 #define E(t, s) ((DAT_RETURN)(DAT_CLASS_ERROR | (t) | (s)))
 #define HANDLE(s) E(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_##s)
@@ -229,6 +241,12 @@ struct side {
 
 static struct side A, B;
 static DAT_IA_ATTR ia_attr;
+/* What IA A reports (dat_ia_query): a feature reported absent gets the
+ * rows of its absence -- the handle checks first, then
+ * DAT_MODEL_NOT_SUPPORTED for input that would otherwise be valid. */
+static int has_srq, has_mw, has_atomics;
+#define IF_SRQ(want) (has_srq ? (want) : NOSUB(DAT_MODEL_NOT_SUPPORTED))
+#define IF_ATOMICS(want) (has_atomics ? (want) : NOSUB(DAT_MODEL_NOT_SUPPORTED))
 static DAT_PZ_HANDLE pz2;     /* A: a second PZ (protection rows) */
 static DAT_EVD_HANDLE sw_evd; /* A: software events, on cno */
 static DAT_CNO_HANDLE cno;
@@ -385,7 +403,7 @@ static void make_stale(void)
 	DAT_CONN_QUAL q = 0;
 	DAT_EP_HANDLE e;
 
-	must("open " IA_A " again",
+	must("open IA A again",
 	     dat_ia_open((DAT_NAME_PTR)IA_A, 4, &async, &s_ia));
 	must("close it", dat_ia_close(s_ia, DAT_CLOSE_ABRUPT_FLAG));
 	must("stale pz", dat_pz_create(A.ia, &s_pz));
@@ -502,7 +520,7 @@ static void rows_context(void)
 	union {
 		DAT_HANDLE_TYPE t;
 		uint64_t word;
-	} tv = { .word = 0 };
+	} tv = {.word = 0};
 
 	c.as_64 = 1;
 	HANDLE_ROWS("set_consumer_context", HANDLE1, s_pz, (DAT_HANDLE)&c,
@@ -801,7 +819,7 @@ static void rows_lmr(void)
  * The RMR slots (issue 6).  ep_a is CONNECTED, the RMR r in A.pz.  The
  * live RMRs are made before the freed one, so no later create reuses it.
  */
-#define BIND(rmr, t, priv, e, flags, out)                                     \
+#define BIND(rmr, t, priv, e, flags, out)                                      \
 	dat_rmr_bind(rmr, t, priv, e, ck, flags, out)
 static void rows_rmr(void)
 {
@@ -857,8 +875,8 @@ static void rows_rmr(void)
 	    BIND(r, &bad, rr, ep_a, 0, &rc), ARG(2));
 	bad = iov(&m1, 0, 16);
 	bad.lmr_context ^= 0x5a5a0000;
-	ROWN("rmr_bind", "unknown lmr_context",
-	     BIND(r, &bad, rr, ep_a, 0, &rc), ARG(2),
+	ROWN("rmr_bind", "unknown lmr_context", BIND(r, &bad, rr, ep_a, 0, &rc),
+	     ARG(2),
 	     "the page names no code: the triplet is an invalid parameter");
 	ROW("rmr_bind", "mem_privileges with an unknown bit",
 	    BIND(r, &t, 0x100, ep_a, 0, &rc), ARG(3));
@@ -898,6 +916,39 @@ static void rows_rmr(void)
 	must("dat_rmr_free", dat_rmr_free(r));
 	must("dat_rmr_free(pz2)", dat_rmr_free(r2));
 }
+
+/* The RMR slots of an IA that reports max_rmrs 0: the handle checks come
+ * first, then DAT_MODEL_NOT_SUPPORTED; no RMR can exist, so every other
+ * handle passed as an RMR is of the wrong type. */
+static void rows_rmr_absent(void)
+{
+	DAT_RMR_HANDLE r = DAT_HANDLE_NULL;
+	DAT_RMR_PARAM rp;
+	DAT_RMR_CONTEXT rc;
+	DAT_LMR_TRIPLET t = iov(&m1, 0, 64);
+	DAT_RMR_COOKIE ck;
+	const DAT_MEM_PRIV_FLAGS rr = DAT_MEM_PRIV_REMOTE_READ_FLAG;
+
+	ck.as_64 = 1;
+	HANDLE_ROWS("rmr_create", HANDLE(PZ), s_pz, A.ia, "IA as PZ",
+		    dat_rmr_create(H, &r));
+	ROW("rmr_create", "valid input, max_rmrs 0", dat_rmr_create(A.pz, &r),
+	    NOSUB(DAT_MODEL_NOT_SUPPORTED));
+	ROWN("rmr_create", "NULL rmr_handle, max_rmrs 0",
+	     dat_rmr_create(A.pz, NULL), NOSUB(DAT_MODEL_NOT_SUPPORTED),
+	     "the feature's absence is checked before the out-pointer");
+	HANDLE_ROWS("rmr_query", HANDLE(RMR), NULL, m1.lmr, "LMR as RMR",
+		    dat_rmr_query(H, DAT_RMR_FIELD_ALL, &rp));
+	ROW("rmr_query", "PZ as RMR",
+	    dat_rmr_query(A.pz, DAT_RMR_FIELD_ALL, &rp), HANDLE(RMR));
+	HANDLE_ROWS("rmr_bind", HANDLE(RMR), NULL, m1.lmr, "LMR as RMR",
+		    BIND(H, &t, rr, ep_a, 0, &rc));
+	ROW("rmr_bind", "EP as RMR", BIND(ep_a, &t, rr, ep_a, 0, &rc),
+	    HANDLE(RMR));
+	HANDLE_ROWS("rmr_free", HANDLE(RMR), NULL, A.ia, "IA as RMR",
+		    dat_rmr_free(H));
+	ROW("rmr_free", "LMR as RMR", dat_rmr_free(m1.lmr), HANDLE(RMR));
+}
 #undef BIND
 
 /* The SRQ slots: handle and parameter checks only (the SRQ issue). */
@@ -925,16 +976,21 @@ static void rows_srq(void)
 	ROW("srq_create", "PZ of another IA",
 	    dat_srq_create(A.ia, B.pz, &sa, &s), HANDLE(PZ));
 	ROW("srq_create", "NULL srq_attr", dat_srq_create(A.ia, A.pz, NULL, &s),
-	    ARG(3));
+	    IF_SRQ(ARG(3)));
 	ROW("srq_create", "NULL srq_handle",
-	    dat_srq_create(A.ia, A.pz, &sa, NULL), ARG(4));
+	    dat_srq_create(A.ia, A.pz, &sa, NULL), IF_SRQ(ARG(4)));
 	sa.max_recv_dtos = -1;
 	ROW("srq_create", "max_recv_dtos -1",
-	    dat_srq_create(A.ia, A.pz, &sa, &s), ARG(3));
+	    dat_srq_create(A.ia, A.pz, &sa, &s), IF_SRQ(ARG(3)));
 	sa.max_recv_dtos = 4;
 	sa.max_recv_iov = -1;
 	ROW("srq_create", "max_recv_iov -1",
-	    dat_srq_create(A.ia, A.pz, &sa, &s), ARG(3));
+	    dat_srq_create(A.ia, A.pz, &sa, &s), IF_SRQ(ARG(3)));
+	sa.max_recv_iov = 1;
+	if (!has_srq)
+		ROW("srq_create", "valid input, max_srqs 0",
+		    dat_srq_create(A.ia, A.pz, &sa, &s),
+		    NOSUB(DAT_MODEL_NOT_SUPPORTED));
 
 	HANDLE_ROWS("srq_free", HANDLE(SRQ), NULL, A.pz, "PZ as SRQ",
 		    dat_srq_free(H));
@@ -962,11 +1018,11 @@ static void rows_srq(void)
 	ROW("ep_create_with_srq", "PZ as SRQ",
 	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, A.pz, &a,
 				   &e),
-	    HANDLE(SRQ));
+	    IF_SRQ(HANDLE(SRQ)));
 	ROW("ep_create_with_srq", "NULL SRQ",
 	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn,
 				   DAT_HANDLE_NULL, &a, &e),
-	    HANDLE(SRQ));
+	    IF_SRQ(HANDLE(SRQ)));
 }
 
 /* The SRQ calls on a live SRQ (issue 7), and dat_extension_op. */
@@ -1014,8 +1070,8 @@ static void rows_srq_live(void)
 	t[0] = iov(&m1, 0, 64);
 	t[1] = iov(&m1, 64, 64);
 	t[2] = iov(&m1, 128, 64);
-	ROW("srq_post_recv", "num_segments -1",
-	    dat_srq_post_recv(s, -1, t, ck), ARG(2));
+	ROW("srq_post_recv", "num_segments -1", dat_srq_post_recv(s, -1, t, ck),
+	    ARG(2));
 	ROW("srq_post_recv", "num_segments 3 > max_recv_iov 2",
 	    dat_srq_post_recv(s, 3, t, ck), ARG(2));
 	ROW("srq_post_recv", "NULL local_iov with 1 segment",
@@ -1036,8 +1092,7 @@ static void rows_srq_live(void)
 	ROW("srq_query", "NULL srq_param",
 	    dat_srq_query(s, DAT_SRQ_FIELD_ALL, NULL), ARG(3));
 	ROW("srq_resize", "srq_max_recv_dto 0", dat_srq_resize(s, 0), ARG(2));
-	ROW("srq_resize", "srq_max_recv_dto -1", dat_srq_resize(s, -1),
-	    ARG(2));
+	ROW("srq_resize", "srq_max_recv_dto -1", dat_srq_resize(s, -1), ARG(2));
 	ROW("srq_resize", "above the IA's max_recv_per_srq",
 	    dat_srq_resize(s, ia_attr.max_recv_per_srq + 1), ARG(2));
 	ROW("srq_set_lw", "low_watermark -1", dat_srq_set_lw(s, -1), ARG(2));
@@ -1053,8 +1108,8 @@ static void rows_srq_live(void)
 				   NULL),
 	    ARG(8));
 	ROW("ep_create_with_srq", "freed SRQ",
-	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, stale,
-				   &a, &e),
+	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, stale, &a,
+				   &e),
 	    HANDLE(SRQ));
 	ROWN("ep_create_with_srq", "SRQ of another PZ",
 	     dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, s2, &a,
@@ -1062,15 +1117,14 @@ static void rows_srq_live(void)
 	     ARG(2), "page: pz_handle does not match the SRQ's");
 	a.service_type = (DAT_SERVICE_TYPE)7;
 	ROW("ep_create_with_srq", "service_type 7",
-	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, s, &a,
-				   &e),
+	    dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, s, &a, &e),
 	    ARG(7));
 	ep_attr(&a);
 	must("dat_ep_create_with_srq",
 	     dat_ep_create_with_srq(A.ia, A.pz, A.dto, A.dto, A.conn, s, &a,
 				    &e));
-	ROWN("srq_free", "an EP is on it", dat_srq_free(s),
-	     STATE(SRQ_IN_USE), "page: DAT_SRQ_IN_USE");
+	ROWN("srq_free", "an EP is on it", dat_srq_free(s), STATE(SRQ_IN_USE),
+	     "page: DAT_SRQ_IN_USE");
 	t[0] = iov(&m1, 0, 64);
 	ROWN("ep_post_recv", "an EP on an SRQ",
 	     dat_ep_post_recv(e, 1, t, ck, DAT_COMPLETION_DEFAULT_FLAG),
@@ -1122,23 +1176,29 @@ static void rows_extension(void)
 	ROW("extension_op", "unknown operation 77", dat_extension_op(ep, 77),
 	    NOSUB(DAT_MODEL_NOT_SUPPORTED));
 	ROW("extension_op", "fetch_and_add: remote address 4 mod 8",
-	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, &rmis, 0), ARG(5));
+	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, &rmis, 0),
+	    IF_ATOMICS(ARG(5)));
 	ROW("extension_op", "cmp_and_swap: remote address 4 mod 8",
-	    dat_ib_post_cmp_and_swap(ep, 1, 2, &t, ck, &rmis, 0), ARG(6));
+	    dat_ib_post_cmp_and_swap(ep, 1, 2, &t, ck, &rmis, 0),
+	    IF_ATOMICS(ARG(6)));
 	ROW("extension_op", "fetch_and_add: NULL remote_iov",
-	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, NULL, 0), ARG(5));
+	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, NULL, 0),
+	    IF_ATOMICS(ARG(5)));
 	ROW("extension_op", "fetch_and_add: local buffer of 4 bytes",
 	    dat_ib_post_fetch_and_add(ep, 1, &t4, ck, &rt, 0),
-	    NOSUB(DAT_LENGTH_ERROR));
+	    IF_ATOMICS(NOSUB(DAT_LENGTH_ERROR)));
 	ROW("extension_op", "cmp_and_swap: NULL local_iov",
-	    dat_ib_post_cmp_and_swap(ep, 1, 2, NULL, ck, &rt, 0), ARG(4));
+	    dat_ib_post_cmp_and_swap(ep, 1, 2, NULL, ck, &rt, 0),
+	    IF_ATOMICS(ARG(4)));
 	ROW("extension_op", "fetch_and_add: completion flags 0x4000",
-	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, &rt, 0x4000), ARG(6));
+	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, &rt, 0x4000),
+	    IF_ATOMICS(ARG(6)));
 	ROW("extension_op", "cmp_and_swap: completion flags 0x4000",
-	    dat_ib_post_cmp_and_swap(ep, 1, 2, &t, ck, &rt, 0x4000), ARG(7));
+	    dat_ib_post_cmp_and_swap(ep, 1, 2, &t, ck, &rt, 0x4000),
+	    IF_ATOMICS(ARG(7)));
 	ROW("extension_op", "fetch_and_add on an UNCONNECTED EP",
 	    dat_ib_post_fetch_and_add(ep, 1, &t, ck, &rt, 0),
-	    STATE(EP_UNCONNECTED));
+	    IF_ATOMICS(STATE(EP_UNCONNECTED)));
 }
 
 static void rows_ep_create(void)
@@ -1751,6 +1811,18 @@ static void disconnect_pair(void)
 		     DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
 }
 
+/* A provider attribute (name, value) whose value is "TRUE". */
+static int attr_true(const DAT_PROVIDER_ATTR *pa, const char *name)
+{
+	int i;
+
+	for (i = 0; i < pa->num_provider_specific_attr; i++)
+		if (!strcmp(pa->provider_specific_attr[i].name, name))
+			return !strcmp(pa->provider_specific_attr[i].value,
+				       "TRUE");
+	return 0;
+}
+
 static int coverage(void)
 {
 	int i, missing = 0;
@@ -1781,6 +1853,13 @@ static int run_matrix(void)
 	must("dat_ia_query",
 	     dat_ia_query(A.ia, NULL, DAT_IA_FIELD_ALL, &ia_attr,
 			  DAT_PROVIDER_FIELD_ALL, &pa));
+	has_srq = ia_attr.max_srqs > 0;
+	has_mw = ia_attr.max_rmrs > 0;
+	has_atomics = attr_true(&pa, DAT_IB_ATTR_FETCH_AND_ADD) &&
+		      attr_true(&pa, DAT_IB_ATTR_CMP_AND_SWAP);
+	printf("# IA A reports: SRQ %s, memory windows %s, atomics %s\n",
+	       has_srq ? "yes" : "no", has_mw ? "yes" : "no",
+	       has_atomics ? "yes" : "no");
 	hvar = A.ia;
 	must("pz2", dat_pz_create(A.ia, &pz2));
 	must("cno", dat_cno_create(A.ia, DAT_OS_WAIT_PROXY_AGENT_NULL, &cno));
@@ -1815,12 +1894,16 @@ static int run_matrix(void)
 	rows_sp();
 	rows_ep_create();
 	rows_srq();
-	rows_srq_live();
+	if (has_srq)
+		rows_srq_live();
 
 	connect_pair(); /* with the CR rows on the pending CR */
 	rows_cr_handles();
 	rows_dto();
-	rows_rmr();
+	if (has_mw)
+		rows_rmr();
+	else
+		rows_rmr_absent();
 	rows_extension();
 	disconnect_pair();
 
@@ -1911,23 +1994,54 @@ static int run_features(int absent)
 	return 0;
 }
 
+static const char *env_or(const char *name, const char *def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? s : def;
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = getenv("TEST_TIMEOUT_SCALE");
+	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (s && atoi(s) > 0)
 		scale = atoi(s);
-	if (argc > 1 && !strcmp(argv[1], "absent"))
+	IA_A = env_or("DATTEST_SERVER_IA", IA_A);
+	IA_B = env_or("DATTEST_CLIENT_IA", IA_B);
+	ADDR_A = env_or("DATTEST_SERVER_ADDR", ADDR_A);
+	while ((c = getopt(argc, argv, "a:b:s:")) != -1) {
+		switch (c) {
+		case 'a':
+			IA_A = optarg;
+			break;
+		case 'b':
+			IA_B = optarg;
+			break;
+		case 's':
+			ADDR_A = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	printf("# IA A %s (%s), IA B %s\n", IA_A, ADDR_A, IA_B);
+	if (optind < argc && !strcmp(argv[optind], "absent"))
 		run_features(1);
-	else if (argc > 1 && !strcmp(argv[1], "present"))
+	else if (optind < argc && !strcmp(argv[optind], "present"))
 		run_features(0);
-	else if (argc > 1) {
-		fprintf(stderr, "usage: %s [absent|present]\n", argv[0]);
-		return 2;
-	} else
+	else if (optind < argc)
+		goto usage;
+	else
 		run_matrix();
 	printf("badinput: %d rows, %d checks, %d failures\n", n_rows, n_checks,
 	       n_failures);
 	return n_failures ? 1 : 0;
+usage:
+	fprintf(stderr,
+		"usage: %s [-a IA_A] [-b IA_B] [-s ADDR_A] [absent|present]\n",
+		argv[0]);
+	return 2;
 }
