@@ -184,8 +184,11 @@ def render(p, protos, subtypes, progs):
     see = sorted(set(p.get("see", [])) | {"libdat"})
     refs = []
     for s in see:
-        sec = "5" if s == "dat.conf" else "8" if s == "datadm" else "3"
-        refs.append(".BR %s (%s)" % (s, sec))
+        # dat.conf(5) and dapltest(1) are installed as dat.conf1(5) and
+        # dapltest1(1) (DAT 2.0's packages own the plain names)
+        name, sec = {"dat.conf": ("dat.conf1", "5"), "dapltest": ("dapltest1", "1"),
+                     "datadm": ("datadm", "8")}.get(s, (s, "3"))
+        refs.append(".BR %s (%s)" % (name, sec))
     out += [r + "," for r in refs[:-1]] + [refs[-1]]
     return "\n".join(out) + "\n"
 

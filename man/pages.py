@@ -56,7 +56,7 @@ def page(**kw):
 page(name="dat_ia_open", brief="open an interface adapter by its dat.conf name",
      synopsis="""DAT_RETURN dat_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
     DAT_EVD_HANDLE *async_evd, DAT_IA_HANDLE *ia);""",
-     params=[("name", "The IA name: the first field of a dat.conf(5) entry, or the name a provider registered with dat_registry_add_provider().  At most 255 characters and a NUL."),
+     params=[("name", "The IA name: the first field of a dat.conf1(5) entry, or the name a provider registered with dat_registry_add_provider().  At most 255 characters and a NUL."),
              ("qlen", "The queue length of the asynchronous event EVD (dat_ia_openv()'s *async_evd_qlen*) that the provider creates when *async_evd* is DAT_HANDLE_NULL; must then be positive."),
              ("async_evd", """In: which EVD receives the IA's asynchronous events.
 = DAT_HANDLE_NULL: create a new one of *qlen* entries; its handle is returned here.
@@ -77,7 +77,7 @@ Everything else is as described in dat_ia_openv(3), including the errors.""",
 
 page(name="dat_ia_openv", brief="open an interface adapter for a given DAT version and thread safety",
      handle="ia_handle",
-     params=[("name", "The IA name (dat.conf(5) first field), NUL-terminated within DAT_NAME_MAX_LENGTH (256) bytes."),
+     params=[("name", "The IA name (dat.conf1(5) first field), NUL-terminated within DAT_NAME_MAX_LENGTH (256) bytes."),
              ("async_evd_qlen", "Queue length of the async EVD created when *async_evd_handle* is DAT_HANDLE_NULL (positive)."),
              ("async_evd_handle", """In/out: the async EVD to use.
 = DAT_HANDLE_NULL: the provider creates one and returns it here; it is freed with the IA.
@@ -121,7 +121,7 @@ and starts the IA's connection-manager thread.""",
 registered key and reports how far the best one matches (name, then major,
 then minor, then thread safety), where the reference returned
 DAT_NAME_NOT_REGISTERED for everything.  Set DAT_DBG_TYPE=0x4 to see how
-dat.conf was read and why an entry was skipped; datadm -v(8) shows each
+dat.conf was read and why an entry was skipped; datadm(8) -v shows each
 entry's status without opening it.
 
 The async EVD of libdaplcma receives DAT_ASYNC_ERROR_EP_BROKEN and other

@@ -10,7 +10,9 @@
  *   datadm -u        regenerate the entries for the RDMA devices present
  *
  * The file is the one libdat reads (DAT_OVERRIDE, else DAT_SYSCONF_PATH,
- * else /etc/dat.conf), parsed by the same dat_conf_parse_line().  Lines
+ * else /etc/dat.conf), parsed by the same dat_conf_parse_line(); -u
+ * writes the provider's drop-in dat.conf.d/libdaplcma1.conf instead of
+ * the main file (which Debian's libdapl2 owns under /etc).  Lines
  * datadm owns end in "# datadm:<tag>"; a change rewrites only those and
  * copies every other byte as it was, into a temporary file that replaces
  * dat.conf by rename(2) while datadm holds flock(2) on dat.conf's
@@ -45,6 +47,8 @@
 #define AUTO_TAG "auto"
 #define SVC_TAG "svc="
 #define DEFAULT_LIB "libdaplcma.so.1"
+/* -u's file in dat.conf.d: the verbs provider's own (see do_update) */
+#define UPDATE_DROPIN "libdaplcma1.conf"
 
 /* One line of a file, with its exact bytes (including the '\n' if any). */
 struct line {
@@ -1618,23 +1622,66 @@ static size_t scan_devices(struct file *add)
 	return n;
 }
 
+/*
+ * Drops from add the entries that f already holds exactly as -u would
+ * write them, on a line datadm does not own (the sample entries of the
+ * provider's drop-in file, OpenIB-cma for ib0 and so on): that line
+ * serves, and -u neither repeats nor refuses it.  Returns how many.
+ */
+static size_t drop_present(const struct file *f, struct file *add)
+{
+	size_t i, j, k = 0, n = 0;
+
+	for (i = 0; i < add->n; i++) {
+		int there = 0;
+
+		for (j = 0; j < f->n && !there; j++)
+			there = f->lines[j].kind == DAT_CONF_ENTRY &&
+				!f->lines[j].owner &&
+				same_entry(&f->lines[j].e, &add->lines[i].e);
+		if (there) {
+			n++;
+			continue;
+		}
+		add->lines[k++] = add->lines[i];
+	}
+	add->n = k;
+	return n;
+}
+
 static int do_update(void)
 {
-	const char *path;
+	const char *path, *env = secure_getenv("DAT_OVERRIDE");
 	struct file f, add;
-	size_t old, n;
+	size_t old, n, present;
 	int lk;
 
+	/*
+	 * Without --file, --drop-in or DAT_OVERRIDE, the entries go to the
+	 * provider's own drop-in file (the one make install and the
+	 * libdaplcma1 package install), never to the main dat.conf: under
+	 * SYSCONFDIR=/etc that is Debian's libdapl2's conffile, which no
+	 * other package or tool may edit.
+	 */
+	if (!target_file && !(env && *env)) {
+		target_file = DAT_SYSCONF_DIR "/" UPDATE_DROPIN;
+		printf("%s: -u writes the drop-in file %s; %s is not edited\n",
+		       prog, target_file, DAT_SYSCONF_PATH);
+	}
 	n = scan_devices(&add);
 	lk = begin_edit(&f, &path, AUTO_TAG);
 	old = drop_owned(&f, AUTO_TAG);
+	present = drop_present(&f, &add);
 	append_entries(&f, &add, "-u");
-	if (old || n)
+	if (old || add.n)
 		commit(&f);
 	close(lk);
 	if (!n)
 		printf("%s: no RDMA devices (%s/class/infiniband): removed %zu entries\n",
 		       path, sysfs(), old);
+	else if (present)
+		printf("%s: %zu entries for the RDMA devices present (%zu removed, %zu already there as written)\n",
+		       path, n, old, present);
 	else
 		printf("%s: %zu entries for the RDMA devices present (%zu removed)\n",
 		       path, n, old);
@@ -1674,13 +1721,14 @@ static void usage(FILE *fp)
 		"  -a, --add FILE     add (or replace) the entries of a service file\n"
 		"  -r, --remove FILE  remove the entries of a service file\n"
 		"  -u, --update       regenerate the entries for the RDMA devices present\n"
+		"                     into %s/" UPDATE_DROPIN "\n"
 		"  -f, --file FILE    list or change FILE only\n"
 		"  -d, --drop-in NAME list or change %s/NAME.conf only\n"
 		"      --resolve[=S]  look host names in ia_params up, for S seconds in all (10)\n"
 		"The registry: $DAT_OVERRIDE, else %s (or %s)\n"
 		"and %s/*.conf.  See datadm(8).\n",
-		prog, prog, DAT_SYSCONF_DIR, DAT_SYSCONF_PATH, DAT_DEFAULT_CONF,
-		DAT_SYSCONF_DIR);
+		prog, prog, DAT_SYSCONF_DIR, DAT_SYSCONF_DIR, DAT_SYSCONF_PATH,
+		DAT_DEFAULT_CONF, DAT_SYSCONF_DIR);
 }
 
 int main(int argc, char **argv)

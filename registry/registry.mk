@@ -32,3 +32,8 @@ uninstall: uninstall-datadm
 uninstall-datadm:
 	rm -f $(DESTDIR)$(SBINDIR)/datadm
 
+
+# The registry's suite that needs RDMA devices (check-verbs): libdat
+# binding IAs to their entries through the verbs provider, and datadm -v
+# and -u against the guest's rxe devices.
+VERBS_SUITES += test/verbs/registry-verbs.bats

@@ -586,3 +586,47 @@ svc() {	# svc NAME LINE...: writes a service file
 	  "$(grep -n 'libdaplofi' <<< "$output" | head -n 1 | cut -d: -f1)" ]
 	[[ "${lines[-1]}" == "# 14 entries, "* ]]
 }
+
+@test "-u without DAT_OVERRIDE writes the drop-in dat.conf.d/libdaplcma1.conf and says so; dat.conf is not edited; an identical unowned entry there is kept, not repeated" {
+	local b="$BATS_TEST_TMPDIR/b" etc="$BATS_TEST_TMPDIR/sysconf"
+	mkdir -p "$etc"
+	make -s -C "$TOP" B="$b" SYSCONFDIR="$etc" "$b/bin/datadm"
+	unset DAT_OVERRIDE
+	# the main file, as Debian's libdapl2 ships it (a conffile of another package)
+	printf '%s\n' '# DAT 2.0' 'ofa-v2-ib0 u2.0 nonthreadsafe default libdaplofa.so.2 dapl.2.0 "ib0 0" ""' > "$etc/dat.conf"
+	cp "$etc/dat.conf" "$BATS_TEST_TMPDIR/main.orig"
+	chmod 644 "$etc/dat.conf"
+	touch -d '2020-01-01 00:00' "$etc/dat.conf"
+	run "$b/bin/datadm" -u
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "datadm: -u writes the drop-in file $etc/dat.conf.d/libdaplcma1.conf; $etc/dat.conf is not edited" ]
+	[ "${lines[1]}" = "$etc/dat.conf.d/libdaplcma1.conf: 4 entries for the RDMA devices present (0 removed)" ]
+	cmp "$BATS_TEST_TMPDIR/main.orig" "$etc/dat.conf"
+	[ "$(stat -c %Y "$etc/dat.conf")" = "$(date -d '2020-01-01 00:00' +%s)" ]
+	[ "$(grep -c ' # datadm:auto$' "$etc/dat.conf.d/libdaplcma1.conf")" -eq 4 ]
+	grep -qx 'OpenIB-cma-roe-fakeeth0 u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" "" # datadm:auto' "$etc/dat.conf.d/libdaplcma1.conf"
+	# libdat reads the drop-in: -v lists both files, the -u entries under the drop-in
+	run "$b/bin/datadm" -v
+	[ "${lines[0]}" = "# $etc/dat.conf" ]
+	[ "$(count "^# $etc/dat.conf.d/libdaplcma1.conf\$")" -eq 1 ]
+	[ "$(count '^[0-9]* *OpenIB-cma-roe-fakeeth0 .* auto ')" -eq 2 ]
+	# the drop-in as the package installs it: the sample entries, unowned;
+	# -u keeps one that is exactly what it would write, and adds the rest
+	printf '%s\n' '# sample' 'OpenIB-cma-roe-fakeeth0 u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "fakeeth0 0" ""' \
+		'ofi-tcp u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 127.0.0.1" ""' > "$etc/dat.conf.d/libdaplcma1.conf"
+	cp "$etc/dat.conf.d/libdaplcma1.conf" "$BATS_TEST_TMPDIR/dropin.orig"
+	run "$b/bin/datadm" -u
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$etc/dat.conf.d/libdaplcma1.conf: 4 entries for the RDMA devices present (0 removed, 1 already there as written)" ]
+	n=$(wc -c < "$BATS_TEST_TMPDIR/dropin.orig")
+	cmp -n "$n" "$BATS_TEST_TMPDIR/dropin.orig" "$etc/dat.conf.d/libdaplcma1.conf"
+	[ "$(grep -c ' # datadm:auto$' "$etc/dat.conf.d/libdaplcma1.conf")" -eq 3 ]
+	[ "$(grep -c '^OpenIB-cma-roe-fakeeth0 u1.2 nonthreadsafe ' "$etc/dat.conf.d/libdaplcma1.conf")" -eq 1 ]
+	cmp "$BATS_TEST_TMPDIR/main.orig" "$etc/dat.conf"
+	# --file still targets the file it names, the main one included
+	run "$b/bin/datadm" --file "$etc/dat.conf" -u
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$etc/dat.conf: 4 entries for the RDMA devices present (0 removed)" ]
+}

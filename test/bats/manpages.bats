@@ -77,15 +77,69 @@ EXTRA="dat_ia_open dat_provider_init dat_provider_fini libdat dat_ib_post_fetch_
 	done
 }
 
-@test "every SEE ALSO reference names a page we ship or a system page" {
-	bad=""
+# The pages as make install names them (dapltest.1 becomes dapltest1.1 and
+# dat.conf.5 dat.conf1.5: Debian's dapl2-utils owns the plain names), one
+# "name(section)" a line, into $BATS_TEST_TMPDIR/installed.
+installed_pages() {
+	local d="$BATS_TEST_TMPDIR/inst"
+	make -s -C "$TOP" DESTDIR="$d" MANDIR=/man install-man install-dapltest > /dev/null
+	(cd "$d/man" && ls man[1-9]/*.[1-9]) | sed -E 's|^man[1-9]/(.*)\.([1-9])$|\1(\2)|' |
+		sort > "$BATS_TEST_TMPDIR/installed"
+	[ "$(wc -l < "$BATS_TEST_TMPDIR/installed")" -ge 78 ]
+}
+
+# System pages the SEE ALSO sections and the text may name.
+KNOWN_SYSTEM="dlopen(3) dlsym(3) dlclose(3) secure_getenv(3) poll(2) fork(2) flock(2) rename(2) pkg-config(1) ldconfig(8) rdma_cm(7) fi_provider(7)"
+
+# refs FILE: "name(section)" for each page reference of FILE: .BR/.IR name
+# (N) lines, and name(N) or \fBname\fP(N) in the text (lower-case names:
+# DAT_HANDLE_TYPE_IA(3) is a value, not a page).
+refs() {
+	sed -e '/^\.\\"/d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$1" |
+		sed -nE -e 's/^\.[BI]R +([A-Za-z0-9_.+-]+) +\(([1-9])\).*/\1(\2)/p' \
+			-e '/^\.[BI]R /!{s/([^A-Za-z0-9_.+-]|^)([a-z][a-z0-9_.+-]*\([1-9]\))/\n\2\n/g; p}' |
+		grep -E '^[A-Za-z0-9_.+-]+\([1-9]\)$' | sed 's/^\.*//'
+}
+
+@test "every SEE ALSO reference names a page under its installed name (dat.conf1(5), dapltest1(1)) or a known system page" {
+	installed_pages
+	bad="" n=0
 	for f in "$TOP"/man[1-9]/*.[1-9]; do
-		for ref in $(awk '/^\.SH SEE ALSO/ {s = 1; next} /^\.SH/ {s = 0} s && /^\.BR/ {print $2 "." $3}' "$f" | tr -d '(),'); do
-			page=${ref%.*} sec=${ref##*.}
-			[ -f "$TOP/man$sec/$page.$sec" ] || bad="$bad $(basename "$f"):$ref"
+		for ref in $(awk '/^\.SH SEE ALSO/ {s = 1; next} /^\.SH/ {s = 0} s && /^\.BR/ {print $2 $3}' "$f" | tr -d ','); do
+			n=$((n + 1))
+			grep -qxF "$ref" "$BATS_TEST_TMPDIR/installed" || [[ " $KNOWN_SYSTEM " == *" $ref "* ]] ||
+				bad="$bad $(basename "$f"):$ref"
 		done
 	done
-	echo "dangling:$bad"
+	echo "$n references; dangling:$bad"
+	[ "$n" -ge 300 ]
+	[ -z "$bad" ]
+	grep -qxF 'dat.conf1(5)' "$BATS_TEST_TMPDIR/installed"
+	grep -qxF 'dapltest1(1)' "$BATS_TEST_TMPDIR/installed"
+}
+
+@test "every page reference in the text names an installed page or a known system page; each installed page's NAME starts with its installed name" {
+	installed_pages
+	bad="" n=0
+	for f in "$TOP"/man[1-9]/*.[1-9]; do
+		for ref in $(refs "$f"); do
+			n=$((n + 1))
+			grep -qxF "$ref" "$BATS_TEST_TMPDIR/installed" || [[ " $KNOWN_SYSTEM " == *" $ref "* ]] ||
+				bad="$bad $(basename "$f"):$ref"
+		done
+	done
+	echo "$n references; dangling:$bad"
+	[ "$n" -ge 400 ]
+	[ -z "$bad" ]
+	# whatis and apropos index a page by its NAME line
+	bad=""
+	while read -r ref; do
+		page=${ref%(*} sec=${ref#*(}
+		sec=${sec%)}
+		first=$(awk '/^\.SH NAME/ {getline; print $1; exit}' "$BATS_TEST_TMPDIR/inst/man/man$sec/$page.$sec" | tr -d ',')
+		[ "$first" = "$page" ] || bad="$bad $ref:$first"
+	done < "$BATS_TEST_TMPDIR/installed"
+	echo "NAME differs:$bad"
 	[ -z "$bad" ]
 }
 

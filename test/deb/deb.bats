@@ -3,7 +3,8 @@
 # test/deb/deb.bats - the Debian packages in the soft-RoCE guest (make
 # check-deb; its root is a throw-away overlay).  In order: Debian's DAT 2.0
 # packages, then ours beside them; an IA opened through the installed
-# files with the installed dapltest1; a purge that leaves nothing of ours
+# files with the installed dapltest1; the installed datadm -u writing our
+# drop-in, not libdapl2's /etc/dat.conf; a purge that leaves nothing of ours
 # and DAT 2.0's files as they were; then make install into the system and
 # make uninstall.  DEB_DIR holds our .deb files and dat2/ Debian's.
 
@@ -71,6 +72,20 @@ run_installed() {
 	run_installed "$BATS_TEST_TMPDIR/pingpong" -D no-such-ia 10.77.0.1
 	[ "$status" -eq 1 ]
 	grep -q 'dat_ia_open: DAT_PROVIDER_NOT_FOUND' <<< "$output"
+}
+
+@test "the installed datadm -u writes /etc/dat.conf.d/libdaplcma1.conf, not libdapl2's /etc/dat.conf; the installed datadm -v says its entries open" {
+	run env -u DAT_OVERRIDE /usr/sbin/datadm -u
+	printf '%s\n' "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "datadm: -u writes the drop-in file /etc/dat.conf.d/libdaplcma1.conf; /etc/dat.conf is not edited" ]
+	[ "${lines[1]}" = "/etc/dat.conf.d/libdaplcma1.conf: 4 entries for the RDMA devices present (0 removed)" ]
+	md5sum -c "$STATE/dat2.md5"
+	grep -qx 'OpenIB-cma-roe-vethA u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "vethA 0" "" # datadm:auto' /etc/dat.conf.d/libdaplcma1.conf
+	run env -u DAT_OVERRIDE /usr/sbin/datadm -v
+	printf '%s\n' "$output"
+	[ "$(grep -c '^[0-9]* *OpenIB-cma-roe-veth[AB] .* auto *yes *ok$' <<< "$output")" -eq 4 ]
+	[ "$(grep -c '^# /etc/dat.conf.d/libdaplcma1.conf$' <<< "$output")" -eq 1 ]
 }
 
 @test "dpkg --purge leaves no file of ours, and DAT 2.0's files as they were" {
