@@ -17,7 +17,7 @@ load ofi_helpers
 
 setup_file() { ofi_setup_file; }
 
-@test "atomic tcp: two clients each add 1 to one remote counter 10,000 times at offset 4104 of the LMR: exactly 20,000 at the target; CAS hit and miss" {
+@test "$OFI_FABRIC: atomic: two clients each add 1 to one remote counter 10,000 times at offset 4104 of the LMR: exactly 20,000 at the target; CAS hit and miss" {
 	export DATTEST_ATOMIC_OFFSET=4104
 	start_server atomic-count -n 2
 	wait_listening
@@ -39,10 +39,10 @@ setup_file() { ofi_setup_file; }
 	grep -q "ok the counter after every client's adds: 20000" "$SRV_OUT"
 }
 
-@test "atomic tcp: a target without DAT_IB_MEM_PRIV_REMOTE_ATOMIC: DAT_DTO_ERR_REMOTE_ACCESS, connection ends, target untouched" {
+@test "$OFI_FABRIC: atomic: a target without DAT_IB_MEM_PRIV_REMOTE_ATOMIC: DAT_DTO_ERR_REMOTE_ACCESS, connection ends, target untouched" {
 	pair atomic-noaccess
 }
 
-@test "atomic tcp: errors before anything is posted: alignment (ARG of remote_iov), short local buffer, handles, flags, state" {
+@test "$OFI_FABRIC: atomic: errors before anything is posted: alignment (ARG of remote_iov), short local buffer, handles, flags, state" {
 	local_test atomic-errors local -i ofi-a
 }

@@ -17,7 +17,7 @@ VT="$TOP/build/test/ofi/dattest-ofi-errors"
 
 setup_file() { ofi_setup_file; }
 
-@test "errors tcp: RDMA write through a key never registered: REMOTE_ACCESS, the write behind it FLUSHED, BROKEN" {
+@test "$OFI_FABRIC: errors: RDMA write through a key never registered: REMOTE_ACCESS, the write behind it FLUSHED, BROKEN" {
 	start_server badkey
 	wait_listening
 	run_client badkey -q "$QUAL" -n 0
@@ -26,7 +26,7 @@ setup_file() { ofi_setup_file; }
 	[ "$SRV_RC" -eq 0 ] && grep -q '^PASS$' "$SRV_OUT"
 }
 
-@test "errors tcp: RDMA write 8 bytes past the end of the registration: REMOTE_ACCESS, FLUSHED, BROKEN" {
+@test "$OFI_FABRIC: errors: RDMA write 8 bytes past the end of the registration: REMOTE_ACCESS, FLUSHED, BROKEN" {
 	start_server badkey
 	wait_listening
 	run_client badkey -q "$QUAL" -n 1
@@ -35,7 +35,7 @@ setup_file() { ofi_setup_file; }
 	[ "$SRV_RC" -eq 0 ] && grep -q '^PASS$' "$SRV_OUT"
 }
 
-@test "errors tcp: RDMA write through a remote-read-only LMR: REMOTE_ACCESS, FLUSHED, BROKEN; target untouched" {
+@test "$OFI_FABRIC: errors: RDMA write through a remote-read-only LMR: REMOTE_ACCESS, FLUSHED, BROKEN; target untouched" {
 	start_server badkey
 	wait_listening
 	run_client badkey -q "$QUAL" -n 2
@@ -45,7 +45,7 @@ setup_file() { ofi_setup_file; }
 	grep -q 'ok the remote-read-only LMR untouched' "$SRV_OUT"
 }
 
-@test "errors tcp: RDMA read through a remote-write-only LMR: REMOTE_ACCESS, FLUSHED, BROKEN" {
+@test "$OFI_FABRIC: errors: RDMA read through a remote-write-only LMR: REMOTE_ACCESS, FLUSHED, BROKEN" {
 	start_server badkey
 	wait_listening
 	run_client badkey -q "$QUAL" -n 3
@@ -54,7 +54,7 @@ setup_file() { ofi_setup_file; }
 	[ "$SRV_RC" -eq 0 ] && grep -q '^PASS$' "$SRV_OUT"
 }
 
-@test "errors tcp: a 1 MiB RDMA read libfabric never completes (target stopped): DAT_DTO_ERR_TRANSPORT after DAPL_OFI_DTO_TIMEOUT_MS, BROKEN" {
+@test "$OFI_FABRIC: errors: a 1 MiB RDMA read libfabric never completes (target stopped): DAT_DTO_ERR_TRANSPORT after DAPL_OFI_DTO_TIMEOUT_MS, BROKEN" {
 	local cout="$BATS_TEST_TMPDIR/client.out" go="$BATS_TEST_TMPDIR/go" crc=0 spid
 	start_server stuck
 	wait_listening

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/fork.bats - fork while other threads use the provider (issue 17,
-# item 7), natively over tcp;ofi_rxm: each child, forked while 4 threads
+# item 7), natively over libfabric (OFI_FABRIC, tcp or shm): each child, forked while 4 threads
 # of the parent open, post and close IAs (and the parent holds one), opens
 # its own IA, creates and frees objects, lists the registry and exits.  A
 # child that inherited a lock held by a thread it does not have hangs and
@@ -16,8 +16,8 @@ setup_file() {
 	[ -x "$STRESS" ] || { echo "$STRESS is missing: make test-programs" >&2; return 1; }
 }
 
-@test "fork storm on tcp: 100 children forked while 4 threads open, post and close ofi-a IAs; each opens its own IA and exits" {
-	run timeout -k 5 "$(secs 300)" "$STRESS" forkstorm server -i ofi-a -p 4 -n 100
+@test "$OFI_FABRIC: fork storm: 100 children forked while 4 threads open, post and close $OFI_A IAs; each opens its own IA and exits" {
+	run timeout -k 5 "$(secs 300)" "$STRESS" forkstorm server -i "$OFI_A" -p 4 -n 100
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^forkstorm: 100 forks, 0 children failed; 4 threads, [1-9][0-9]* IA lives, 0 failed$' <<< "$output"

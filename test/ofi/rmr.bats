@@ -18,7 +18,7 @@ VT="$TOP/build/test/verbs/dattest-rmr"
 
 setup_file() { ofi_setup_file; }
 
-@test "rmr tcp: dat_ia_query reports windows and what the emulation does not give (DAPL_RMR_EMULATION)" {
+@test "$OFI_FABRIC: rmr: dat_ia_query reports windows and what the emulation does not give (DAPL_RMR_EMULATION)" {
 	run timeout -k 5 "$(secs 30)" "$TOP/build/test/verbs/dattest-verbs" query local -i ofi-a
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -26,26 +26,26 @@ setup_file() { ofi_setup_file; }
 	grep -q 'DAPL_RMR_EMULATION.*no revocation in flight' <<< "$output"
 }
 
-@test "rmr tcp: bind checks, RDMA read/write through a window, LMR pinned, unbind kills the context (REMOTE_ACCESS, BROKEN), bind in DISCONNECTED flushes" {
+@test "$OFI_FABRIC: rmr: bind checks, RDMA read/write through a window, LMR pinned, unbind kills the context (REMOTE_ACCESS, BROKEN), bind in DISCONNECTED flushes" {
 	pair rw
 	grep -qx '  ok connection broken by the failed access: DAT_CONNECTION_EVENT_BROKEN' <<< "$output"
 	grep -q 'ok bind on the DISCONNECTED EP completes: DAT_RMR_BIND_COMPLETION_EVENT' "$SRV_OUT"
 }
 
-@test "rmr tcp: rebind elsewhere; the new context works, the previous one fails at the remote" {
+@test "$OFI_FABRIC: rmr: rebind elsewhere; the new context works, the previous one fails at the remote" {
 	pair rebind
 	grep -q 'REMOTE_ACCESS' <<< "$output"
 }
 
-@test "rmr tcp: dat_rmr_free of a bound window; its context fails at the remote" {
+@test "$OFI_FABRIC: rmr: dat_rmr_free of a bound window; its context fails at the remote" {
 	pair free
 }
 
-@test "rmr tcp: a read-only window: read works, write fails at the remote" {
+@test "$OFI_FABRIC: rmr: a read-only window: read works, write fails at the remote" {
 	pair priv
 }
 
-@test "rmr tcp: fence ordering, 1000 rounds of bind + send of the new context + peer write through it; 1000 fences counted" {
+@test "$OFI_FABRIC: rmr: fence ordering, 1000 rounds of bind + send of the new context + peer write through it; 1000 fences counted" {
 	pair fence
 	grep -q 'fence: 1000 of 1000 rounds without a failure; DAPL_RMR_FENCES 1000' "$SRV_OUT"
 }

@@ -4,7 +4,7 @@
  * that need threads, tiny queues or a whole-IA teardown (issue 5), as a
  * server process on rxe0-cma and a client process on rxe1-cma.
  *
- *   dattest-stress TEST ROLE [-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS]
+ *   dattest-stress TEST ROLE [-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS] [-r]
  *
  *   threads   P poster threads (-p, default 8), each on its own EP (P
  *             connections), RDMA-write OPS operations in total (-n,
@@ -29,7 +29,9 @@
  *             of the same provider, does the same once, lists the
  *             registry and exits; a child that is still there after 20 s
  *             (scaled) has deadlocked on a lock a vanished parent thread
- *             held (issue 17, item 7).
+ *             held (issue 17, item 7).  With -r each child expects its
+ *             dat_ia_open refused with DAT_INVALID_STATE instead (the
+ *             verbs provider: librdmacm's state is the parent's).
  *
  * A server prints "listening <qual>" once its PSP exists.  The exit
  * status is 0 and the last line PASS only if every check matched.
@@ -37,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -51,6 +54,7 @@ struct opts {
 	struct vt_opts vo;
 	int ops;	/* -n */
 	int posters;	/* -p */
+	int refused;	/* -r: forkstorm's children expect their open refused */
 };
 
 #define ERR(type, sub) ((DAT_RETURN)(DAT_CLASS_ERROR | (type) | (sub)))
@@ -64,7 +68,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dattest-stress threads|overflow|abrupt|forkstorm server|client "
-		"[-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS]\n");
+		"[-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS] [-r]\n");
 	exit(2);
 }
 
@@ -948,14 +952,35 @@ static void *storm_main(void *arg)
 	return NULL;
 }
 
-static void storm_child(const char *name)
+/* A child that crashes says where (the parent reports the signal). */
+static void storm_crash(int sig)
+{
+	void *frames[32];
+	int n = backtrace(frames, 32);
+
+	backtrace_symbols_fd(frames, n, STDOUT_FILENO);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* refused: the provider refuses IAs in a forked child (verbs: librdmacm's
+ * state is the parent's), which must say so with DAT_INVALID_STATE. */
+static void storm_child(const char *name, int refused)
 {
 	DAT_PROVIDER_INFO info, *list[1] = {&info};
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_IA_HANDLE ia = DAT_HANDLE_NULL;
 	DAT_COUNT n = 0;
 	int bad;
 
+	signal(SIGSEGV, storm_crash);
+	signal(SIGBUS, storm_crash);
 	alarm(20 * vt_scale);	/* a deadlock ends as SIGALRM */
-	bad = storm_once(name, DAT_CLOSE_GRACEFUL_FLAG);
+	if (refused)
+		bad = DAT_GET_TYPE(dat_ia_open((DAT_NAME_PTR)name, 8, &async,
+					       &ia)) != DAT_INVALID_STATE;
+	else
+		bad = storm_once(name, DAT_CLOSE_GRACEFUL_FLAG);
 	bad += dat_registry_list_providers(1, &n, list) != DAT_SUCCESS || n < 1;
 	exit(bad ? 1 : 0);
 }
@@ -985,7 +1010,7 @@ static int forkstorm(const struct opts *o)
 		if (pid < 0)
 			vt_die("fork: %s", strerror(errno));
 		if (!pid)
-			storm_child(o->vo.ia_name);
+			storm_child(o->vo.ia_name, o->refused);
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 		    WEXITSTATUS(st)) {
 			children_failed++;
@@ -1057,8 +1082,11 @@ int main(int argc, char **argv)
 	o.ops = 100000;
 	o.posters = 8;
 	optind = 3;
-	while ((c = getopt(argc, argv, "i:a:q:n:p:")) != -1) {
+	while ((c = getopt(argc, argv, "i:a:q:n:p:r")) != -1) {
 		switch (c) {
+		case 'r':
+			o.refused = 1;
+			break;
 		case 'i':
 			o.vo.ia_name = optarg;
 			break;
