@@ -231,7 +231,7 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	c->namelen = sizeof(c->name);
 	rc = fi_getname(&c->ep->fid, c->name, &c->namelen);
 	if (rc) {
-		fi_close(&c->ep->fid);
+		ofi_ep_close(c->ep);
 		free(c->rx);
 		free(c);
 		return rc;
@@ -250,7 +250,7 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 static void ofi_ctl_shut(struct ofi_ctl_ep *c)
 {
 	c->closing = 1;
-	fi_close(&c->ep->fid);
+	ofi_ep_close(c->ep);
 }
 
 static void ofi_ctl_free(struct ofi_ctl_ep *c)

@@ -450,7 +450,7 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		oep->namelen = sizeof(oep->name);
 		rc = fi_getname(&fep->fid, oep->name, &oep->namelen);
 		if (rc)
-			fi_close(&fep->fid);
+			ofi_ep_close(fep);
 	}
 	if (!rc) {
 		pthread_mutex_lock(&oep->lock);
@@ -587,7 +587,7 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	oep->connected = 0;
 	pthread_mutex_unlock(&oep->lock);
 	if (fep)
-		fi_close(&fep->fid);
+		ofi_ep_close(fep);
 	ofi_ep_cqs(oep, 0);
 }
 

@@ -98,10 +98,14 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		memcpy(info->src_addr, a, n);
 		info->src_addrlen = n;
 	}
+	/* shm names its endpoints in a process-wide list (init.c) */
+	ofi_global_enter();
 	rc = fi_endpoint(oia->domain, info, &ep, NULL);
 	fi_freeinfo(info);
-	if (rc)
+	if (rc) {
+		ofi_global_leave();
 		return rc;
+	}
 	/* libfabric 1.17: closing an rxm endpoint that was never bound or
 	 * enabled crashes, so a failure past here leaks it instead */
 	rc = fi_ep_bind(ep, &oia->av->fid, 0);
@@ -119,6 +123,7 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		if (rc)
 			fi_close(&ep->fid);
 	}
+	ofi_global_leave();
 	if (rc) {
 		dapl_dbg(DAPL_DBG_CM, "ofi: endpoint setup: %s",
 			 fi_strerror(-rc));
@@ -126,6 +131,14 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	}
 	*out = ep;
 	return 0;
+}
+
+/* Closes an endpoint of ofi_ep_open, under the same lock. */
+void ofi_ep_close(struct fid_ep *ep)
+{
+	ofi_global_enter();
+	fi_close(&ep->fid);
+	ofi_global_leave();
 }
 
 static int ofi_cq_open_waitable(struct dapl_tp_ia *oia, size_t size,

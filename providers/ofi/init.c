@@ -61,8 +61,10 @@ const struct dapl_ops ofi_ops = {
  * list of open fabrics) has locks of its own, and a child forked while
  * another thread was inside fi_getinfo inherits one held by a thread it
  * does not have: its first dat_ia_open would wait forever.  So our calls
- * that reach that state (IA open and close) run under one lock, which the
- * prepare handler takes: no thread is inside them at the fork.  The lock
+ * that reach that state (IA open and close; endpoint open and close, as
+ * shm keeps its endpoints' names in a process-wide list) run under one
+ * lock, which the prepare handler takes: no thread is inside them at the
+ * fork.  The lock
  * is a module lock, new in the child at its first use (udapl/transport.h);
  * there is no child handler to rely on.  Left open: a fork in the moment
  * another thread is loading this library (glibc runs no handler

@@ -375,8 +375,9 @@ void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		struct fid_cq *tx, struct fid_cq *rx,
 		struct fid_ep **ep) DAPL_HIDDEN;
-/* IA open and close reach libfabric's process-wide state under this
- * lock, which fork() waits for (init.c). */
+void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
+/* IA and endpoint open and close reach libfabric's process-wide state
+ * under this lock, which fork() waits for (init.c). */
 void ofi_global_enter(void) DAPL_HIDDEN;
 void ofi_global_leave(void) DAPL_HIDDEN;
 DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource) DAPL_HIDDEN;

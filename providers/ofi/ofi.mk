@@ -50,6 +50,7 @@ OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
 	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
 	test/ofi/datadm.bats test/ofi/rmr.bats test/ofi/atomic.bats \
 	test/ofi/errors.bats test/ofi/badinput.bats test/ofi/memcheck.bats \
+	test/ofi/memcheck-part2.bats \
 	test/ofi/fork.bats
 
 check-ofi: WERROR = 1
@@ -70,7 +71,7 @@ check-ofi: test-programs
 OFI_SUITES_tcp = $(OFI_SUITES)
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats test/ofi/dapltest.bats \
 	test/ofi/cr_overflow.bats test/ofi/rmr.bats test/ofi/atomic.bats \
-	test/ofi/errors.bats, $(OFI_SUITES))
+	test/ofi/errors.bats test/ofi/memcheck-part2.bats, $(OFI_SUITES))
 OFI_FABRICS := tcp shm
 run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \

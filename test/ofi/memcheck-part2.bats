@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/memcheck-part2.bats - the libfabric provider's emulated memory
+# windows, atomics and bad keys (issue 16) under valgrind memcheck, client
+# and server each: no error, no definite, indirect or possible leak.
+# Over tcp;ofi_rxm only, as rmr.bats, atomic.bats and errors.bats (see
+# providers/ofi/ofi.mk).
+
+load ofi_helpers
+load memcheck_helpers
+
+setup_file() {
+	ofi_setup_file
+	command -v valgrind > /dev/null || { echo "valgrind is missing" >&2; return 1; }
+}
+
+@test "$OFI_FABRIC: valgrind: memory windows (emulated): bind, RDMA through the window, unbind revokes the key (REMOTE_ACCESS, BROKEN), both sides clean" {
+	vg_pair "$OFI_TOP/build/test/verbs/dattest-rmr" rw
+}
+
+@test "$OFI_FABRIC: valgrind: rebind, the old key revoked at the peer; both sides clean" {
+	vg_pair "$OFI_TOP/build/test/verbs/dattest-rmr" rebind
+}
+
+@test "$OFI_FABRIC: valgrind: atomics: fetch-and-add without the atomic privilege fails (REMOTE_ACCESS, connection ends); both sides clean" {
+	vg_pair "$VT" atomic-noaccess
+}
+
+@test "$OFI_FABRIC: valgrind: a write through a key never registered: REMOTE_ACCESS, the write behind it FLUSHED, BROKEN; both sides clean" {
+	vg_pair "$OFI_TOP/build/test/ofi/dattest-ofi-errors" badkey
+}
+
+@test "$OFI_FABRIC: valgrind: atomics: 10,000 fetch-and-adds and CAS hit and miss at offset 4104 of the target LMR; both sides clean" {
+	export DATTEST_ATOMIC_OFFSET=4104
+	vg "$VT" atomic-count server -i "$OFI_A" -n 1 > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	SCALE=$((SCALE * 4)) wait_listening
+	run vg "$VT" atomic-count client -i "$OFI_B" -a 127.0.0.1 -q "$QUAL"
+	echo "--- client exit status $status; client output:"
+	echo "$output"
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+	grep -q "ok the counter after every client's adds: 10000" "$SRV_OUT"
+	[ "$(grep -c '^==[0-9]*==' "$SRV_OUT")" -eq 0 ]
+	[ "$(grep -c '^==[0-9]*==' <<< "$output")" -eq 0 ]
+}
