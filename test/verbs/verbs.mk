@@ -101,3 +101,15 @@ VERBS_SUITES += test/verbs/rmr.bats
 # The atomic extension, SRQs and CR handoff (issue 7): tests in
 # dattest-verbs (test/verbs/atomic.c, srq.c).
 VERBS_SUITES += test/verbs/atomic.bats test/verbs/srq.bats
+
+# Lossy links (issue 18): dattest-netem (test/verbs/netem.c), driven by
+# netem.bats, which puts tc netem on the guest's veths.
+NETEM_TEST := $(B)/test/verbs/dattest-netem
+NETEM_OBJS := $(B)/test/verbs/netem.o $(B)/test/verbs/vt_util.o
+$(B)/test/verbs/netem.o: test/verbs/vt.h
+$(NETEM_TEST): $(NETEM_OBJS) $(B)/lib/libdat.so
+	$(LINK) -o $@ $(NETEM_OBJS) -L$(B)/lib -ldat -lpthread
+
+test-programs: $(NETEM_TEST)
+
+VERBS_SUITES += test/verbs/netem.bats
