@@ -95,6 +95,8 @@ struct side {
 	struct vt_mem src;	/* what this side sends / writes / reads into */
 	struct vt_mem area;	/* the target: max + 64 (the counter after) */
 	unsigned next_slot;
+	unsigned posted;	/* receives posted and not completed */
+	int repost;		/* a receive slot is being read: repost later */
 	uint64_t peer_addr;
 	DAT_RMR_CONTEXT peer_ctx;
 };
@@ -117,6 +119,7 @@ static void post_recv(struct side *s)
 	vt_must("dat_ep_post_recv",
 		dat_ep_post_recv(s->ep, 1, &t, vt_cookie(0x5100 + k),
 				 DAT_COMPLETION_DEFAULT_FLAG));
+	s->posted++;
 }
 
 static void side_open(struct side *s, const struct vt_opts *o)
@@ -197,14 +200,21 @@ static void send_info(struct side *s, const char *tag, uint32_t seed,
 	send_msg(s, sizeof(in), 0x1F0);
 }
 
-/* The next receive: its length and where its bytes are; reposted. */
+/* The next receive: its length and where its bytes are (the slot is
+ * posted again at the next call). */
 static unsigned char *recv_msg(struct side *s, DAT_VLEN *len)
 {
 	const DAT_DTO_COMPLETION_EVENT_DATA *d;
 	DAT_EVENT ev;
-	DAT_RETURN rc = vt_wait(s->v.rcv_evd, vt_secs(60), &ev);
+	DAT_RETURN rc;
 	unsigned k;
 
+	/* the slot the caller read last time goes back now: a slot is
+	 * posted again only once it was read */
+	if (s->repost)
+		post_recv(s);
+	s->repost = 0;
+	rc = vt_wait(s->v.rcv_evd, vt_secs(60), &ev);
 	d = &ev.event_data.dto_completion_event_data;
 	if (rc != DAT_SUCCESS)
 		vt_die("receive: %s", vt_rc(rc));
@@ -217,7 +227,8 @@ static unsigned char *recv_msg(struct side *s, DAT_VLEN *len)
 		vt_die("receive: cookie 0x%llx",
 		       (unsigned long long)d->user_cookie.as_64);
 	*len = d->transfered_length;
-	post_recv(s);
+	s->posted--;
+	s->repost = 1;
 	return s->rbuf.buf + k * slot_len(s);
 }
 
@@ -425,6 +436,7 @@ static void stream_until_cut(struct side *s)
 	unsigned ack = env_u("DAPL_CMA_ACK_TIMEOUT", 19);
 	uint64_t bound_us, last_ok, now, good = 0, flushed = 0, other = 0;
 	unsigned outstanding = 0, recv_flushed = 0;
+
 	uint64_t next = 0;
 	DAT_DTO_COMPLETION_STATUS first = DAT_DTO_SUCCESS;
 	DAT_EVENT ev;
@@ -509,7 +521,7 @@ static void stream_until_cut(struct side *s)
 	else
 		vt_fail("connection end: %s", vt_ev(ev.event_number));
 	/* Every posted receive completes, flushed. */
-	while (recv_flushed < RECVS &&
+	while (recv_flushed < s->posted &&
 	       vt_wait(s->v.rcv_evd, vt_secs(10), &ev) == DAT_SUCCESS) {
 		if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
 		    ev.event_data.dto_completion_event_data.status !=
@@ -520,7 +532,9 @@ static void stream_until_cut(struct side *s)
 					   .status));
 		recv_flushed++;
 	}
-	vt_expect_u64("posted receives flushed", recv_flushed, RECVS);
+	vt_expect_u64("posted receives flushed", recv_flushed, s->posted);
+	s->posted = 0;
+	s->repost = 0;
 	vt_expect_state("EP after the cut", s->ep, DAT_EP_STATE_DISCONNECTED);
 	say("broken");
 }
