@@ -48,10 +48,11 @@ setup_file() { verbs_setup_file; }
 # Issue 18: an RMR belongs to its PZ, not to the EP it was bound through.
 # rxe offers both window types (type 2B by default, type 1 with
 # DAPL_CMA_MW_TYPE=1); each runs the same sequence.  Every call of it is
-# bounded by a watchdog in dattest-rmr (20 s x TEST_TIMEOUT_SCALE): a
+# bounded by a watchdog in dattest-rmr (10 s x TEST_TIMEOUT_SCALE): a
 # type 2 window bound through a freed EP once made ibv_destroy_qp wait
-# ~50 s, the kernel WARN in rxe's pool cleanup (the kernel witness fails
-# the suite on that) and the next dat_cr_accept fail.
+# ~55 s (a kernel timeout), the kernel WARN in rxe's pool cleanup
+# (__rxe_cleanup; the kernel witness fails the suite on that) and the
+# next dat_cr_accept fail.
 lifetime_pair() {
 	pair lifetime
 	grep -qx '  ok dat_ep_free(A) returned' "$SRV_OUT"

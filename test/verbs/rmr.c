@@ -920,7 +920,11 @@ static int fence_client(const struct vt_opts *o)
 
 /* ---- lifetime ---------------------------------------------------------- */
 
-#define BOUND_SECS 20
+/* A generous bound for calls that take well under a second, even under
+ * TCG; below the ~55 s that rxe's ibv_destroy_qp waited for a type 2
+ * window's QP reference (a kernel timeout, not scaled by a slow guest:
+ * 10 x 4 under TCG still catches it). */
+#define BOUND_SECS 10
 
 static const char *bound_what;
 static char bound_msg[160];
