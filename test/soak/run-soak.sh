@@ -45,6 +45,7 @@ one() {
 	dir=$(mktemp -d)
 	srv=$dir/server.out cli=$dir/client.out
 	if [ "$VG" = 1 ]; then
+		# shellcheck disable=SC2054 # the commas are valgrind's
 		vg=(valgrind -q --error-exitcode=99 --leak-check=full
 			--errors-for-leak-kinds=definite,indirect,possible
 			--show-leak-kinds=definite,indirect,possible
