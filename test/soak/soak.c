@@ -29,7 +29,9 @@
  * At the end each process prints its operations by kind, the bytes it
  * verified and its errors by kind, then checks for leaks: the open file
  * descriptors are as many as after its IA was set up, and
- * dat_ia_close(GRACEFUL) succeeds (no DAT object left).  The client's
+ * dat_ia_close(GRACEFUL) succeeds (no DAT object left).  SOAK_FLIP_EVERY=N
+ * (server) spoils one byte of every Nth area the server fills: the run
+ * must then fail with "corrupt" errors (the soak's own check).  The client's
  * last connection tells the server to stop.  Exit 0 only without any
  * error; a crash is the exit status of a signal.
  */
@@ -106,6 +108,7 @@ static uint64_t ops[K_NKINDS], errs[E_NERR], bytes_verified;
  * and keeps, e.g. libfabric's cached sockets, is there by half time) */
 static int fds_mid = -1, fds_end = -1;
 static int scale = 1;
+static uint64_t flip_every, fills;
 static volatile int stopping;
 
 static void count(uint64_t *c, uint64_t n) { __atomic_add_fetch(c, n, __ATOMIC_RELAXED); }
@@ -549,8 +552,17 @@ static int serve_one(struct conn *c)
 							    m.len, m.seed);
 			break;
 		case OP_FILL:
-			if (m.off <= AREA && m.len <= AREA - m.off)
+			if (m.off <= AREA && m.len <= AREA - m.off) {
 				gen(c->area.buf + m.off, m.len, m.seed);
+				/* SOAK_FLIP_EVERY=N: every Nth fill gets one
+				 * wrong byte, so that a run can show that the
+				 * soak notices (it must fail) */
+				if (flip_every &&
+				    !(__atomic_add_fetch(&fills, 1,
+							 __ATOMIC_RELAXED) %
+				      flip_every))
+					c->area.buf[m.off + m.len / 2] ^= 0x5a;
+			}
 			break;
 		case OP_BIND: {
 			DAT_LMR_TRIPLET t = iov(&c->area, m.off, m.len);
@@ -957,6 +969,8 @@ int main(int argc, char **argv)
 	o.seed = (uint32_t)time(NULL);
 	if (sc && atoi(sc) > 0)
 		scale = atoi(sc);
+	if (getenv("SOAK_FLIP_EVERY"))
+		flip_every = strtoull(getenv("SOAK_FLIP_EVERY"), NULL, 10);
 	optind = 2;
 	while ((opt = getopt(argc, argv, "i:a:q:s:t:S:")) != -1) {
 		switch (opt) {
