@@ -71,7 +71,8 @@ PROVIDER_MKS := providers/verbs/verbs.mk $(filter-out \
 	providers/verbs/verbs.mk,$(sort $(wildcard providers/*/*.mk)))
 -include $(wildcard udapl/udapl.mk $(PROVIDER_MKS) registry/registry.mk \
 	test/verbs/verbs.mk man/man.mk test/dapltest/dapltest.mk \
-	test/bench/bench.mk test/vm/vm.mk test/deb/deb.mk examples/examples.mk)
+	test/bench/bench.mk test/vm/vm.mk test/deb/deb.mk examples/examples.mk \
+	test/soak/soak.mk)
 
 .PHONY: all check check-host check-verbs check-ofi demo bench fuzz install \
 	uninstall clean test-programs provider run-host-suites

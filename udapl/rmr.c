@@ -142,6 +142,15 @@ DAT_RETURN dapl_rmr_free(DAT_RMR_HANDLE rmr_handle)
 	return DAT_SUCCESS;
 }
 
+void dapl_rmr_revoked(struct dapl_rmr *rmr)
+{
+	struct dapl_ia *ia = rmr->obj.ia;
+
+	pthread_mutex_lock(&ia->lock);
+	rmr_unbind_locked(rmr);
+	pthread_mutex_unlock(&ia->lock);
+}
+
 void dapl_rmr_teardown(struct dapl_rmr *rmr)
 {
 	rmr_release(rmr);

@@ -681,6 +681,9 @@ struct dapl_pz *dapl_rmr_pz(const struct dapl_rmr *rmr);
 /* The LMR the window is bound to, or NULL. */
 struct dapl_lmr *dapl_rmr_lmr(const struct dapl_rmr *rmr);
 void dapl_rmr_set_inv_first(struct dapl_rmr *rmr, int inv_first);
+/* The transport replaced the window by an unbound one (its QP went):
+ * the RMR is unbound, its rmr_context gone, the LMR's pin dropped. */
+void dapl_rmr_revoked(struct dapl_rmr *rmr);
 
 /* SRQ */
 struct dapl_pz *dapl_srq_pz(const struct dapl_srq *srq);

@@ -168,10 +168,13 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 	cia->pid = getpid();
 	cia->disable = verbs_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
 	pthread_mutex_init(&cia->lock, NULL);
+	pthread_mutex_init(&cia->mw_lock, NULL);
+	dapl_list_init(&cia->mws);
 	dapl_list_init(&cia->dev_link);
 	if (ibv_query_device(ctx, &cia->dattr) ||
 	    ibv_query_port(ctx, port, &cia->pattr)) {
 		pthread_mutex_destroy(&cia->lock);
+		pthread_mutex_destroy(&cia->mw_lock);
 		free(cia);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_DEVICE);
@@ -185,6 +188,7 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 		if (cia->dev)
 			verbs_dev_put(cia->dev, NULL);
 		pthread_mutex_destroy(&cia->lock);
+		pthread_mutex_destroy(&cia->mw_lock);
 		free(cia);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -213,6 +217,7 @@ void verbs_ia_close(struct dapl_ia *ia)
 	verbs_dev_put(cia->dev, cia);
 	verbs_qpn_map_free(cia);
 	pthread_mutex_destroy(&cia->lock);
+	pthread_mutex_destroy(&cia->mw_lock);
 	free(cia);
 }
 

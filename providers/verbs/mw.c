@@ -16,6 +16,26 @@
  * udapl posts the invalidation first.  Type 1: ibv_bind_mw, which
  * rebinds a bound window itself and unbinds with a zero length.
  *
+ * A type 2 window is tied to the QP it was bound through: the device
+ * holds that QP while the window is bound (rxe takes a reference), so
+ * ibv_destroy_qp of an EP freed with a window still bound through it
+ * waits for a reference that never goes (rxe: ~50 s, a WARN in its pool
+ * cleanup, and a refcount underflow when the window is deallocated
+ * later), and the device is not usable meanwhile.  An RMR belongs to its
+ * PZ, not to the EP (DAT 1.2), so the window must not die with the QP:
+ * before a QP goes (qp.c), each type 2 window last bound through it is
+ * deallocated -- which releases the QP at once, whatever the QP's state,
+ * where an invalidation could only be posted on a QP that still works --
+ * and replaced by a fresh window of the same PD.  The RMR stays valid
+ * and unbound (udapl: dapl_rmr_revoked), its old rmr_context fails at
+ * this side, and it can be bound again through any EP of its PZ.  The
+ * IA keeps its type 2 windows in cia->mws, with the QP of each one's last
+ * bind, under cia->mw_lock (the bind posts of type 2 take it too; binds
+ * are not the hot path).  A rebind through another EP moves the tie: its
+ * invalidation releases the old QP once it executed (not a concern
+ * unless that QP is destroyed in the few microseconds before: udapl
+ * posts the bind right behind it).
+ *
  * ibv_mw.rkey is the key the window has once the binds posted so far
  * are done (verbs leaves it to the caller for type 2; the provider
  * library updates it for type 1).  A bind posted only to be flushed (the
@@ -23,6 +43,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,21 +89,64 @@ DAT_RETURN verbs_mw_alloc(struct dapl_rmr *rmr)
 			   : DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				      DAT_RESOURCE_MEMORY_REGION);
 	}
+	t->rmr = rmr;
+	dapl_list_init(&t->link);
 	dapl_rmr_set_tp(rmr, t);
 	dapl_rmr_set_inv_first(rmr, t->mw->type == IBV_MW_TYPE_2);
+	if (t->mw->type == IBV_MW_TYPE_2) {
+		pthread_mutex_lock(&cia->mw_lock);
+		dapl_list_add_tail(&cia->mws, &t->link);
+		pthread_mutex_unlock(&cia->mw_lock);
+	}
 	return DAT_SUCCESS;
 }
 
 void verbs_mw_free(struct dapl_rmr *rmr)
 {
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(rmr);
 	struct dapl_tp_rmr *t = dapl_rmr_tp(rmr);
 
 	if (!t)
 		return;
-	if (ibv_dealloc_mw(t->mw))
+	pthread_mutex_lock(&cia->mw_lock);
+	dapl_list_del(&t->link);
+	/* NULL: a replacement that failed (verbs_mw_qp_gone) */
+	if (t->mw && ibv_dealloc_mw(t->mw))
 		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_dealloc_mw failed");
+	t->mw = NULL;
+	pthread_mutex_unlock(&cia->mw_lock);
 	dapl_rmr_set_tp(rmr, NULL);
 	free(t);
+}
+
+void verbs_mw_qp_gone(struct dapl_tp_ia *cia, struct ibv_qp *qp)
+{
+	struct dapl_list *pos, *tmp;
+
+	if (!cia)
+		return;
+	pthread_mutex_lock(&cia->mw_lock);
+	dapl_list_for_each_safe(pos, tmp, &cia->mws) {
+		struct dapl_tp_rmr *t = (struct dapl_tp_rmr *)((char *)pos -
+			offsetof(struct dapl_tp_rmr, link));
+		struct ibv_pd *pd;
+
+		if (t->qp != qp)
+			continue;
+		t->qp = NULL;
+		pd = t->mw->pd;
+		if (ibv_dealloc_mw(t->mw))
+			dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_dealloc_mw failed");
+		t->mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		if (!t->mw)
+			/* the RMR stays, unbound; a bind fails with
+			 * DAT_INVALID_HANDLE until it is freed */
+			dapl_dbg(DAPL_DBG_ERR,
+				 "verbs: no window to replace one bound "
+				 "through a destroyed QP");
+		dapl_rmr_revoked(t->rmr);
+	}
+	pthread_mutex_unlock(&cia->mw_lock);
 }
 
 /* The window's remote access: what the LMRs would give (mr.c). */
@@ -202,24 +266,36 @@ static DAT_RETURN verbs_mw_post2(struct ibv_qp *qp, struct ibv_mw *mw,
 	if (rc)
 		return verbs_mw_error(rc);
 	m->context = key;
-	if (!m->flush)
+	if (!m->flush) {
 		mw->rkey = key;
+		if (p->op == DAPL_OP_BIND_MW)
+			dapl_rmr_tp(m->rmr)->qp = qp; /* the device's tie */
+	}
 	return DAT_SUCCESS;
 }
 
 DAT_RETURN verbs_post_mw(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	struct ibv_mw *mw = p->mw ? verbs_mw(p->mw->rmr) : NULL;
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct ibv_mw *mw;
+	DAT_RETURN rc;
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	if (!mw)
+	if (!p->mw || !dapl_rmr_tp(p->mw->rmr))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	if (mw->type == IBV_MW_TYPE_1) {
-		if (p->op != DAPL_OP_BIND_MW)
-			return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
-		return verbs_mw_bind1(cep->qp, mw, p);
-	}
-	return verbs_mw_post2(cep->qp, mw, p);
+	/* The window (type 2: replaced when its QP goes) and its tie. */
+	pthread_mutex_lock(&cia->mw_lock);
+	mw = verbs_mw(p->mw->rmr);
+	if (!mw)
+		rc = DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
+	else if (mw->type == IBV_MW_TYPE_1)
+		rc = p->op != DAPL_OP_BIND_MW
+			 ? DAPL_ERR(DAT_INVALID_PARAMETER, 0)
+			 : verbs_mw_bind1(cep->qp, mw, p);
+	else
+		rc = verbs_mw_post2(cep->qp, mw, p);
+	pthread_mutex_unlock(&cia->mw_lock);
+	return rc;
 }

@@ -178,6 +178,10 @@ static void verbs_qp_free(struct dapl_tp_ep *q)
 {
 	if (q->qp && q->qp->srq)
 		verbs_qpn_del(dapl_tp_ia_of(q->qp->qp_context), q->qp->qp_num);
+	/* A type 2 window holds its QP: ibv_destroy_qp would wait for it
+	 * (rxe: ~50 s, then a pool WARN and a refcount underflow later). */
+	if (q->qp)
+		verbs_mw_qp_gone(dapl_tp_ia_of(q->qp->qp_context), q->qp);
 	if (q->qp && ibv_destroy_qp(q->qp))
 		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_destroy_qp failed");
 	if (q->dummy_cq)

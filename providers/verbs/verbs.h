@@ -61,6 +61,10 @@ struct dapl_tp_ia {
 	struct dapl_list dev_link; /* in verbs_dev.ias */
 	/* srq.c: qp_num -> EP of the EPs on an SRQ (lock-free reads) */
 	struct verbs_qpn_map *qpn_map;
+	/* mw.c: the type 2 windows of the IA (dapl_tp_rmr.link) and the QP
+	 * each was bound through; taken before ia->lock */
+	pthread_mutex_t mw_lock;
+	struct dapl_list mws;
 };
 
 /* dapl_ep_tp */
@@ -88,7 +92,12 @@ struct dapl_tp_pz {
 };
 
 struct dapl_tp_rmr {
-	struct ibv_mw *mw;
+	struct ibv_mw *mw;	   /* under cia->mw_lock for type 2 */
+	/* type 2: the QP the last bind was posted through, which the
+	 * device ties the window to; under cia->mw_lock */
+	struct ibv_qp *qp;
+	struct dapl_rmr *rmr;
+	struct dapl_list link;	   /* in cia->mws (type 2) */
 };
 
 struct dapl_tp_srq {
@@ -168,6 +177,9 @@ uint32_t verbs_mw_types(const struct dapl_tp_ia *cia) DAPL_HIDDEN;
 void verbs_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
 DAT_RETURN verbs_post_mw(struct dapl_ep *ep,
 		       const struct dapl_post *p) DAPL_HIDDEN;
+/* Before qp goes: the type 2 windows bound through it are replaced by
+ * fresh ones, unbound (qp.c) */
+void verbs_mw_qp_gone(struct dapl_tp_ia *cia, struct ibv_qp *qp) DAPL_HIDDEN;
 
 /* cq.c */
 DAT_RETURN verbs_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen,

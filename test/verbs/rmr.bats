@@ -44,3 +44,32 @@ setup_file() { verbs_setup_file; }
 	pair fence
 	grep -q 'fence: 1000 of 1000 rounds without a failure; DAPL_RMR_FENCES 1000' "$SRV_OUT"
 }
+
+# Issue 18: an RMR belongs to its PZ, not to the EP it was bound through.
+# rxe offers both window types (type 2B by default, type 1 with
+# DAPL_CMA_MW_TYPE=1); each runs the same sequence.  Every call of it is
+# bounded by a watchdog in dattest-rmr (10 s x TEST_TIMEOUT_SCALE): a
+# type 2 window bound through a freed EP once made ibv_destroy_qp wait
+# ~55 s (a kernel timeout), the kernel WARN in rxe's pool cleanup
+# (__rxe_cleanup; the kernel witness fails the suite on that) and the
+# next dat_cr_accept fail.
+lifetime_pair() {
+	pair lifetime
+	grep -qx '  ok dat_ep_free(A) returned' "$SRV_OUT"
+	grep -qx '  ok dat_cr_accept (EP B) returned' "$SRV_OUT"
+	grep -qx '  ok dat_rmr_bind through B returned' "$SRV_OUT"
+	grep -q '^  ok the RMR \(kept its binding\|is unbound, its context revoked\)' "$SRV_OUT"
+	grep -qx '  ok dat_ep_free(A) returned' <<< "$output"
+	grep -qx '  ok dat_ep_connect (EP B) returned' <<< "$output"
+	[ "$(grep -c '^FAIL' "$SRV_OUT")" -eq 0 ]
+}
+
+@test "rmr-lifetime: type 2 window bound through EP A, A broken by a stale-context write and freed, the RMR rebound through a new EP B and written through; every call returns" {
+	unset DAPL_CMA_MW_TYPE
+	lifetime_pair
+}
+
+@test "rmr-lifetime: the same with a type 1 window (DAPL_CMA_MW_TYPE=1)" {
+	export DAPL_CMA_MW_TYPE=1
+	lifetime_pair
+}

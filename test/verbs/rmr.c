@@ -19,6 +19,15 @@
  *   bindfail a bind the device refuses after the call returned: its
  *           completion says DAT_RMR_OPERATION_FAILED, the connection is
  *           BROKEN and the EP DISCONNECTED
+ *   lifetime an RMR outlives the EP it was bound through (issue 18: a
+ *           window belongs to its PZ): bound through EP A, A's connection
+ *           broken by a write through a stale context, A freed, the
+ *           client reconnects with EP B, the same RMR is bound through B
+ *           and written through, everything freed.  Each of those calls
+ *           must return within BOUND_SECS x TEST_TIMEOUT_SCALE (a
+ *           watchdog ends the process otherwise; rxe's type 2 windows
+ *           once held A's QP and dat_ep_free waited ~50 s in
+ *           ibv_destroy_qp)
  *   fence   ROUNDS (default 1000) rounds of: the server binds and at once
  *           sends the new context; the client writes through it as soon
  *           as it arrives.  No failure, and the server's IA counts one
@@ -30,8 +39,10 @@
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vt.h"
 
@@ -907,6 +918,245 @@ static int fence_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- lifetime ---------------------------------------------------------- */
+
+/* A generous bound for calls that take well under a second, even under
+ * TCG; below the ~55 s that rxe's ibv_destroy_qp waited for a type 2
+ * window's QP reference (a kernel timeout, not scaled by a slow guest:
+ * 10 x 4 under TCG still catches it). */
+#define BOUND_SECS 10
+
+static const char *bound_what;
+static char bound_msg[160];
+
+static void bound_alarm(int sig)
+{
+	size_t n = strlen(bound_msg);
+
+	(void)sig;
+	if (write(1, bound_msg, n) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/* A watchdog around one call: the process ends (exit 3, FAIL line) if
+ * the call does not return within BOUND_SECS x TEST_TIMEOUT_SCALE.  The
+ * whole test's alarm (vt_run) is put back afterwards. */
+struct bound {
+	struct sigaction old;
+	unsigned rest;
+	uint64_t t0;
+};
+
+static void bound_begin(struct bound *b, const char *what)
+{
+	struct sigaction sa;
+	unsigned secs = BOUND_SECS * (unsigned)vt_scale;
+
+	bound_what = what;
+	snprintf(bound_msg, sizeof(bound_msg),
+		 "FAIL %s did not return within %u s\n", what, secs);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bound_alarm;
+	sigaction(SIGALRM, &sa, &b->old);
+	b->rest = alarm(secs);
+	b->t0 = vt_now_us();
+}
+
+static void bound_end(struct bound *b)
+{
+	unsigned used = (unsigned)((vt_now_us() - b->t0) / 1000000);
+
+	alarm(0);
+	sigaction(SIGALRM, &b->old, NULL);
+	if (b->rest)
+		alarm(b->rest > used + 1 ? b->rest - used : 1);
+	vt_note("ok %s returned", bound_what);
+}
+
+#define BOUNDED(what, call)                                                    \
+	({                                                                     \
+		struct bound b_;                                               \
+		DAT_RETURN r_;                                                 \
+		bound_begin(&b_, what);                                        \
+		r_ = (call);                                                   \
+		bound_end(&b_);                                                \
+		r_;                                                            \
+	})
+
+/* After an EP was freed: its flushed receives may still be queued on
+ * the receive EVD; nothing else may be. */
+static void drain_flushed(struct vt *v, DAT_EP_HANDLE old)
+{
+	DAT_EVENT ev;
+	int n = 0;
+
+	while (dat_evd_dequeue(v->rcv_evd, &ev) == DAT_SUCCESS) {
+		const DAT_DTO_COMPLETION_EVENT_DATA *d =
+		    &ev.event_data.dto_completion_event_data;
+
+		if (ev.event_number != DAT_DTO_COMPLETION_EVENT ||
+		    d->ep_handle != old || d->status != DAT_DTO_ERR_FLUSHED)
+			vt_fail("receive EVD after the EP's free: %s %s",
+				vt_ev(ev.event_number), vt_dto(d->status));
+		n++;
+	}
+	vt_note("ok %d flushed receive(s) of the freed EP", n);
+}
+
+/* One connection on psp's CR EVD, accepted by a fresh EP. */
+static DAT_EP_HANDLE owner_accept_again(struct owner *s)
+{
+	DAT_EVENT ev;
+	DAT_CR_HANDLE cr = vt_wait_cr(&s->v, &ev);
+	DAT_EP_HANDLE ep = vt_ep(&s->v, &s->a);
+	int i;
+
+	for (i = 0; i < CTL_RECVS; i++)
+		vt_ctl_post(&s->v, ep);
+	BOUNDED("dat_cr_accept (EP B)", (vt_accept(&s->v, cr, ep, NULL, 0),
+					  DAT_SUCCESS));
+	return ep;
+}
+
+static int lifetime_server(const struct vt_opts *o)
+{
+	const char *type = getenv("DAPL_CMA_MW_TYPE");
+	struct owner s;
+	struct vt_msg m;
+	DAT_RMR_PARAM p;
+	DAT_RMR_CONTEXT c1, c2, c3;
+	DAT_EP_HANDLE a, b;
+	DAT_EVENT ev;
+
+	vt_note("window type: %s", type && *type ? type : "the provider's");
+	owner_open(&s, o);
+	owner_accept(&s);
+	a = s.ep;
+	c1 = bind_wait(&s.v, s.rmr, &s.mem, WIN_OFF, WIN_LEN, PRIV_REMOTE, a,
+		       0xD1);
+	vt_fill(s.mem.buf + WIN_OFF, WIN_LEN, 5);
+	msg_win(&m, "win", &s.mem, WIN_OFF, c1);
+	vt_ctl_send(&s.v, a, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_ctl_recv(&s.v, a, &m, "written", 0);
+	check_win("write through EP A's binding", &s.mem, WIN_OFF, 6);
+
+	/* A rebind through A makes c1 stale; the client writes through it
+	 * and A's connection breaks, with the window still bound through
+	 * A. */
+	c2 = bind_wait(&s.v, s.rmr, &s.mem, WIN2_OFF, WIN_LEN, PRIV_REMOTE, a,
+		       0xD2);
+	if (c2 == c1)
+		vt_fail("rebind kept the context 0x%x", c1);
+	vt_fill(s.mem.buf + WIN2_OFF, WIN_LEN, 7);
+	msg_win(&m, "win2", &s.mem, WIN2_OFF, c2);
+	vt_ctl_send(&s.v, a, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	owner_conn_end(&s);
+	check_win("the old range after the write through the stale context",
+		  &s.mem, WIN_OFF, 6);
+	check_win("the bound range after the write through the stale context",
+		  &s.mem, WIN2_OFF, 7);
+
+	vt_expect("dat_ep_free(A) with the RMR bound through it",
+		  BOUNDED("dat_ep_free(A)", dat_ep_free(a)), DAT_SUCCESS);
+	s.ep = DAT_HANDLE_NULL;
+	drain_flushed(&s.v, a);
+	/* The RMR is still an RMR of the PZ: bound as before, or (where the
+	 * window was tied to A's QP) unbound with its context revoked. */
+	vt_must("dat_rmr_query after A's free",
+		dat_rmr_query(s.rmr, DAT_RMR_FIELD_ALL, &p));
+	vt_expect_ptr("rmr_query pz_handle", p.pz_handle, s.v.pz);
+	if (p.rmr_context == c2 &&
+	    p.lmr_triplet.segment_length == WIN_LEN)
+		vt_note("ok the RMR kept its binding (context 0x%x)", c2);
+	else if (!p.rmr_context && !p.lmr_triplet.segment_length &&
+		 !p.mem_priv)
+		vt_note("ok the RMR is unbound, its context revoked");
+	else
+		vt_fail("RMR after A's free: context 0x%x length %llu",
+			p.rmr_context,
+			(unsigned long long)p.lmr_triplet.segment_length);
+
+	b = owner_accept_again(&s);
+	s.ep = b;
+	c3 = BOUNDED("dat_rmr_bind through B",
+		     ({
+			     DAT_LMR_TRIPLET t = vt_iov(&s.mem, WIN_OFF, WIN_LEN);
+			     DAT_RMR_CONTEXT ctx = 0;
+			     vt_must("dat_rmr_bind through B",
+				     dat_rmr_bind(s.rmr, &t, PRIV_REMOTE, b,
+						  rck(0xD3),
+						  DAT_COMPLETION_DEFAULT_FLAG,
+						  &ctx));
+			     (DAT_RETURN)ctx;
+		     }));
+	expect_bind("bind through B completes", s.v.req_evd, s.rmr, 0xD3,
+		    DAT_DTO_SUCCESS);
+	if (c3 == c2 || c3 == c1)
+		vt_fail("rebind through B kept an old context 0x%x", c3);
+	expect_query(s.rmr, &s.v, &s.mem, WIN_OFF, WIN_LEN, PRIV_REMOTE, c3);
+	msg_win(&m, "win3", &s.mem, WIN_OFF, c3);
+	vt_ctl_send(&s.v, b, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_ctl_recv(&s.v, b, &m, "written3", 0);
+	check_win("write through B's binding", &s.mem, WIN_OFF, 8);
+	check_sentinels(&s.mem, WIN_OFF);
+	check_sentinels(&s.mem, WIN2_OFF);
+	vt_msg_init(&m, "done");
+	vt_ctl_send(&s.v, b, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	if (vt_wait(s.v.conn_evd, vt_secs(30), &ev) != DAT_SUCCESS ||
+	    ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
+		vt_fail("B: no DISCONNECTED after the client's disconnect");
+
+	vt_expect("dat_rmr_free",
+		  BOUNDED("dat_rmr_free", dat_rmr_free(s.rmr)), DAT_SUCCESS);
+	s.rmr = DAT_HANDLE_NULL;
+	vt_expect("dat_ep_free(B)", BOUNDED("dat_ep_free(B)", dat_ep_free(b)),
+		  DAT_SUCCESS);
+	s.ep = DAT_HANDLE_NULL;
+	vt_expect("dat_psp_free", BOUNDED("dat_psp_free", dat_psp_free(s.psp)),
+		  DAT_SUCCESS);
+	vt_mem_free(&s.mem);
+	BOUNDED("dat_ia_close", (vt_close(&s.v), DAT_SUCCESS));
+	return 0;
+}
+
+static int lifetime_client(const struct vt_opts *o)
+{
+	struct peer c;
+	struct vt_msg win, win2, m;
+	DAT_EP_HANDLE a;
+
+	peer_open(&c, o);
+	a = c.ep;
+	peer_recv(&c, &win, "win");
+	vt_fill(c.mem.buf, WIN_LEN, 6);
+	peer_rdma(&c, &win, 0, 0, 0, DAT_DTO_SUCCESS);
+	peer_tell(&c, "written");
+	peer_recv(&c, &win2, "win2");
+	/* the stale context, at the old range */
+	peer_write_dead(&c, &win, 0, 0, 9);
+	vt_expect("dat_ep_free(A)", BOUNDED("dat_ep_free(A)", dat_ep_free(a)),
+		  DAT_SUCCESS);
+	drain_flushed(&c.v, a);
+
+	BOUNDED("dat_ep_connect (EP B)",
+		(c.ep = vt_client_one(&c.v, o, &c.a, CTL_RECVS), DAT_SUCCESS));
+	peer_recv(&c, &m, "win3");
+	vt_fill(c.mem.buf, WIN_LEN, 8);
+	peer_rdma(&c, &m, 0, 0, 0, DAT_DTO_SUCCESS);
+	memset(c.mem.buf, 0, WIN_LEN);
+	peer_rdma(&c, &m, 0, 0, 1, DAT_DTO_SUCCESS);
+	vt_check("read back through B's binding", c.mem.buf, WIN_LEN, 8);
+	peer_tell(&c, "written3");
+	peer_recv(&c, &m, "done");
+	vt_disconnect(&c.v, c.ep);
+	vt_expect("dat_ep_free(B)", BOUNDED("dat_ep_free(B)", dat_ep_free(c.ep)),
+		  DAT_SUCCESS);
+	vt_mem_free(&c.mem);
+	BOUNDED("dat_ia_close", (vt_close(&c.v), DAT_SUCCESS));
+	return 0;
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 static const struct vt_test tests[] = {
@@ -916,6 +1166,7 @@ static const struct vt_test tests[] = {
 	{ "priv", priv_server, priv_client },
 	{ "bindfail", bindfail_server, bindfail_client },
 	{ "fence", fence_server, fence_client },
+	{ "lifetime", lifetime_server, lifetime_client },
 	{ NULL, NULL, NULL },
 };
 

@@ -117,3 +117,15 @@ test-programs: $(COMPAT_TEST)
 VERBS_SUITES += test/verbs/compat.bats
 # the provider-ep test over libfabric too (udapl makes the EPs)
 OFI_SUITES += test/ofi/compat.bats
+
+# Lossy links (issue 18): dattest-netem (test/verbs/netem.c), driven by
+# netem.bats, which puts tc netem on the guest's veths.
+NETEM_TEST := $(B)/test/verbs/dattest-netem
+NETEM_OBJS := $(B)/test/verbs/netem.o $(B)/test/verbs/vt_util.o
+$(B)/test/verbs/netem.o: test/verbs/vt.h
+$(NETEM_TEST): $(NETEM_OBJS) $(B)/lib/libdat.so
+	$(LINK) -o $@ $(NETEM_OBJS) -L$(B)/lib -ldat -lpthread
+
+test-programs: $(NETEM_TEST)
+
+VERBS_SUITES += test/verbs/netem.bats
