@@ -13,7 +13,13 @@
  *   DISC either way: DISCONNECTED on the other side, once the sends the
  *   peer made before it (their number is in the DISC) were received there,
  *   or after 2 s: they travel on the data endpoints' own connection and
- *   may arrive after the DISC.
+ *   may arrive after the DISC.  The DISC also says how many of the other
+ *   side's messages its sender received (receives complete in posting
+ *   order and match sends in sending order): the other side's sends among
+ *   them complete as sent, not flushed, though rxm's completion has not
+ *   come yet (a rendezvous send completes with the receiver's ack, on the
+ *   data endpoint, which the DISC may overtake; on verbs the ack comes
+ *   before the DREQ).
  *   KA either way every DAPL_OFI_KEEPALIVE_MS on established connections;
  *   DAPL_OFI_KEEPALIVE_TIMEOUT_MS of silence: BROKEN.
  *   KEYQ/KEYR: the base, length and remote privileges (OFI_PERM_* in
@@ -429,6 +435,20 @@ static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	free(c);
 }
 
+/* What a DISC tells the peer: how many sends we made (it waits for
+ * them: they travel on the data endpoints, not with the DISC), and how
+ * many of its messages we received, in order (its sends among them that
+ * have no completion yet complete as sent, not flushed: a rendezvous
+ * send's completion comes with our ack on the data endpoint, which the
+ * DISC may overtake). */
+static void ofi_disc_counts(struct dapl_tp_ep *oep, struct ofi_wire *m)
+{
+	m->base = ofi_ep_recvd(oep);
+	pthread_mutex_lock(&oep->lock);
+	m->len = oep->sends_issued;
+	pthread_mutex_unlock(&oep->lock);
+}
+
 void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 {
 	struct ofi_conn *c = oep->conn;
@@ -444,6 +464,7 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 		ofi_wire_init(oep->oia, &m, OFI_MSG_DISC);
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
+		ofi_disc_counts(oep, &m);
 		ofi_ctl_send(oep->oia,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
@@ -464,11 +485,8 @@ static void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		ofi_wire_init(oia, &m, OFI_MSG_DISC);
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
-		if (oep) {
-			pthread_mutex_lock(&oep->lock);
-			m.len = oep->sends_issued;
-			pthread_mutex_unlock(&oep->lock);
-		}
+		if (oep)
+			ofi_disc_counts(oep, &m);
 		ofi_ctl_send(oia,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
@@ -652,6 +670,9 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 			 * may still be on its way; the timers end it */
 			c->state = OFI_CONN_DRAINING;
 			c->drain_sends = m->len;
+			if (c->ep && dapl_ep_tp(c->ep))
+				ofi_ep_peer_recvd(dapl_ep_tp(c->ep),
+						  (uint32_t)m->base);
 			c->drain_end = dapl_now_ns() + OFI_DRAIN_NS;
 			ofi_conn_drained(oia, c, dapl_now_ns());
 		}

@@ -142,7 +142,9 @@ struct ofi_wire {
 	uint16_t type;
 	uint64_t qual;			/* REQ: the full 64-bit qualifier */
 	uint64_t src_id, dst_id;	/* connection ids of sender, receiver */
-	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends */
+	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends,
+					 * base = the peer's messages received
+					 * (cm.c) */
 	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR */
 	uint16_t ctl_len, data_len;
 	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
@@ -230,6 +232,8 @@ struct ofi_op {
 	enum ofi_ctx_kind kind;		/* OFI_CTX_OP: first word */
 	struct ofi_ring *ring;
 	uint32_t seq;
+	uint32_t send_no;		/* a send: how many sends were issued
+					 * before it (oep->sends_issued) */
 	uint8_t op;			/* enum dapl_op */
 	uint8_t state;			/* enum ofi_op_state */
 	uint8_t fence;
@@ -327,6 +331,10 @@ struct dapl_tp_ep {
 	uint32_t ops_out;		/* issued requests not complete */
 	/* a disconnect waits for what the peer sent before it (cm.c) */
 	uint64_t sends_issued, recvs_done;
+	/* the peer's disconnect said how many of our sends it received:
+	 * a flush completes those as sent (cm.c) */
+	uint32_t peer_recvd;
+	int peer_recvd_known;
 	struct ofi_keycache keys[OFI_KEYCACHE];
 	/* errors: the oldest issued request, and since when (the engine
 	 * sees it; ofi_ep_stuck) */
@@ -442,6 +450,12 @@ void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		       uint64_t base, uint64_t len, uint32_t perm) DAPL_HIDDEN;
+/* The number of the peer's messages received here: the receives
+ * complete in posting order from the first (they match the peer's sends
+ * in its order), for the DISC (cm.c). */
+uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* The peer's DISC said it received the first n of our sends. */
+void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
