@@ -102,6 +102,14 @@ struct dapl_tp_ia {
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
 	uint64_t next_ka;		/* when the next keepalive round is due */
+	/* requests read lately, by requester (cm.c: a retransmitted REQ
+	 * is not a new request) */
+	struct ofi_req_seen {
+		uint64_t id;
+		uint16_t len;
+		uint8_t addr[OFI_ADDR_MAX];
+	} req_seen[64];
+	unsigned req_seen_next;
 	int closing;
 	pid_t pid;
 };
@@ -130,6 +138,7 @@ enum ofi_msg_type {
 	OFI_MSG_KEYR,		/* its base and length (status 0) or none */
 	OFI_MSG_KEYX,		/* a window's key is revoked (rmr.c) */
 	OFI_MSG_KEYXA,		/* the peer forgot it */
+	OFI_MSG_REQACK,		/* passive -> active: the REQ was read */
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
@@ -197,7 +206,14 @@ struct ofi_conn {
 	uint64_t deadline;		/* active: connect timeout, 0: none */
 	uint64_t last_heard;		/* keepalive */
 	int probe_fd;			/* active, TCP: the listener probe */
-	struct ofi_wire *req;		/* active: the REQ the probe holds */
+	struct ofi_wire *req;		/* active: the REQ (probe, resend) */
+	uint64_t req_resend;		/* active: when to send the REQ again
+					 * unless the listener read it (REQACK),
+					 * 0: not sent yet, or read */
+	uint64_t req_gap;		/* active: the next wait for REQACK */
+	struct sockaddr_in dst;		/* active: the listener's address */
+	uint8_t peer_ctl_addr[OFI_ADDR_MAX]; /* passive: the requester's */
+	uint16_t peer_ctl_len;
 	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
 	uint64_t drain_end;		/* DRAINING: give up waiting then */
 	uint64_t keyx_acked;		/* the last revoked key the peer
