@@ -10,10 +10,27 @@
  *                           <----  ACCEPT(pdata, data address)
  *                                  or REJECT(peer)
  *   ESTABLISHED, RTU        ---->  ESTABLISHED
+ *
+ *   The listener answers a REQ it read with REQACK at once.  A REQ that
+ *   reached a listening endpoint closed (dat_psp_free) before it read it
+ *   is lost, though rxm and shm report it sent: without a REQACK the
+ *   connect sends the REQ again after 250 ms (doubling, up to 2 s), each
+ *   time after the same check that somebody listens (the probe below),
+ *   so that it reaches the qualifier's next listener or ends
+ *   NON_PEER_REJECTED instead of waiting out its timeout.  A listener
+ *   knows the REQs it read lately (by the requester's control address
+ *   and connection id) and answers a repeated one only with REQACK.
+ *
  *   DISC either way: DISCONNECTED on the other side, once the sends the
  *   peer made before it (their number is in the DISC) were received there,
  *   or after 2 s: they travel on the data endpoints' own connection and
- *   may arrive after the DISC.
+ *   may arrive after the DISC.  The DISC also says how many of the other
+ *   side's messages its sender received (receives complete in posting
+ *   order and match sends in sending order): the other side's sends among
+ *   them complete as sent, not flushed, though rxm's completion has not
+ *   come yet (a rendezvous send completes with the receiver's ack, on the
+ *   data endpoint, which the DISC may overtake; on verbs the ack comes
+ *   before the DREQ).
  *   KA either way every DAPL_OFI_KEEPALIVE_MS on established connections;
  *   DAPL_OFI_KEEPALIVE_TIMEOUT_MS of silence: BROKEN.
  *   KEYQ/KEYR: the base, length and remote privileges (OFI_PERM_* in
@@ -50,6 +67,11 @@
 /* How long a disconnect waits for the peer's last sends (they travel on
  * another libfabric connection than the DISC). */
 #define OFI_DRAIN_NS (2ull * 1000000000ull)
+/* How long a connect waits for the listener's REQACK before it sends the
+ * REQ again (doubling up to the max): a REQ that reached a listening
+ * endpoint closed before it read it is lost without a word. */
+#define OFI_REQ_RESEND_NS (250ull * 1000000ull)
+#define OFI_REQ_RESEND_MAX_NS (2ull * 1000000000ull)
 
 /* A connection request is a CR: the CR's transport data is the
  * connection itself. */
@@ -118,6 +140,7 @@ static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			     uint64_t now);
 static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			    int peer);
+static void ofi_req_sent(struct ofi_conn *c);
 
 void ofi_notes_deliver(struct dapl_tp_ia *oia)
 {
@@ -429,6 +452,20 @@ static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	free(c);
 }
 
+/* What a DISC tells the peer: how many sends we made (it waits for
+ * them: they travel on the data endpoints, not with the DISC), and how
+ * many of its messages we received, in order (its sends among them that
+ * have no completion yet complete as sent, not flushed: a rendezvous
+ * send's completion comes with our ack on the data endpoint, which the
+ * DISC may overtake). */
+static void ofi_disc_counts(struct dapl_tp_ep *oep, struct ofi_wire *m)
+{
+	m->base = ofi_ep_recvd(oep);
+	pthread_mutex_lock(&oep->lock);
+	m->len = oep->sends_issued;
+	pthread_mutex_unlock(&oep->lock);
+}
+
 void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 {
 	struct ofi_conn *c = oep->conn;
@@ -444,6 +481,7 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 		ofi_wire_init(oep->oia, &m, OFI_MSG_DISC);
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
+		ofi_disc_counts(oep, &m);
 		ofi_ctl_send(oep->oia,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
@@ -464,11 +502,8 @@ static void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		ofi_wire_init(oia, &m, OFI_MSG_DISC);
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
-		if (oep) {
-			pthread_mutex_lock(&oep->lock);
-			m.len = oep->sends_issued;
-			pthread_mutex_unlock(&oep->lock);
-		}
+		if (oep)
+			ofi_disc_counts(oep, &m);
 		ofi_ctl_send(oia,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
@@ -503,6 +538,51 @@ void ofi_conn_broken(struct dapl_tp_ep *oep)
 
 /* ---- received messages ---- */
 
+static void ofi_send_reqack(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct ofi_wire r;
+
+	ofi_wire_init(oia, &r, OFI_MSG_REQACK);
+	r.src_id = c->id;
+	r.dst_id = c->peer_id;
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+}
+
+/* locked: a REQ read before (the requester sent it again: its REQACK is
+ * late)?  Then the request it made, if still unanswered, acknowledges it
+ * again; else it is remembered. */
+static int ofi_req_repeated(struct dapl_tp_ia *oia, const struct ofi_wire *m)
+{
+	const unsigned nseen = sizeof(oia->req_seen) / sizeof(oia->req_seen[0]);
+	struct ofi_req_seen *s;
+	struct dapl_list *pos, *tmp;
+	unsigned i;
+
+	for (i = 0; i < nseen; i++) {
+		s = &oia->req_seen[i];
+		if (s->len && s->id == m->src_id && s->len == m->ctl_len &&
+		    !memcmp(s->addr, m->ctl_addr, m->ctl_len))
+			break;
+	}
+	if (i == nseen) {
+		s = &oia->req_seen[oia->req_seen_next++ % nseen];
+		s->id = m->src_id;
+		s->len = m->ctl_len;
+		memcpy(s->addr, m->ctl_addr, m->ctl_len);
+		return 0;
+	}
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (!c->active && c->state == OFI_CONN_REQUEST &&
+		    c->peer_id == m->src_id && c->peer_ctl_len == m->ctl_len &&
+		    !memcmp(c->peer_ctl_addr, m->ctl_addr, m->ctl_len))
+			ofi_send_reqack(oia, c);
+	}
+	return 1;
+}
+
 static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 		       const struct ofi_wire *m)
 {
@@ -510,11 +590,15 @@ static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 	struct ofi_conn *c;
 	struct ofi_note *n;
 
+	if (!m->ctl_len || ofi_req_repeated(oia, m))
+		return;
 	c = ofi_conn_new(oia);
 	if (!c)
 		return;
 	c->peer_id = m->src_id;
 	c->state = OFI_CONN_REQUEST;
+	memcpy(c->peer_ctl_addr, m->ctl_addr, m->ctl_len);
+	c->peer_ctl_len = m->ctl_len;
 	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl)) {
 		ofi_conn_free(oia, c);
 		return;
@@ -542,6 +626,7 @@ static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 	n->kind = OFI_NOTE_REQ;
 	n->sp = lep->sp;
 	n->conn = c;
+	ofi_send_reqack(oia, c);
 	dapl_progress_kick(oia->ia);
 }
 
@@ -652,6 +737,9 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 			 * may still be on its way; the timers end it */
 			c->state = OFI_CONN_DRAINING;
 			c->drain_sends = m->len;
+			if (c->ep && dapl_ep_tp(c->ep))
+				ofi_ep_peer_recvd(dapl_ep_tp(c->ep),
+						  (uint32_t)m->base);
 			c->drain_end = dapl_now_ns() + OFI_DRAIN_NS;
 			ofi_conn_drained(oia, c, dapl_now_ns());
 		}
@@ -663,6 +751,10 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 			c->state = OFI_CONN_CLOSED;
 		break;
 	case OFI_MSG_KA:
+		break;
+	case OFI_MSG_REQACK: /* the listener has it: no more resends */
+		if (c->state == OFI_CONN_CONNECTING)
+			c->req_resend = 0;
 		break;
 	case OFI_MSG_KEYX: /* rmr.c: forget the key, then say so */
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
@@ -831,12 +923,58 @@ static void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		err = errno;
 	close(c->probe_fd);
 	c->probe_fd = -1;
-	if (!err && !ofi_ctl_send(oia, c->dest, c->id, c->req))
+	if (!err && !ofi_ctl_send(oia, c->dest, c->id, c->req)) {
+		ofi_req_sent(c);
 		return;
+	}
 	ofi_conn_end(oia, c,
 		     err == ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
 					 : DAPL_CM_UNREACHABLE,
 		     0);
+}
+
+/* locked: the REQ went to the listener; when to send it again unless
+ * it is read (REQACK) */
+static void ofi_req_sent(struct ofi_conn *c)
+{
+	c->req_gap = !c->req_gap ? OFI_REQ_RESEND_NS
+		     : c->req_gap >= OFI_REQ_RESEND_MAX_NS / 2
+			 ? OFI_REQ_RESEND_MAX_NS
+			 : 2 * c->req_gap;
+	c->req_resend = dapl_now_ns() + c->req_gap;
+}
+
+/* locked: no REQACK came: the REQ again, once somebody listens there */
+static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	int rc;
+
+	c->req_resend = 0;
+	if (ofi_tx_held_to(oia, c->dest)) {
+		/* the last one has not even gone yet (shm: the listener's
+		 * queue is full, or its name went away) */
+		c->req_resend = dapl_now_ns() + c->req_gap;
+		return;
+	}
+	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: no REQACK: REQ again",
+		 (unsigned long long)c->id);
+	rc = oia->tcp_probe		       ? ofi_probe_start(c, &c->dst)
+	     : !ofi_addr_listening(oia, &c->dst) ? -ECONNREFUSED
+						 : 1;
+	if (rc == 1) {
+		rc = ofi_ctl_send(oia, c->dest, c->id, c->req);
+		if (!rc) {
+			ofi_req_sent(c);
+			return;
+		}
+		rc = -EIO;
+	}
+	if (rc < 0)
+		ofi_conn_end(oia, c,
+			     rc == -ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
+						 : DAPL_CM_UNREACHABLE,
+			     0);
+	/* 0: probing; ofi_probe_check sends it */
 }
 
 /* ---- timers ---- */
@@ -877,6 +1015,8 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 					     c->probe_fd < 0);
 			else if (c->probe_fd >= 0)
 				ofi_probe_check(oia, c);
+			else if (c->req_resend && now >= c->req_resend)
+				ofi_req_resend(oia, c);
 			break;
 		case OFI_CONN_DRAINING:
 			ofi_conn_drained(oia, c, now);
@@ -1062,6 +1202,7 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	}
 	c->active = 1;
 	c->state = OFI_CONN_CONNECTING;
+	c->dst = dst;
 	{
 		uint8_t a[OFI_ADDR_MAX];
 		size_t n = ofi_addr_make(oia, &dst, a, sizeof(a));
@@ -1106,6 +1247,7 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 			pthread_mutex_unlock(&oia->lock);
 			return ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
 		}
+		ofi_req_sent(c);
 	} else if (rc < 0) { /* the event says it, as for a late refusal */
 		ofi_conn_end(oia, c,
 			     rc == -ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED

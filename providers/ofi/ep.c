@@ -314,7 +314,8 @@ void ofi_ring_kick(struct ofi_ring *r)
 				if (op->op == DAPL_OP_RDMA_WRITE)
 					oep->writes_out++;
 				else if (op->op == DAPL_OP_SEND)
-					oep->sends_issued++;
+					op->send_no =
+					    (uint32_t)oep->sends_issued++;
 			}
 		}
 		r->issued++;
@@ -523,8 +524,18 @@ static void ofi_ring_drain(struct ofi_ring *r, int clear)
 
 			if (op->state == OFI_OP_HELD)
 				ofi_mw_unhold(op);
-			if (op->state == OFI_OP_HELD ||
-			    op->state == OFI_OP_ISSUED) {
+			if (op->state == OFI_OP_ISSUED &&
+			    op->op == DAPL_OP_SEND && oep->peer_recvd_known &&
+			    (int32_t)(op->send_no - oep->peer_recvd) < 0) {
+				/* the peer received it before it disconnected;
+				 * rxm's completion (a rendezvous send's comes
+				 * with the receiver's ack, on the data
+				 * endpoint) is just late: it was sent */
+				op->state = OFI_OP_DONE;
+				op->status = DAT_DTO_SUCCESS;
+				op->len = 0;
+			} else if (op->state == OFI_OP_HELD ||
+				   op->state == OFI_OP_ISSUED) {
 				op->state = OFI_OP_DONE;
 				op->status = DAT_DTO_ERR_FLUSHED;
 				op->len = 0;
@@ -616,6 +627,8 @@ DAT_RETURN ofi_qp_reset(struct dapl_ep *ep)
 	pthread_mutex_lock(&oep->lock);
 	memset(oep->keys, 0, sizeof(oep->keys));
 	oep->sends_issued = oep->recvs_done = 0;
+	oep->peer_recvd = 0;
+	oep->peer_recvd_known = 0;
 	__atomic_store_n(&oep->work, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&oep->lock);
 	pthread_mutex_lock(&oia->lock);
@@ -645,6 +658,32 @@ void ofi_qp_destroy(struct dapl_ep *ep)
 	ofi_ring_fini(&oep->rq);
 	pthread_mutex_destroy(&oep->lock);
 	free(oep);
+}
+
+/* ---- what the peer received, at a disconnect ---- */
+
+uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep)
+{
+	struct ofi_ring *r = &oep->rq;
+	uint32_t s;
+
+	pthread_mutex_lock(&oep->lock);
+	for (s = r->emitted; s != r->posted; s++) {
+		const struct ofi_op *op = &r->op[s & (r->size - 1)];
+
+		if (op->state != OFI_OP_DONE || op->status == DAT_DTO_ERR_FLUSHED)
+			break;
+	}
+	pthread_mutex_unlock(&oep->lock);
+	return s;
+}
+
+void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
+{
+	pthread_mutex_lock(&oep->lock);
+	oep->peer_recvd = n;
+	oep->peer_recvd_known = 1;
+	pthread_mutex_unlock(&oep->lock);
 }
 
 /* ---- remote keys, engine work ---- */

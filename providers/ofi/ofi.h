@@ -102,6 +102,14 @@ struct dapl_tp_ia {
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
 	uint64_t next_ka;		/* when the next keepalive round is due */
+	/* requests read lately, by requester (cm.c: a retransmitted REQ
+	 * is not a new request) */
+	struct ofi_req_seen {
+		uint64_t id;
+		uint16_t len;
+		uint8_t addr[OFI_ADDR_MAX];
+	} req_seen[64];
+	unsigned req_seen_next;
 	int closing;
 	pid_t pid;
 };
@@ -130,6 +138,7 @@ enum ofi_msg_type {
 	OFI_MSG_KEYR,		/* its base and length (status 0) or none */
 	OFI_MSG_KEYX,		/* a window's key is revoked (rmr.c) */
 	OFI_MSG_KEYXA,		/* the peer forgot it */
+	OFI_MSG_REQACK,		/* passive -> active: the REQ was read */
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
@@ -142,7 +151,9 @@ struct ofi_wire {
 	uint16_t type;
 	uint64_t qual;			/* REQ: the full 64-bit qualifier */
 	uint64_t src_id, dst_id;	/* connection ids of sender, receiver */
-	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends */
+	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends,
+					 * base = the peer's messages received
+					 * (cm.c) */
 	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR */
 	uint16_t ctl_len, data_len;
 	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
@@ -195,7 +206,14 @@ struct ofi_conn {
 	uint64_t deadline;		/* active: connect timeout, 0: none */
 	uint64_t last_heard;		/* keepalive */
 	int probe_fd;			/* active, TCP: the listener probe */
-	struct ofi_wire *req;		/* active: the REQ the probe holds */
+	struct ofi_wire *req;		/* active: the REQ (probe, resend) */
+	uint64_t req_resend;		/* active: when to send the REQ again
+					 * unless the listener read it (REQACK),
+					 * 0: not sent yet, or read */
+	uint64_t req_gap;		/* active: the next wait for REQACK */
+	struct sockaddr_in dst;		/* active: the listener's address */
+	uint8_t peer_ctl_addr[OFI_ADDR_MAX]; /* passive: the requester's */
+	uint16_t peer_ctl_len;
 	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
 	uint64_t drain_end;		/* DRAINING: give up waiting then */
 	uint64_t keyx_acked;		/* the last revoked key the peer
@@ -230,6 +248,8 @@ struct ofi_op {
 	enum ofi_ctx_kind kind;		/* OFI_CTX_OP: first word */
 	struct ofi_ring *ring;
 	uint32_t seq;
+	uint32_t send_no;		/* a send: how many sends were issued
+					 * before it (oep->sends_issued) */
 	uint8_t op;			/* enum dapl_op */
 	uint8_t state;			/* enum ofi_op_state */
 	uint8_t fence;
@@ -327,6 +347,10 @@ struct dapl_tp_ep {
 	uint32_t ops_out;		/* issued requests not complete */
 	/* a disconnect waits for what the peer sent before it (cm.c) */
 	uint64_t sends_issued, recvs_done;
+	/* the peer's disconnect said how many of our sends it received:
+	 * a flush completes those as sent (cm.c) */
+	uint32_t peer_recvd;
+	int peer_recvd_known;
 	struct ofi_keycache keys[OFI_KEYCACHE];
 	/* errors: the oldest issued request, and since when (the engine
 	 * sees it; ofi_ep_stuck) */
@@ -443,6 +467,12 @@ void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		       uint64_t base, uint64_t len, uint32_t perm) DAPL_HIDDEN;
+/* The number of the peer's messages received here: the receives
+ * complete in posting order from the first (they match the peer's sends
+ * in its order), for the DISC (cm.c). */
+uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* The peer's DISC said it received the first n of our sends. */
+void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)

@@ -14,6 +14,17 @@ setup_file() { ofi_setup_file; }
 	pair sendrecv
 }
 
+@test "$OFI_FABRIC: 40 rounds of a 1 MiB echo, then the client's disconnect at once: the server's echo send completes as sent, never flushed" {
+	start_server echo-rounds -n 40
+	wait_listening
+	run_client echo-rounds -q "$QUAL" -n 40
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+}
+
 @test "$OFI_FABRIC: RDMA write and read at non-zero offsets into the target LMR, 1 and several segments, checked at the target" {
 	pair rdma
 }

@@ -172,6 +172,102 @@ static int sendrecv_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- rounds of echo-then-disconnect, 1 MiB ------------------------------ */
+
+/*
+ * Each round a new connection: the client sends 1 MiB, the server echoes
+ * it, the client disconnects as soon as its echo arrived.  The server's
+ * echo must complete as sent: the peer received it before it
+ * disconnected (on verbs its ack precedes the DREQ; over libfabric the
+ * sender's completion may come after the peer's disconnect).
+ */
+#define ECHO_ROUNDS 20
+#define ECHO_LEN (1 << 20)
+
+static int echo_rounds(const struct vt_opts *o)
+{
+	return o->count > 0 ? o->count : ECHO_ROUNDS;
+}
+
+static int echo_server(const struct vt_opts *o)
+{
+	struct vt_mem rbuf, sbuf;
+	DAT_CONN_QUAL qual = 0;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+	DAT_CR_HANDLE cr;
+	DAT_EP_ATTR a;
+	DAT_EVENT ev;
+	struct vt v;
+	int r, n = echo_rounds(o);
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &rbuf, ECHO_LEN, PRIV_LOCAL);
+	vt_mem_alloc(&v, &sbuf, ECHO_LEN, PRIV_LOCAL);
+	vt_ep_attr(&v, &a);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	for (r = 0; r < n; r++) {
+		cr = vt_wait_cr(&v, &ev);
+		ep = vt_ep(&v, &a);
+		vt_must("dat_ep_post_recv",
+			post_recv1(ep, &rbuf, 0, ECHO_LEN, 0x100 + r));
+		vt_accept(&v, cr, ep, NULL, 0);
+		vt_expect_dto("receive", v.rcv_evd, ep, 0x100 + r,
+			      DAT_DTO_SUCCESS, ECHO_LEN);
+		vt_check("server: round's message", rbuf.buf, ECHO_LEN, 20 + r);
+		memcpy(sbuf.buf, rbuf.buf, ECHO_LEN);
+		vt_must("dat_ep_post_send(echo)",
+			post_send1(ep, &sbuf, 0, ECHO_LEN, 0x200 + r,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+		vt_expect_dto("echo send (the client received it)", v.req_evd,
+			      ep, 0x200 + r, DAT_DTO_SUCCESS, ECHO_LEN);
+		vt_wait_disconnected(&v, ep);
+		vt_ep_free(ep);
+	}
+	vt_note("%d rounds", n);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&rbuf);
+	vt_mem_free(&sbuf);
+	vt_close(&v);
+	return 0;
+}
+
+static int echo_client(const struct vt_opts *o)
+{
+	struct vt_mem rbuf, sbuf;
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
+	struct vt v;
+	int r, n = echo_rounds(o);
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &rbuf, ECHO_LEN, PRIV_LOCAL);
+	vt_mem_alloc(&v, &sbuf, ECHO_LEN, PRIV_LOCAL);
+	vt_ep_attr(&v, &a);
+	for (r = 0; r < n; r++) {
+		ep = vt_ep(&v, &a);
+		vt_must("dat_ep_post_recv",
+			post_recv1(ep, &rbuf, 0, ECHO_LEN, 0x300 + r));
+		vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+		vt_fill(sbuf.buf, ECHO_LEN, 20 + r);
+		vt_must("dat_ep_post_send",
+			post_send1(ep, &sbuf, 0, ECHO_LEN, 0x400 + r,
+				   DAT_COMPLETION_DEFAULT_FLAG));
+		vt_expect_dto("send", v.req_evd, ep, 0x400 + r,
+			      DAT_DTO_SUCCESS, ECHO_LEN);
+		vt_expect_dto("echo receive", v.rcv_evd, ep, 0x300 + r,
+			      DAT_DTO_SUCCESS, ECHO_LEN);
+		vt_check("client: echo", rbuf.buf, ECHO_LEN, 20 + r);
+		/* at once: the server's send may not have completed yet */
+		client_end(&v, ep);
+	}
+	vt_mem_free(&rbuf);
+	vt_mem_free(&sbuf);
+	vt_close(&v);
+	return 0;
+}
+
 /* ---- RDMA write and read, the sync calls -------------------------------- */
 
 #define RD_TGT (256 << 10)
@@ -949,6 +1045,7 @@ static int flush_client(const struct vt_opts *o)
 
 const struct vt_test vt_dto_tests[] = {
 	{ "sendrecv", sendrecv_server, sendrecv_client },
+	{ "echo-rounds", echo_server, echo_client },
 	{ "rdma", rdma_server, rdma_client },
 	{ "multiseg", multiseg_server, multiseg_client },
 	{ "shared-lmr", shared_server, shared_client },
