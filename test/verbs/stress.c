@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "vt.h"
@@ -903,8 +904,21 @@ static int storm_once(const char *name, DAT_CLOSE_FLAGS close_flag)
 	DAT_LMR_TRIPLET iov;
 	DAT_VLEN len;
 	DAT_VADDR addr;
-	static __thread char buf[256];
+	/* A page of its own, mapped once per thread: with RDMAV_FORK_SAFE a
+	 * registration hides its whole pages from a forked child, and a
+	 * thread's static TLS shares its page with the thread's descriptor,
+	 * which glibc's fork writes in the child. */
+	static __thread char *buf;
 	int bad = 0;
+
+	if (!buf) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		buf = p;	/* until the process exits */
+	}
 
 	if (dat_ia_open((DAT_NAME_PTR)name, 8, &async, &ia) != DAT_SUCCESS)
 		return 1;
@@ -912,14 +926,13 @@ static int storm_once(const char *name, DAT_CLOSE_FLAGS close_flag)
 	bad += dat_evd_create(ia, 8, DAT_HANDLE_NULL, DAT_EVD_DTO_FLAG, &evd) !=
 	       DAT_SUCCESS;
 	r.for_va = buf;
-	bad += dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, sizeof(buf), pz,
+	bad += dat_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, 256, pz,
 			      DAT_MEM_PRIV_ALL_FLAG, &lmr, &lctx, &rctx, &len,
 			      &addr) != DAT_SUCCESS;
 	bad += dat_ep_create(ia, pz, evd, evd, DAT_HANDLE_NULL, NULL, &ep) !=
 	       DAT_SUCCESS;
 	if (!bad) {
-		iov = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf,
-					sizeof(buf)};
+		iov = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 256};
 		bad += dat_ep_post_recv(ep, 1, &iov, (DAT_DTO_COOKIE){0},
 					DAT_COMPLETION_DEFAULT_FLAG) !=
 		       DAT_SUCCESS;
