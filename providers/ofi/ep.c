@@ -155,9 +155,13 @@ static uint8_t ofi_op_perm(const struct ofi_op *op)
 
 /*
  * The target address of an RDMA or atomic: the consumer's virtual
- * address where the provider takes those, else its offset in the peer's
- * registration.  1: known (*addr), 0: not yet (the op waits), -1: no
- * such registration, outside it, or without the privilege the op needs.
+ * address where the provider takes those (shm), else its offset in the
+ * peer's registration (rxm).  1: known (*addr), 0: not yet (the op
+ * waits), -1: no such registration, outside it, or without the privilege
+ * the op needs.  The peer's answer about the key is asked for either
+ * way: libfabric checks no atomic privilege, and shm neither a key nor a
+ * range (it reads and writes the peer's memory itself), so these checks
+ * are what gives DAT_DTO_ERR_REMOTE_ACCESS there.
  */
 static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 			uint64_t *addr)
@@ -165,10 +169,6 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 	struct ofi_keycache *k;
 	uint64_t len;
 
-	if (oep->oia->virt_addr) {
-		*addr = op->remote_addr;
-		return 1;
-	}
 	k = &oep->keys[op->rkey % OFI_KEYCACHE];
 	if (k->key != op->rkey || k->state == OFI_KEY_EMPTY) {
 		/* another key's query in flight keeps its slot */
@@ -188,7 +188,8 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 		    len > k->len - (op->remote_addr - k->base) ||
 		    !(k->perm & ofi_op_perm(op)))
 			return -1;
-		*addr = op->remote_addr - k->base;
+		*addr = oep->oia->virt_addr ? op->remote_addr
+					    : op->remote_addr - k->base;
 		return 1;
 	case OFI_KEY_BAD:
 		return -1;

@@ -49,7 +49,7 @@ OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
 	test/ofi/cr_overflow.bats \
 	test/ofi/ordering.bats test/ofi/faults.bats test/ofi/dapltest.bats \
 	test/ofi/datadm.bats test/ofi/rmr.bats test/ofi/atomic.bats \
-	test/ofi/errors.bats test/ofi/badinput.bats test/ofi/memcheck.bats \
+	test/ofi/errors.bats test/ofi/errors-stuck.bats test/ofi/badinput.bats test/ofi/memcheck.bats \
 	test/ofi/memcheck-part2.bats \
 	test/ofi/fork.bats
 
@@ -61,17 +61,16 @@ check-ofi: test-programs
 
 # Not over shm: faults.bats (a peer SIGKILLed while it held the lock of a
 # shm queue leaves it locked: the survivor spins in fi_cq_read for ever),
-# dapltest.bats (-T F: a write with a bad key reports success over shm;
-# -T T and -T P pass), cr_overflow.bats (the client crashes inside shm's
-# progress now and then: see its head), and the window, atomic and error
-# suites of part 2, written for rxm: over shm a write through a revoked
-# window's key waits for the connection to break instead of failing at
-# once, an atomic without the privilege succeeds, and a read from a
-# stopped target completes (shm reads the peer's memory itself).
+# cr_overflow.bats (the client crashes inside shm's progress now and then:
+# see its head), errors-stuck.bats (over shm a read from a stopped
+# target completes: shm reads the peer's memory itself) and
+# memcheck-part2.bats (under valgrind over shm the write posted behind a
+# failed one once was not flushed within the test's bound; not
+# understood: errors.bats checks the same flush over shm unslowed).
 OFI_SUITES_tcp = $(OFI_SUITES)
-OFI_SUITES_shm = $(filter-out test/ofi/faults.bats test/ofi/dapltest.bats \
-	test/ofi/cr_overflow.bats test/ofi/rmr.bats test/ofi/atomic.bats \
-	test/ofi/errors.bats test/ofi/memcheck-part2.bats, $(OFI_SUITES))
+OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
+	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats \
+	test/ofi/memcheck-part2.bats, $(OFI_SUITES))
 OFI_FABRICS := tcp shm
 run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \

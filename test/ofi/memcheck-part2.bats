@@ -3,8 +3,7 @@
 # test/ofi/memcheck-part2.bats - the libfabric provider's emulated memory
 # windows, atomics and bad keys (issue 16) under valgrind memcheck, client
 # and server each: no error, no definite, indirect or possible leak.
-# Over tcp;ofi_rxm only, as rmr.bats, atomic.bats and errors.bats (see
-# providers/ofi/ofi.mk).
+# Over tcp;ofi_rxm only (providers/ofi/ofi.mk says why).
 
 load ofi_helpers
 load memcheck_helpers
