@@ -198,6 +198,31 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 	}
 }
 
+/*
+ * oep locked: what an RDMA or an atomic waits for before it is issued:
+ * the fence, then its target address (*addr).  1: it must wait; 0: it
+ * failed (completed with DAT_DTO_ERR_REMOTE_ACCESS, the EP breaks);
+ * OFI_TARGET_READY: issue it.
+ */
+#define OFI_TARGET_READY 2
+static int ofi_op_target(struct dapl_tp_ep *oep, struct ofi_op *op,
+			 uint64_t *addr)
+{
+	int rc;
+
+	if (op->fence && oep->ops_out)
+		return 1;
+	rc = ofi_rma_addr(oep, op, addr);
+	if (rc == 0)
+		return 1;
+	if (rc < 0) {
+		ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
+		ofi_ep_want(oep, OFI_WORK_BROKEN);
+		return 0;
+	}
+	return OFI_TARGET_READY;
+}
+
 /* oep locked: issues op; 0, 1 (must wait), or a negative fi error. */
 static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 {
@@ -228,16 +253,9 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		return (int)fi_sendmsg(oep->fep, &msg, FI_COMPLETION);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
-		if (op->fence && oep->ops_out)
-			return 1;
-		rc = ofi_rma_addr(oep, op, &addr);
-		if (rc == 0)
-			return 1;
-		if (rc < 0) {
-			ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
-			ofi_ep_want(oep, OFI_WORK_BROKEN);
-			return 0;
-		}
+		rc = ofi_op_target(oep, op, &addr);
+		if (rc != OFI_TARGET_READY)
+			return rc;
 		riov.addr = addr;
 		riov.len = ofi_op_total(op);
 		riov.key = op->rkey;
@@ -255,16 +273,9 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 				 : fi_readmsg(oep->fep, &rma, FI_COMPLETION));
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
-		if (op->fence && oep->ops_out)
-			return 1;
-		rc = ofi_rma_addr(oep, op, &addr);
-		if (rc == 0)
-			return 1;
-		if (rc < 0) {
-			ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
-			ofi_ep_want(oep, OFI_WORK_BROKEN);
-			return 0;
-		}
+		rc = ofi_op_target(oep, op, &addr);
+		if (rc != OFI_TARGET_READY)
+			return rc;
 		return ofi_atomic_issue(oep, op, addr); /* atomic.c */
 	case DAPL_OP_BIND_MW:
 		/* the DAT fence: every earlier request complete; then the
