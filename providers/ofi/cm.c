@@ -119,7 +119,7 @@ static struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia,
 }
 
 /* locked: an event for ep, delivered after the lock is dropped */
-static void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
+void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
 			enum dapl_cm_event ev, const void *pdata, int plen)
 {
 	struct ofi_note *n;
@@ -135,7 +135,6 @@ static void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
 	dapl_progress_kick(oia->ia);
 }
 
-static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c);
 static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			     uint64_t now);
 static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
@@ -296,8 +295,10 @@ void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 	m->magic = OFI_WIRE_MAGIC;
 	m->version = OFI_WIRE_VERSION;
 	m->type = (uint16_t)type;
-	m->ctl_len = (uint16_t)oia->ctl->namelen;
-	memcpy(m->ctl_addr, oia->ctl->name, oia->ctl->namelen);
+	if (oia->ctl) { /* MSG: none (msg.c) */
+		m->ctl_len = (uint16_t)oia->ctl->namelen;
+		memcpy(m->ctl_addr, oia->ctl->name, oia->ctl->namelen);
+	}
 	m->ia_addr = oia->addr;
 }
 
@@ -326,14 +327,15 @@ static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
 	return 0;
 }
 
-static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id);
-
 int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg)
 {
-	struct ofi_txbuf *tb = malloc(sizeof(*tb));
+	struct ofi_txbuf *tb;
 	int rc;
 
+	if (ofi_is_msg(oia)) /* on the connection itself */
+		return ofi_msg_send(oia, msg);
+	tb = malloc(sizeof(*tb));
 	if (!tb)
 		return -FI_ENOMEM;
 	tb->kind = OFI_CTX_CTL_TX;
@@ -409,7 +411,7 @@ static int ofi_av_insert(struct dapl_tp_ia *oia, const void *addr, size_t len,
 
 /* ---- connections ---- */
 
-static struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia)
+struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia)
 {
 	struct ofi_conn *c = calloc(1, sizeof(*c));
 
@@ -422,7 +424,7 @@ static struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia)
 	return c;
 }
 
-static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id)
+struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id)
 {
 	struct dapl_list *pos, *tmp;
 
@@ -436,9 +438,11 @@ static struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id)
 	return NULL;
 }
 
-static void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
+void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
 {
 	(void)oia;
+	if (c->m)
+		ofi_msg_conn_free(c);
 	if (c->ep) {
 		struct dapl_tp_ep *oep = dapl_ep_tp(c->ep);
 
@@ -491,8 +495,8 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 }
 
 /* locked: the connection's last event; its EP stops moving data */
-static void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
-			 enum dapl_cm_event ev, int tell_peer)
+void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		  enum dapl_cm_event ev, int tell_peer)
 {
 	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
 
@@ -510,6 +514,8 @@ static void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			     0, &m);
 	}
 	c->state = OFI_CONN_CLOSED;
+	if (c->m)
+		ofi_msg_conn_end(oia, c);
 	if (oep)
 		ofi_ep_flush(oep);
 	ofi_note_ep(oia, c->ep, ev, NULL, 0);
@@ -581,6 +587,20 @@ static int ofi_req_repeated(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 			ofi_send_reqack(oia, c);
 	}
 	return 1;
+}
+
+int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
+		 struct ofi_conn *c, const void *pdata, int plen)
+{
+	struct ofi_note *n = ofi_note_new(oia, pdata, plen);
+
+	if (!n)
+		return -1;
+	n->kind = OFI_NOTE_REQ;
+	n->sp = sp;
+	n->conn = c;
+	dapl_progress_kick(oia->ia);
+	return 0;
 }
 
 static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
@@ -687,7 +707,7 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 }
 
 /* A message for one of our connections (not a REQ). */
-static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
+void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 {
 	struct ofi_conn *c = m->dst_id ? ofi_conn_find(oia, m->dst_id) : NULL;
 	struct dapl_tp_ep *oep;
@@ -1105,6 +1125,10 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	DAT_CONN_QUAL q = *qual;
 	int rc;
 
+	if (ofi_is_msg(oia)) {
+		free(osp);
+		return ofi_msg_listen(sp, qual);
+	}
 	if (!osp)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -1141,10 +1165,12 @@ void ofi_listen_stop(struct dapl_sp *sp)
 		return;
 	pthread_mutex_lock(&oia->lock);
 	dapl_list_del(&osp->link);
-	osp->lep->sp = NULL;
-	ofi_ctl_shut(osp->lep);
-	ofi_ctl_drain(oia);
-	ofi_ctl_free(osp->lep);
+	if (osp->lep) {
+		osp->lep->sp = NULL;
+		ofi_ctl_shut(osp->lep);
+		ofi_ctl_drain(oia);
+		ofi_ctl_free(osp->lep);
+	}
 	/* requests not yet handed to udapl die with the listener */
 	dapl_list_for_each_safe(pos, tmp, &oia->notes) {
 		struct ofi_note *n = dapl_container_of(pos, struct ofi_note,
@@ -1164,6 +1190,8 @@ void ofi_listen_stop(struct dapl_sp *sp)
 		if (c->sp == sp)
 			c->sp = NULL;
 	}
+	if (osp->pep) /* MSG: after its requests' rejects (msg.c) */
+		ofi_msg_listen_close(osp);
 	dapl_sp_set_tp(sp, NULL);
 	pthread_mutex_unlock(&oia->lock);
 	free(osp);
@@ -1189,6 +1217,8 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
 	memcpy(&dst, remote, sizeof(dst));
 	dst.sin_port = htons(ofi_qual_port(qual));
+	if (ofi_is_msg(oia))
+		return ofi_msg_connect(ep, &dst, qual, timeout, pdata, plen);
 	pthread_mutex_lock(&oia->lock);
 	if (!oep || !oep->fep || oep->conn) {
 		pthread_mutex_unlock(&oia->lock);
@@ -1270,6 +1300,8 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 
 	if (plen < 0 || plen > OFI_MAX_PDATA)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (ofi_is_msg(oia))
+		return ofi_msg_accept(cr, ep, pdata, plen);
 	pthread_mutex_lock(&oia->lock);
 	c = ofi_cr_conn(cr);
 	if (!c || c->ep || !oep || !oep->fep || oep->conn) {
@@ -1351,7 +1383,12 @@ DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	pthread_mutex_lock(&oia->lock);
 	c = oep->conn;
-	if (c && c->state != OFI_CONN_CLOSED) {
+	if (c && c->m && !abrupt && (c->state == OFI_CONN_ESTABLISHED ||
+				     c->state == OFI_CONN_DISCONNECTING)) {
+		/* MSG: the DISC goes behind the data on the connection;
+		 * the peer's close ends it (msg.c) */
+		ofi_msg_disconnect(oia, c);
+	} else if (c && c->state != OFI_CONN_CLOSED) {
 		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 1);
 		if (abrupt) { /* udapl reported it already: no note */
 			struct dapl_list *pos, *tmp;

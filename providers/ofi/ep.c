@@ -250,7 +250,9 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		msg.addr = oep->peer;
 		msg.context = op;
 		msg.data = 0;
-		return (int)fi_sendmsg(oep->fep, &msg, FI_COMPLETION);
+		return (int)fi_sendmsg(oep->fep, &msg,
+				       FI_COMPLETION |
+					   oep->oia->fab.send_flags);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
 		rc = ofi_op_target(oep, op, &addr);
@@ -303,6 +305,8 @@ void ofi_ring_kick(struct ofi_ring *r)
 			r->issued++;
 			continue;
 		}
+		if (!oep->fep && !oep->flushed)
+			return; /* MSG: not connected yet (ofi_ep_attach) */
 		if (!oep->fep) {
 			ofi_op_fail(oep, op, DAT_DTO_ERR_FLUSHED);
 			r->issued++;
@@ -457,6 +461,17 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 	struct fid_ep *fep;
 	int rc;
 
+	if (ofi_is_msg(oia)) {
+		/* the endpoint comes with the connection (msg.c); posts
+		 * wait for it */
+		pthread_mutex_lock(&oep->lock);
+		oep->fep = NULL;
+		oep->namelen = 0;
+		oep->flushed = 0;
+		oep->halted = 0;
+		pthread_mutex_unlock(&oep->lock);
+		return 0;
+	}
 	ofi_ep_cqs(oep, 1);
 	rc = ofi_ep_open(oia, &oia->addr, tx, rx, &fep);
 	if (!rc) {
@@ -612,6 +627,16 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	if (fep)
 		ofi_ep_close(fep);
 	ofi_ep_cqs(oep, 0);
+}
+
+void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep)
+{
+	pthread_mutex_lock(&oep->lock);
+	oep->fep = fep;
+	oep->connected = 1;
+	ofi_ring_kick(&oep->rq);
+	ofi_ring_kick(&oep->sq);
+	pthread_mutex_unlock(&oep->lock);
 }
 
 void ofi_ep_flush(struct dapl_tp_ep *oep)

@@ -16,15 +16,18 @@
 
 #include "ofi.h"
 
-/* The hints every IA asks with: what DAT needs of an RDM endpoint. */
-static struct fi_info *ofi_hints(const char *prov)
+/* The hints every IA asks with: what DAT needs of an RDM endpoint, or of
+ * a MSG one (msg.c: no atomics there). */
+static struct fi_info *ofi_hints(const char *prov, enum fi_ep_type type)
 {
 	struct fi_info *h = fi_allocinfo();
 
 	if (!h)
 		return NULL;
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG | FI_RMA | FI_ATOMIC; /* atomics: atomic.c */
+	h->ep_attr->type = type;
+	h->caps = FI_MSG | FI_RMA;
+	if (type == FI_EP_RDM)
+		h->caps |= FI_ATOMIC; /* atomics: atomic.c */
 	h->domain_attr->threading = FI_THREAD_SAFE;
 	/* we translate addresses ourselves unless the provider wants
 	 * virtual addresses; keys are ours (no FI_MR_PROV_KEY) */
@@ -39,9 +42,9 @@ static struct fi_info *ofi_hints(const char *prov)
 }
 
 static int ofi_getinfo(const char *prov, const struct sockaddr_in *addr,
-		       struct fi_info **out)
+		       enum fi_ep_type type, struct fi_info **out)
 {
-	struct fi_info *h = ofi_hints(prov);
+	struct fi_info *h = ofi_hints(prov, type);
 	char ip[INET_ADDRSTRLEN];
 	int rc;
 
@@ -163,6 +166,7 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 		fi_close(&oia->null_cq->fid);
 	if (oia->av)
 		fi_close(&oia->av->fid);
+	ofi_msg_ia_close(oia);
 	ofi_global_enter();
 	if (oia->domain)
 		fi_close(&oia->domain->fid);
@@ -237,7 +241,7 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 	caps->mw_types = DAPL_MW_TYPE_1;
 	caps->mw_note = OFI_MW_NOTE;
 	caps->max_inline = 0;
-	caps->max_private_data = OFI_MAX_PDATA;
+	caps->max_private_data = OFI_MAX_PDATA; /* MSG: fits (msg.c) */
 	/* rxm and shm progress data only when driven: the engine polls,
 	 * sleeping longer while it finds nothing (see ofi_ia_open) */
 	caps->progress = DAPL_PROGRESS_POLL;
@@ -285,7 +289,14 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		goto err;
 	}
 	ofi_global_enter();
-	rc = ofi_getinfo(oia->prov_name, &oia->addr, &oia->info);
+	/* MSG where the provider named alone offers it (msg.c), else RDM */
+	rc = -FI_ENODATA;
+	if (ofi_msg_wanted(oia->prov_name))
+		rc = ofi_getinfo(oia->prov_name, &oia->addr, FI_EP_MSG,
+				 &oia->info);
+	if (rc)
+		rc = ofi_getinfo(oia->prov_name, &oia->addr, FI_EP_RDM,
+				 &oia->info);
 	if (rc) {
 		ofi_global_leave();
 		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_getinfo(%s): %s",
@@ -294,6 +305,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 			       DAT_NAME_NOT_REGISTERED);
 		goto err;
 	}
+	oia->fab.ep_type = oia->info->ep_attr->type;
 	oia->virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
 	oia->tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
 			 !strncmp(oia->prov_name, "tcp", 3);
@@ -301,7 +313,9 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
 	ofi_global_leave();
-	if (!rc)
+	if (!rc && ofi_is_msg(oia))
+		rc = ofi_msg_ia_open(oia); /* msg.c: the EQ, fab */
+	else if (!rc)
 		rc = fi_av_open(oia->domain, &aa, &oia->av, NULL);
 	if (rc)
 		goto err_fi;
@@ -319,11 +333,13 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_tp(ia, oia);
-	rc = ofi_ctl_open(oia, &oia->addr, NULL, &oia->ctl);
+	/* MSG: no control endpoint, the connections carry it (msg.c) */
+	rc = ofi_is_msg(oia) ? 0
+			     : ofi_ctl_open(oia, &oia->addr, NULL, &oia->ctl);
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
-	oia->atomics = ofi_atomic_probe(oia, oia->ctl->ep); /* atomic.c */
+	oia->atomics = oia->ctl && ofi_atomic_probe(oia, oia->ctl->ep);
 	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
 					  86400000) * 1000000ull; /* ep.c */
 	ofi_caps(oia, caps);
@@ -356,6 +372,8 @@ void ofi_ia_close(struct dapl_ia *ia)
 						       link);
 
 		dapl_list_del(&c->link);
+		if (c->m)
+			ofi_msg_conn_free(c);
 		free(c);
 	}
 	/* the control endpoint goes first: then libfabric holds none */

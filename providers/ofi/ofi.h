@@ -72,10 +72,25 @@ enum ofi_ctx_kind {
 
 /* ---- the IA -------------------------------------------------------------- */
 
+/*
+ * What the IA's libfabric provider gives, from its fi_info (ia.c), and so
+ * which of our two connection paths the IA takes: FI_EP_MSG (msg.c: the
+ * provider's own connections) or FI_EP_RDM (cm.c: our protocol over an
+ * address vector).  One record, so that the choice is made in one place.
+ */
+struct ofi_fabcaps {
+	enum fi_ep_type ep_type;	/* FI_EP_MSG or FI_EP_RDM */
+	uint64_t send_flags;		/* added to every send (MSG:
+					 * FI_DELIVERY_COMPLETE, see msg.c) */
+	size_t cm_data;			/* MSG: room for connect data */
+};
+
 struct dapl_tp_ia {
 	struct dapl_ia *ia;
 	pthread_mutex_t lock;
 	struct fi_info *info;		/* what fi_getinfo gave for the IA */
+	struct ofi_fabcaps fab;		/* and what it means for us */
+	struct fid_eq *eq;		/* MSG: connection events (msg.c) */
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_av *av;
@@ -187,7 +202,11 @@ enum ofi_conn_state {
 	OFI_CONN_DRAINING,	/* the peer disconnected: its last sends
 				 * may still be on their way */
 	OFI_CONN_CLOSED,	/* its last event was reported */
+	OFI_CONN_DISCONNECTING,	/* MSG: our DISC went, the peer's close or
+				 * the bound ends it (msg.c) */
 };
+
+struct ofi_msg_conn;	/* msg.c: a connection's libfabric side on MSG */
 
 struct ofi_conn {
 	struct dapl_list link;		/* oia->conns */
@@ -220,13 +239,15 @@ struct ofi_conn {
 					 * confirmed (KEYXA) */
 	unsigned char pdata[OFI_MAX_PDATA];
 	int plen;
+	struct ofi_msg_conn *m;		/* MSG only (msg.c) */
 };
 
 struct dapl_tp_sp {
 	struct dapl_list link;		/* oia->sps */
 	struct dapl_sp *sp;
 	DAT_CONN_QUAL qual;
-	struct ofi_ctl_ep *lep;
+	struct ofi_ctl_ep *lep;		/* RDM: the listening endpoint */
+	struct fid_pep *pep;		/* MSG: the passive endpoint */
 };
 
 /* ---- EVDs: completion queues (cq.c) --------------------------------------- */
@@ -539,6 +560,51 @@ void ofi_mw_unhold(struct ofi_op *op) DAPL_HIDDEN;
 int ofi_mw_run(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* A fresh application key, never 0, never reused while the IA is open */
 uint32_t ofi_key_next(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+
+/* cm.c, shared with msg.c (oia->lock held) */
+struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id) DAPL_HIDDEN;
+void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+/* the connection's last event; tell_peer: a DISC first */
+void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		  enum dapl_cm_event ev, int tell_peer) DAPL_HIDDEN;
+void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
+		 enum dapl_cm_event ev, const void *pdata, int plen) DAPL_HIDDEN;
+/* a connection request for sp, handed to udapl as a CR */
+int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
+		 struct ofi_conn *c, const void *pdata, int plen) DAPL_HIDDEN;
+/* a control message for one of our connections (not a REQ) */
+void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
+
+/* msg.c: the FI_EP_MSG path */
+static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
+{
+	return oia->fab.ep_type == FI_EP_MSG;
+}
+/* ia.c: a libfabric provider named alone (no utility provider after a
+ * ';') is asked for FI_EP_MSG first */
+int ofi_msg_wanted(const char *prov) DAPL_HIDDEN;
+int ofi_msg_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_msg_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+/* oia->lock held: closes the passive endpoint of osp */
+void ofi_msg_listen_close(struct dapl_tp_sp *osp) DAPL_HIDDEN;
+DAT_RETURN ofi_msg_connect(struct dapl_ep *ep, const struct sockaddr_in *dst,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
+DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
+			  const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
+/* oia->lock held: a graceful disconnect of an established connection */
+void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+/* oia->lock held: a control message on the connection (ofi_ctl_send) */
+int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
+/* oia->lock held: the connection ends: its endpoint if not the EP's */
+void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+void ofi_msg_conn_free(struct ofi_conn *c) DAPL_HIDDEN;
+/* oia->lock held: connection events, control messages, timers */
+int ofi_msg_progress(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
+/* ep.c: the connected endpoint becomes the EP's; held posts go */
+void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep) DAPL_HIDDEN;
 
 /* atomic.c */
 /* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */

@@ -30,6 +30,8 @@ int ofi_progress(struct dapl_ia *ia)
 						NULL, FI_ADDR_UNSPEC,
 						&oia->ctl->rx[i]) &&
 				       (oia->ctl->rx[i].posted = 1);
+	if (ofi_is_msg(oia)) /* msg.c: events, control messages */
+		did += ofi_msg_progress(oia, dapl_now_ns());
 	ofi_cm_timers(oia, dapl_now_ns());
 	dapl_list_for_each_safe(pos, tmp, &oia->cqs) {
 		struct dapl_tp_evd *ocq =

@@ -19,9 +19,9 @@ dat() {
 @test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is 127.0.0.1, the limits are fi_info's" {
 	local_test query local -i "$OFI_A" -a 127.0.0.1
 	local tx rx want bad=0 p d f
-	tx=$(fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
+	tx=$(fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" -v |
 		sed -n '/tx_attr:/,/rx_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
-	rx=$(fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
+	rx=$(fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" -v |
 		sed -n '/rx_attr:/,/ep_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
 	want=$((tx < rx ? tx : rx))
 	[ "$(dat max_dto_per_ep)" = "$want" ] ||

@@ -15,14 +15,18 @@ OFI_TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat.conf"
 # The fabric (make check-ofi runs every suite on each): OFI_FABRIC=tcp,
 # libfabric's tcp;ofi_rxm, IAs ofi-a and ofi-b; OFI_FABRIC=shm, its shm,
-# IAs ofi-shm-a and ofi-shm-b.  Test names begin with the fabric.
+# IAs ofi-shm-a and ofi-shm-b; OFI_FABRIC=tcpmsg, libfabric's tcp alone,
+# whose FI_EP_MSG connections the provider uses (providers/ofi/msg.c), IAs
+# ofi-msg-a and ofi-msg-b.  Test names begin with the fabric.
 OFI_FABRIC=${OFI_FABRIC:-tcp}
+OFI_EP_TYPE=FI_EP_RDM
 case $OFI_FABRIC in
 tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
 shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
+tcpmsg) OFI_PROV=tcp OFI_A=ofi-msg-a OFI_B=ofi-msg-b OFI_EP_TYPE=FI_EP_MSG ;;
 *) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
 esac
-export OFI_FABRIC OFI_PROV OFI_A OFI_B
+export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE
 export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
 export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
 load ../verbs/verbs_helpers
@@ -39,10 +43,10 @@ ofi_setup_file() {
 		return 1
 	fi
 	if [ "$OFI_PROV" = unknown ]; then
-		echo "OFI_FABRIC must be tcp or shm (is '$OFI_FABRIC')" >&2
+		echo "OFI_FABRIC must be tcp, shm or tcpmsg (is '$OFI_FABRIC')" >&2
 		return 1
 	fi
-	if ! fi_info -p "$OFI_PROV" -t FI_EP_RDM > /dev/null 2>&1; then
+	if ! fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" > /dev/null 2>&1; then
 		echo "libfabric has no $OFI_PROV here (scripts/deps.sh installs libfabric-bin)" >&2
 		return 1
 	fi
@@ -71,6 +75,6 @@ print(s.getsockname()[1])'
 
 # fi_field NAME: the first "NAME: value" of fi_info -v for the fabric
 fi_field() {
-	fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
+	fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" -v |
 		sed -n "s/^[[:space:]]*$1:[[:space:]]*\([0-9]*\).*/\1/p" | head -n 1
 }

@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The FI_EP_MSG path: DAT connections over the libfabric provider's own
+ * connected endpoints, where the provider named alone offers them with
+ * what DAT needs (ia.c: libfabric's tcp; tcp;ofi_rxm and shm stay RDM,
+ * cm.c).
+ *
+ *   - A PSP/RSP is a passive endpoint listening at IP:port(Q), the port
+ *     the RDM path maps the qualifier to (addr.c).  The connect data
+ *     (struct ofi_msg_hdr, then the DAT private data) carries the full
+ *     64-bit qualifier: a listener whose own qualifier differs rejects
+ *     the request as "nobody listens" (NON_PEER_REJECTED), never takes it.
+ *   - fi_connect with that data; FI_CONNREQ is the DAT CR; fi_accept and
+ *     fi_reject answer it (the reject's data says peer or nobody);
+ *     FI_CONNECTED is ESTABLISHED on both sides, with the accept's private
+ *     data on the active one.  A refused TCP connect is NON_PEER_REJECTED,
+ *     another connect failure UNREACHABLE, the connect timeout TIMED_OUT.
+ *   - The rest of our protocol (cm.c: key answers for RMA translation,
+ *     window revocations, keepalives, DISC with its counts) travels on
+ *     the connection itself, as a channel of RDMA writes: each side
+ *     registers a ring of OFI_CHAN_SLOTS slots (its base and key are in
+ *     the connect data) and the peer writes each message's head (the
+ *     fixed part of struct ofi_wire) and a sequence number into the next
+ *     slot with fi_inject_write.  The engine reads the slots (the
+ *     sequence number is written last: a slot whose number is the next
+ *     one is whole) and hands the messages to cm.c's handler; how many
+ *     it read it writes back into the sender's credit word, and a sender
+ *     never has more than OFI_CHAN_SLOTS unread.  Nothing of this uses
+ *     the consumer's receives, and the messages are in order with the
+ *     data: a DISC arrives after everything its sender sent before it.
+ *   - Graceful disconnect: the DISC goes behind the data; the peer ends
+ *     the connection once it received the sends the DISC counts (as on
+ *     RDM) and closes its endpoint; that close (FI_SHUTDOWN here) ends
+ *     ours, or DAPL_OFI_DISC_MS (2 s) without it.  Sends complete with
+ *     FI_DELIVERY_COMPLETE, so that a send reported complete was
+ *     received, whatever the close does to what is still in flight (that
+ *     is flushed, as on RDM).
+ *   - An FI_SHUTDOWN (or a connection error) with no DISC before it is a
+ *     dead peer: BROKEN.  A SIGKILLed peer's kernel closes its sockets,
+ *     so that comes at once; a peer that stops without closing (a host
+ *     gone) is found by the keepalives (cm.c, DAPL_OFI_KEEPALIVE_*).
+ *
+ * Atomics: none on MSG (libfabric's tcp has no FI_ATOMIC; dat_ia_query
+ * says so).  SRQ: none, as on RDM.  Events: the IA's EQ, read by the
+ * engine under oia->lock; an event is matched to its connection or
+ * listener by the fid it names, never through the fid's context.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "ofi.h"
+
+/* The connect, accept and reject data before the DAT private data. */
+enum { OFI_HDR_REQ = 1, OFI_HDR_ACCEPT, OFI_HDR_REJECT };
+
+struct ofi_msg_hdr {
+	uint32_t magic;			/* OFI_WIRE_MAGIC */
+	uint16_t version;		/* OFI_WIRE_VERSION */
+	uint16_t type;			/* OFI_HDR_* */
+	uint64_t qual;			/* REQ: the full qualifier */
+	uint64_t conn_id;		/* the sender's connection id */
+	uint64_t chan_base;		/* the sender's channel ring */
+	uint32_t chan_key;
+	uint32_t status;		/* REJECT: 1 peer, 0 nobody */
+	struct sockaddr_in ia_addr;	/* REQ: the requester's IA address */
+};
+
+/* The channel: the fixed part of struct ofi_wire in each slot. */
+#define OFI_CHAN_SLOTS 64
+#define OFI_CHAN_HEAD offsetof(struct ofi_wire, ctl_addr)
+
+struct ofi_chan_slot {
+	uint8_t head[OFI_CHAN_HEAD];
+	uint64_t seq;			/* 1 + the message's number; last */
+};
+
+struct ofi_chan {
+	uint64_t credit;		/* the peer read this many of ours */
+	uint64_t pad[7];
+	struct ofi_chan_slot slot[OFI_CHAN_SLOTS];
+};
+
+struct ofi_msg_pend {
+	struct ofi_msg_pend *next;
+	uint8_t head[OFI_CHAN_HEAD];
+};
+
+struct ofi_msg_conn {
+	struct fid_ep *fep;		/* ours until the EP takes it */
+	const void *fid;		/* its fid: events name it */
+	int attached;			/* the EP has it (ofi_ep_attach) */
+	struct fi_info *info;		/* passive, unanswered: the request */
+	struct fid_pep *pep;		/* passive: its listener, while open */
+	struct ofi_chan *chan;		/* our ring, the peer writes it */
+	struct fid_mr *mr;
+	uint32_t key;
+	uint64_t peer_base;		/* the peer's ring */
+	uint32_t peer_key;
+	uint64_t tx_seq;		/* messages we wrote */
+	uint64_t rx_seq;		/* messages we read */
+	uint64_t credit_sent;		/* rx_seq the peer was told */
+	struct ofi_msg_pend *pend, **pend_tail;
+	uint64_t disc_end;		/* DISCONNECTING: give up then */
+};
+
+#define OFI_MSG_DISC_NS (2ull * 1000000000ull)
+
+int ofi_msg_wanted(const char *prov)
+{
+	return !strchr(prov, ';');
+}
+
+int ofi_msg_ia_open(struct dapl_tp_ia *oia)
+{
+	struct fi_eq_attr ea = {.size = 256, .wait_obj = FI_WAIT_UNSPEC};
+	struct fid_pep *pep;
+	size_t room = 0, len = sizeof(room);
+	int rc;
+
+	if (oia->info->addr_format != FI_SOCKADDR_IN ||
+	    oia->info->tx_attr->inject_size < sizeof(struct ofi_chan_slot)) {
+		dapl_dbg(DAPL_DBG_ERR, "ofi: %s: MSG endpoints without IPv4 "
+				       "addresses or inject room",
+			 oia->prov_name);
+		return -FI_ENODATA;
+	}
+	/* how much connect data the provider carries: ours and DAT's */
+	rc = fi_passive_ep(oia->fabric, oia->info, &pep, NULL);
+	if (rc)
+		return rc;
+	rc = fi_getopt(&pep->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &room,
+		       &len);
+	fi_close(&pep->fid);
+	if (rc || room < sizeof(struct ofi_msg_hdr) + OFI_MAX_PDATA) {
+		dapl_dbg(DAPL_DBG_ERR, "ofi: %s: connect data room %zu",
+			 oia->prov_name, room);
+		return rc ? rc : -FI_ENODATA;
+	}
+	oia->fab.cm_data = room;
+	oia->fab.send_flags = FI_DELIVERY_COMPLETE;
+	return fi_eq_open(oia->fabric, &ea, &oia->eq, NULL);
+}
+
+void ofi_msg_ia_close(struct dapl_tp_ia *oia)
+{
+	if (oia->eq)
+		fi_close(&oia->eq->fid);
+	oia->eq = NULL;
+}
+
+/* ---- connections' libfabric side ---- */
+
+static struct ofi_msg_conn *ofi_msg_conn_new(struct dapl_tp_ia *oia,
+					     struct ofi_conn *c)
+{
+	struct ofi_msg_conn *m = calloc(1, sizeof(*m));
+	int rc = -FI_ENOKEY, tries;
+
+	if (!m)
+		return NULL;
+	m->chan = calloc(1, sizeof(*m->chan));
+	if (!m->chan) {
+		free(m);
+		return NULL;
+	}
+	for (tries = 0; tries < 64 && rc == -FI_ENOKEY; tries++) {
+		m->key = ofi_key_next(oia);
+		rc = fi_mr_reg(oia->domain, m->chan, sizeof(*m->chan),
+			       FI_REMOTE_WRITE, 0, m->key, 0, &m->mr, NULL);
+	}
+	if (rc) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: channel registration: %s",
+			 fi_strerror(-rc));
+		free(m->chan);
+		free(m);
+		return NULL;
+	}
+	m->pend_tail = &m->pend;
+	c->m = m;
+	return m;
+}
+
+static void ofi_msg_pend_drop(struct ofi_msg_conn *m)
+{
+	while (m->pend) {
+		struct ofi_msg_pend *p = m->pend;
+
+		m->pend = p->next;
+		free(p);
+	}
+	m->pend_tail = &m->pend;
+}
+
+void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct ofi_msg_conn *m = c->m;
+
+	(void)oia;
+	if (m->fep) { /* never connected: the EP never had it */
+		fi_close(&m->fep->fid);
+		m->fep = NULL;
+	}
+	ofi_msg_pend_drop(m);
+}
+
+void ofi_msg_conn_free(struct ofi_conn *c)
+{
+	struct ofi_msg_conn *m = c->m;
+
+	if (m->fep)
+		fi_close(&m->fep->fid);
+	if (m->info)
+		fi_freeinfo(m->info);
+	/* the registration first: nothing lands in the ring any more */
+	fi_close(&m->mr->fid);
+	free(m->chan);
+	ofi_msg_pend_drop(m);
+	free(m);
+	c->m = NULL;
+}
+
+/* The connection's endpoint, to write on (oia->lock held). */
+static struct fid_ep *ofi_msg_fep(struct ofi_conn *c)
+{
+	struct dapl_tp_ep *oep;
+
+	if (!c->m->attached)
+		return c->m->fep;
+	oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	return oep ? oep->fep : NULL;
+}
+
+static uint64_t ofi_msg_raddr(struct dapl_tp_ia *oia, struct ofi_msg_conn *m,
+			      size_t off)
+{
+	return oia->virt_addr ? m->peer_base + off : off;
+}
+
+/* Opens a MSG endpoint on info, bound to the EQ and the EP's CQs. */
+static int ofi_msg_ep_open(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
+			   struct fi_info *info, struct fid_ep **out)
+{
+	struct fid_cq *tx = oep->sq.ocq ? oep->sq.ocq->cq : oia->null_cq;
+	struct fid_cq *rx = oep->rq.ocq ? oep->rq.ocq->cq : oia->null_cq;
+	struct fid_ep *ep;
+	int rc;
+
+	rc = fi_endpoint(oia->domain, info, &ep, NULL);
+	if (rc)
+		return rc;
+	rc = fi_ep_bind(ep, &oia->eq->fid, 0);
+	/* the channel's writes want no completion (ep.c asks for every
+	 * DTO's with FI_COMPLETION) */
+	if (!rc && tx == rx)
+		rc = fi_ep_bind(ep, &tx->fid,
+				FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
+	else if (!rc) {
+		rc = fi_ep_bind(ep, &tx->fid,
+				FI_TRANSMIT | FI_SELECTIVE_COMPLETION);
+		if (!rc)
+			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
+	}
+	if (!rc)
+		rc = fi_enable(ep);
+	if (rc) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: MSG endpoint: %s", fi_strerror(-rc));
+		fi_close(&ep->fid);
+		return rc;
+	}
+	*out = ep;
+	return 0;
+}
+
+static void ofi_msg_hdr_init(struct dapl_tp_ia *oia, struct ofi_msg_hdr *h,
+			     int type, struct ofi_conn *c)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = OFI_WIRE_MAGIC;
+	h->version = OFI_WIRE_VERSION;
+	h->type = (uint16_t)type;
+	h->ia_addr = oia->addr;
+	if (c) {
+		h->conn_id = c->id;
+		h->chan_base = (uint64_t)(uintptr_t)c->m->chan;
+		h->chan_key = c->m->key;
+	}
+}
+
+static int ofi_msg_hdr_ok(const void *data, size_t len, int type)
+{
+	const struct ofi_msg_hdr *h = data;
+
+	return len >= sizeof(*h) && h->magic == OFI_WIRE_MAGIC &&
+	       h->version == OFI_WIRE_VERSION && h->type == type;
+}
+
+/* ---- the channel ---- */
+
+/* locked: writes what waits, as far as the peer has room */
+static void ofi_msg_flush(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct ofi_msg_conn *m = c->m;
+	struct fid_ep *fep = ofi_msg_fep(c);
+	struct ofi_chan_slot s;
+	int rc;
+
+	if (!fep) {
+		ofi_msg_pend_drop(m);
+		return;
+	}
+	while (m->pend &&
+	       m->tx_seq - __atomic_load_n(&m->chan->credit, __ATOMIC_ACQUIRE) <
+		   OFI_CHAN_SLOTS) {
+		struct ofi_msg_pend *p = m->pend;
+		size_t off = offsetof(struct ofi_chan, slot) +
+			     (m->tx_seq % OFI_CHAN_SLOTS) * sizeof(s);
+
+		memcpy(s.head, p->head, sizeof(s.head));
+		s.seq = m->tx_seq + 1;
+		rc = (int)fi_inject_write(fep, &s, sizeof(s), 0,
+					  ofi_msg_raddr(oia, m, off),
+					  m->peer_key);
+		if (rc == -FI_EAGAIN)
+			return; /* the next round */
+		if (rc) { /* the connection fails: its error event ends it */
+			dapl_dbg(DAPL_DBG_CM, "ofi: channel write: %s",
+				 fi_strerror(-rc));
+			ofi_msg_pend_drop(m);
+			return;
+		}
+		m->tx_seq++;
+		m->pend = p->next;
+		if (!m->pend)
+			m->pend_tail = &m->pend;
+		free(p);
+	}
+}
+
+static void ofi_msg_reject(struct dapl_tp_ia *oia, struct fid_pep *pep,
+			   struct fi_info *info, int peer)
+{
+	struct ofi_msg_hdr h;
+
+	ofi_msg_hdr_init(oia, &h, OFI_HDR_REJECT, NULL);
+	h.status = (uint32_t)peer;
+	if (pep && fi_reject(pep, info->handle, &h, sizeof(h)))
+		dapl_dbg(DAPL_DBG_CM, "ofi: fi_reject failed");
+	fi_freeinfo(info);
+}
+
+int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *w)
+{
+	struct ofi_conn *c = ofi_conn_find(oia, w->src_id);
+	struct ofi_msg_pend *p;
+
+	if (!c || !c->m)
+		return 0;
+	if (w->type == OFI_MSG_REJECT) {
+		if (c->m->info)
+			ofi_msg_reject(oia, c->m->pep, c->m->info,
+				       (int)w->status);
+		c->m->info = NULL;
+		return 0;
+	}
+	/* nothing is connected yet (a connect timed out): its close says
+	 * it to the listener */
+	if (c->state == OFI_CONN_CONNECTING || c->state == OFI_CONN_REQUEST)
+		return 0;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return -FI_ENOMEM;
+	p->next = NULL;
+	memcpy(p->head, w, sizeof(p->head));
+	*c->m->pend_tail = p;
+	c->m->pend_tail = &p->next;
+	ofi_msg_flush(oia, c);
+	return 0;
+}
+
+/* locked: the peer's messages in the ring; how many */
+static int ofi_msg_read(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct ofi_msg_conn *m = c->m;
+	struct ofi_wire w;
+	struct fid_ep *fep;
+	int got = 0;
+
+	while (c->state == OFI_CONN_ACCEPTING ||
+	       c->state == OFI_CONN_ESTABLISHED ||
+	       c->state == OFI_CONN_DRAINING ||
+	       c->state == OFI_CONN_DISCONNECTING) {
+		struct ofi_chan_slot *s = &m->chan->slot[m->rx_seq %
+							 OFI_CHAN_SLOTS];
+
+		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != m->rx_seq + 1)
+			break;
+		memset(&w, 0, offsetof(struct ofi_wire, pdata));
+		memcpy(&w, s->head, sizeof(s->head));
+		m->rx_seq++;
+		got++;
+		/* a head carries no addresses and no private data */
+		w.ctl_len = w.data_len = 0;
+		w.pdata_len = 0;
+		if (w.magic != OFI_WIRE_MAGIC || w.version != OFI_WIRE_VERSION)
+			continue;
+		if (w.type == OFI_MSG_DISC &&
+		    c->state == OFI_CONN_DISCONNECTING &&
+		    w.src_id == c->peer_id) {
+			/* both disconnected at once */
+			ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
+			break;
+		}
+		ofi_rx_conn(oia, &w); /* cm.c */
+	}
+	fep = ofi_msg_fep(c);
+	if (m->rx_seq != m->credit_sent && fep &&
+	    !fi_inject_write(fep, &m->rx_seq, sizeof(m->rx_seq), 0,
+			     ofi_msg_raddr(oia, m, 0), m->peer_key))
+		m->credit_sent = m->rx_seq;
+	return got;
+}
+
+/* ---- events ---- */
+
+static struct ofi_conn *ofi_msg_conn_of(struct dapl_tp_ia *oia,
+					const void *fid)
+{
+	struct dapl_list *pos;
+
+	for (pos = oia->conns.next; pos != &oia->conns; pos = pos->next) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (c->m && c->m->fid == fid)
+			return c;
+	}
+	return NULL;
+}
+
+static struct dapl_tp_sp *ofi_msg_sp_of(struct dapl_tp_ia *oia,
+					const void *fid)
+{
+	struct dapl_list *pos;
+
+	for (pos = oia->sps.next; pos != &oia->sps; pos = pos->next) {
+		struct dapl_tp_sp *osp = dapl_container_of(
+		    pos, struct dapl_tp_sp, link);
+
+		if (osp->pep && &osp->pep->fid == fid)
+			return osp;
+	}
+	return NULL;
+}
+
+static void ofi_msg_connreq(struct dapl_tp_ia *oia, const void *fid,
+			    struct fi_info *info, const uint8_t *data,
+			    size_t len)
+{
+	struct dapl_tp_sp *osp = ofi_msg_sp_of(oia, fid);
+	const struct ofi_msg_hdr *h = (const void *)data;
+	const struct sockaddr_in *peer = info->dest_addr;
+	struct ofi_conn *c;
+
+	/* the full qualifier: a request for another one that maps to this
+	 * port found nobody */
+	if (!osp || !ofi_msg_hdr_ok(data, len, OFI_HDR_REQ) ||
+	    h->qual != osp->qual || len - sizeof(*h) > OFI_MAX_PDATA) {
+		ofi_msg_reject(oia, osp ? osp->pep : NULL, info, 0);
+		return;
+	}
+	c = ofi_conn_new(oia);
+	if (!c) {
+		ofi_msg_reject(oia, osp->pep, info, 0);
+		return;
+	}
+	if (!ofi_msg_conn_new(oia, c)) {
+		ofi_msg_reject(oia, osp->pep, info, 0);
+		ofi_conn_free(oia, c);
+		return;
+	}
+	c->peer_id = h->conn_id;
+	c->state = OFI_CONN_REQUEST;
+	c->sp = osp->sp;
+	c->peer_ia = h->ia_addr;
+	c->peer_ia.sin_family = AF_INET;
+	c->peer_port = peer && info->dest_addrlen >= sizeof(*peer)
+			   ? ntohs(peer->sin_port)
+			   : 0;
+	c->m->info = info;
+	c->m->pep = osp->pep;
+	c->m->peer_base = h->chan_base;
+	c->m->peer_key = h->chan_key;
+	if (ofi_note_req(oia, osp->sp, c, data + sizeof(*h),
+			 (int)(len - sizeof(*h)))) {
+		ofi_msg_reject(oia, osp->pep, info, 0);
+		c->m->info = NULL;
+		ofi_conn_free(oia, c);
+	}
+}
+
+static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
+			      const uint8_t *data, size_t len)
+{
+	struct ofi_conn *c = ofi_msg_conn_of(oia, fid);
+	const struct ofi_msg_hdr *h = (const void *)data;
+	struct dapl_tp_ep *oep;
+
+	if (!c)
+		return;
+	oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	if (c->state == OFI_CONN_CONNECTING) {
+		if (!oep || !ofi_msg_hdr_ok(data, len, OFI_HDR_ACCEPT) ||
+		    len - sizeof(*h) > OFI_MAX_PDATA) {
+			ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
+			return;
+		}
+		c->peer_id = h->conn_id;
+		c->m->peer_base = h->chan_base;
+		c->m->peer_key = h->chan_key;
+	} else if (c->state != OFI_CONN_ACCEPTING || !oep) {
+		return;
+	}
+	c->m->attached = 1;
+	ofi_ep_attach(oep, c->m->fep); /* ep.c: held posts go */
+	c->m->fep = NULL;
+	c->state = OFI_CONN_ESTABLISHED;
+	c->last_heard = dapl_now_ns();
+	if (c->active)
+		ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, data + sizeof(*h),
+			    (int)(len - sizeof(*h)));
+	else
+		ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, NULL, 0);
+}
+
+/* An FI_SHUTDOWN, or a connection's error (err, its data). */
+static void ofi_msg_down(struct dapl_tp_ia *oia, const void *fid, int err,
+			 const void *data, size_t len)
+{
+	struct ofi_conn *c = ofi_msg_conn_of(oia, fid);
+	const struct ofi_msg_hdr *h = data;
+
+	if (!c)
+		return;
+	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu down (state %d): %s",
+		 (unsigned long long)c->id, c->state,
+		 err ? fi_strerror(err) : "closed");
+	switch (c->state) {
+	case OFI_CONN_CONNECTING:
+		if (data && ofi_msg_hdr_ok(data, len, OFI_HDR_REJECT))
+			ofi_conn_end(oia, c,
+				     h->status ? DAPL_CM_PEER_REJECTED
+					       : DAPL_CM_NON_PEER_REJECTED,
+				     0);
+		else
+			ofi_conn_end(oia, c,
+				     err == FI_ECONNREFUSED
+					 ? DAPL_CM_NON_PEER_REJECTED
+					 : DAPL_CM_UNREACHABLE,
+				     0);
+		break;
+	case OFI_CONN_ACCEPTING:
+		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+		break;
+	case OFI_CONN_ESTABLISHED: /* no DISC came: the peer is gone */
+		/* what it wrote before it went is read first */
+		ofi_msg_read(oia, c);
+		if (c->state == OFI_CONN_ESTABLISHED)
+			ofi_conn_end(oia, c, DAPL_CM_BROKEN, 0);
+		else if (c->state == OFI_CONN_DRAINING)
+			ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
+		break;
+	case OFI_CONN_DRAINING:
+	case OFI_CONN_DISCONNECTING:
+		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static int ofi_msg_events(struct dapl_tp_ia *oia)
+{
+	struct {
+		struct fi_eq_cm_entry e;
+		uint8_t data[512];
+	} ev;
+	struct fi_eq_err_entry err;
+	uint32_t type;
+	ssize_t n;
+	int got = 0;
+
+	for (;;) {
+		n = fi_eq_read(oia->eq, &type, &ev, sizeof(ev), 0);
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			if (fi_eq_readerr(oia->eq, &err, 0) < 0)
+				break;
+			got++;
+			if (ofi_msg_sp_of(oia, err.fid))
+				continue; /* a listener's: nothing to end */
+			ofi_msg_down(oia, err.fid, err.err ? err.err : FI_EIO,
+				     err.err_data, err.err_data_size);
+			continue;
+		}
+		if (n < 0)
+			break;
+		got++;
+		if ((size_t)n < sizeof(ev.e))
+			continue;
+		switch (type) {
+		case FI_CONNREQ:
+			ofi_msg_connreq(oia, ev.e.fid, ev.e.info, ev.data,
+					(size_t)n - sizeof(ev.e));
+			break;
+		case FI_CONNECTED:
+			ofi_msg_connected(oia, ev.e.fid, ev.data,
+					  (size_t)n - sizeof(ev.e));
+			break;
+		case FI_SHUTDOWN:
+			ofi_msg_down(oia, ev.e.fid, 0, NULL, 0);
+			break;
+		default:
+			break;
+		}
+	}
+	return got;
+}
+
+int ofi_msg_progress(struct dapl_tp_ia *oia, uint64_t now)
+{
+	struct dapl_list *pos, *tmp;
+	int did;
+
+	did = ofi_msg_events(oia);
+	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (!c->m)
+			continue;
+		did += ofi_msg_read(oia, c);
+		if (c->m->pend)
+			ofi_msg_flush(oia, c);
+		if (c->state == OFI_CONN_DISCONNECTING && now >= c->m->disc_end)
+			ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
+	}
+	return did;
+}
+
+/* ---- the CM ops ---- */
+
+DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(sp);
+	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
+	struct sockaddr_in src = oia->addr, name;
+	size_t namelen = sizeof(name);
+	struct fi_info *info;
+	DAT_CONN_QUAL q = *qual;
+	int rc;
+
+	if (!osp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	info = fi_dupinfo(oia->info);
+	if (!info) {
+		free(osp);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	src.sin_port = htons(ofi_qual_port(q));
+	free(info->src_addr);
+	info->src_addr = malloc(sizeof(src));
+	if (info->src_addr) {
+		memcpy(info->src_addr, &src, sizeof(src));
+		info->src_addrlen = sizeof(src);
+	}
+	pthread_mutex_lock(&oia->lock);
+	rc = info->src_addr ? fi_passive_ep(oia->fabric, info, &osp->pep, NULL)
+			    : -FI_ENOMEM;
+	fi_freeinfo(info);
+	if (!rc) {
+		rc = fi_pep_bind(osp->pep, &oia->eq->fid, 0);
+		if (!rc)
+			rc = fi_listen(osp->pep);
+		if (!rc && !q)
+			rc = fi_getname(&osp->pep->fid, &name, &namelen);
+		if (rc)
+			fi_close(&osp->pep->fid);
+	}
+	if (rc) {
+		pthread_mutex_unlock(&oia->lock);
+		free(osp);
+		dapl_dbg(DAPL_DBG_CM, "ofi: listen on port %u: %s",
+			 ofi_qual_port(q), fi_strerror(-rc));
+		return rc == -FI_EADDRINUSE || rc == -FI_EBUSY
+			   ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
+			   : ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
+	}
+	if (!q)
+		q = ntohs(name.sin_port);
+	osp->sp = sp;
+	osp->qual = q;
+	dapl_list_add_tail(&oia->sps, &osp->link);
+	dapl_sp_set_tp(sp, osp);
+	pthread_mutex_unlock(&oia->lock);
+	*qual = q;
+	return DAT_SUCCESS;
+}
+
+void ofi_msg_listen_close(struct dapl_tp_sp *osp)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(osp->sp);
+	struct dapl_list *pos;
+
+	/* its requests still unanswered can be accepted (their own
+	 * sockets), not rejected through it any more */
+	for (pos = oia->conns.next; pos != &oia->conns; pos = pos->next) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (c->m && c->m->pep == osp->pep)
+			c->m->pep = NULL;
+	}
+	fi_close(&osp->pep->fid);
+	osp->pep = NULL;
+}
+
+DAT_RETURN ofi_msg_connect(struct dapl_ep *ep, const struct sockaddr_in *dst,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   const void *pdata, DAT_COUNT plen)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(ep);
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	uint8_t data[sizeof(struct ofi_msg_hdr) + OFI_MAX_PDATA];
+	struct ofi_msg_hdr h;
+	struct fid_ep *fep;
+	struct ofi_conn *c;
+	int rc;
+
+	pthread_mutex_lock(&oia->lock);
+	if (!oep || oep->flushed || oep->conn) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	}
+	c = ofi_conn_new(oia);
+	if (!c || !ofi_msg_conn_new(oia, c)) {
+		if (c)
+			ofi_conn_free(oia, c);
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	}
+	rc = ofi_msg_ep_open(oia, oep, oia->info, &fep);
+	if (rc) {
+		ofi_conn_free(oia, c);
+		pthread_mutex_unlock(&oia->lock);
+		return ofi_fi_err(rc, DAT_RESOURCE_TEP);
+	}
+	c->m->fep = fep;
+	c->m->fid = &fep->fid;
+	c->active = 1;
+	c->state = OFI_CONN_CONNECTING;
+	c->dst = *dst;
+	c->ep = ep;
+	c->deadline = timeout == DAT_TIMEOUT_INFINITE
+			  ? 0
+			  : dapl_now_ns() + (uint64_t)timeout * 1000ull;
+	oep->conn = c;
+	ofi_msg_hdr_init(oia, &h, OFI_HDR_REQ, c);
+	h.qual = qual;
+	memcpy(data, &h, sizeof(h));
+	if (plen)
+		memcpy(data + sizeof(h), pdata, (size_t)plen);
+	rc = fi_connect(fep, dst, data, sizeof(h) + (size_t)plen);
+	if (rc) /* the event says it, as for a late refusal */
+		ofi_conn_end(oia, c,
+			     rc == -FI_ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
+						    : DAPL_CM_UNREACHABLE,
+			     0);
+	pthread_mutex_unlock(&oia->lock);
+	dapl_progress_kick(oia->ia);
+	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
+			  const void *pdata, DAT_COUNT plen)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(cr);
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+	uint8_t data[sizeof(struct ofi_msg_hdr) + OFI_MAX_PDATA];
+	struct ofi_msg_hdr h;
+	struct fid_ep *fep = NULL;
+	struct ofi_conn *c;
+	int rc;
+
+	pthread_mutex_lock(&oia->lock);
+	c = (struct ofi_conn *)(void *)dapl_cr_tp(cr);
+	if (!c || !c->m || c->ep || !oep || oep->flushed || oep->conn) {
+		pthread_mutex_unlock(&oia->lock);
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	}
+	c->ep = ep;
+	c->cr = NULL;
+	oep->conn = c;
+	rc = c->state == OFI_CONN_REQUEST && c->m->info
+		 ? ofi_msg_ep_open(oia, oep, c->m->info, &fep)
+		 : -FI_ECONNABORTED; /* the requester gave up meanwhile */
+	if (!rc) {
+		c->m->fep = fep;
+		c->m->fid = &fep->fid;
+		ofi_msg_hdr_init(oia, &h, OFI_HDR_ACCEPT, c);
+		memcpy(data, &h, sizeof(h));
+		if (plen)
+			memcpy(data + sizeof(h), pdata, (size_t)plen);
+		rc = fi_accept(fep, data, sizeof(h) + (size_t)plen);
+	}
+	if (c->m->info) {
+		fi_freeinfo(c->m->info);
+		c->m->info = NULL;
+	}
+	c->state = OFI_CONN_ACCEPTING;
+	c->last_heard = dapl_now_ns();
+	if (rc) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: accept: %s", fi_strerror(-rc));
+		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+	}
+	pthread_mutex_unlock(&oia->lock);
+	return DAT_SUCCESS;
+}
+
+void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	struct ofi_wire w;
+
+	if (c->state == OFI_CONN_DISCONNECTING)
+		return;
+	ofi_wire_init(oia, &w, OFI_MSG_DISC);
+	w.src_id = c->id;
+	w.dst_id = c->peer_id;
+	if (oep) { /* what the peer waits for, as on RDM (cm.c) */
+		w.base = ofi_ep_recvd(oep);
+		pthread_mutex_lock(&oep->lock);
+		w.len = oep->sends_issued;
+		pthread_mutex_unlock(&oep->lock);
+	}
+	ofi_msg_send(oia, &w);
+	c->state = OFI_CONN_DISCONNECTING;
+	c->m->disc_end = dapl_now_ns() +
+			 ofi_env_num("DAPL_OFI_DISC_MS", 2000, 600000) *
+			     1000000ull;
+	dapl_progress_kick(oia->ia);
+}
