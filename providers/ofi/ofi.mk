@@ -43,7 +43,8 @@ uninstall: uninstall-ofi
 # The DAT suites natively, once per fabric (OFI_FABRICS): tcp, libfabric's
 # tcp;ofi_rxm on loopback, two IAs of the test registry (test/ofi/dat.conf),
 # ofi-a on 127.0.0.1 and ofi-b on 127.0.0.2, a server process on one and a
-# client on the other; shm, libfabric's shm, IAs ofi-shm-a and ofi-shm-b.
+# client on the other; shm, libfabric's shm, IAs ofi-shm-a and ofi-shm-b;
+# tcpmsg, libfabric's tcp MSG endpoints, IAs ofi-msg-a and ofi-msg-b.
 # Results go to $(RESULTS)/ofi/<fabric>/, test names begin with the fabric.
 OFI_SUITES := test/ofi/connect.bats test/ofi/dto.bats test/ofi/evd.bats \
 	test/ofi/cr_overflow.bats \
@@ -71,7 +72,14 @@ OFI_SUITES_tcp = $(OFI_SUITES)
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
 	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats \
 	test/ofi/memcheck-part2.bats, $(OFI_SUITES))
-OFI_FABRICS := tcp shm
+# tcpmsg: libfabric's tcp alone, whose FI_EP_MSG connections the provider
+# uses (msg.c), IAs ofi-msg-a and ofi-msg-b.  Not over tcpmsg:
+# atomic.bats (tcp has no atomics: atomic-absent.bats checks that
+# dat_ia_query says so and both calls are DAT_MODEL_NOT_SUPPORTED; the
+# atomic cases of dapltest.bats and memcheck-part2.bats check the same).
+OFI_SUITES_tcpmsg = $(filter-out test/ofi/atomic.bats, $(OFI_SUITES)) \
+	test/ofi/atomic-absent.bats
+OFI_FABRICS := tcp shm tcpmsg
 run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \
 		$(RUN_SUITE) $(RESULTS)/ofi/$(f) \

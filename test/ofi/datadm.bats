@@ -28,7 +28,8 @@ conf() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-[ab] .* ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-shm-[ab] .* ok$' <<< "$output")" -eq 4 ]
-	grep -q '^# 8 entries, 0 problems$' <<< "$output"
+	[ "$(grep -Ec '^[0-9]+ +ofi-msg-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	grep -q '^# 12 entries, 0 problems$' <<< "$output"
 }
 
 @test "$OFI_FABRIC: datadm --check: an unknown libfabric provider, a non-local address and malformed ia_params are problems, each said" {

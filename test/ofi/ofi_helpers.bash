@@ -19,14 +19,15 @@ export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat.conf"
 # whose FI_EP_MSG connections the provider uses (providers/ofi/msg.c), IAs
 # ofi-msg-a and ofi-msg-b.  Test names begin with the fabric.
 OFI_FABRIC=${OFI_FABRIC:-tcp}
-OFI_EP_TYPE=FI_EP_RDM
+OFI_EP_TYPE=FI_EP_RDM OFI_ATOMICS=1
 case $OFI_FABRIC in
 tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
 shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
-tcpmsg) OFI_PROV=tcp OFI_A=ofi-msg-a OFI_B=ofi-msg-b OFI_EP_TYPE=FI_EP_MSG ;;
+tcpmsg) OFI_PROV=tcp OFI_A=ofi-msg-a OFI_B=ofi-msg-b OFI_EP_TYPE=FI_EP_MSG OFI_ATOMICS=0 ;;
 *) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
 esac
-export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE
+# OFI_ATOMICS=0: the IA has no atomics (dat_ia_query says FALSE)
+export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE OFI_ATOMICS
 export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
 export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
 load ../verbs/verbs_helpers
