@@ -198,7 +198,8 @@ automatic fences dat_rmr_bind(3) has applied on the EPs of this IA so far (a
 debug counter).
 
 libdaplofi.so.1 (libfabric) reports adapter_name the libfabric provider
-(e.g. tcp;ofi_rxm) and the limits of its fi_info; max_rmrs its registration
+(e.g. tcp;ofi_rxm, or tcp for its connected FI_EP_MSG endpoints: see
+dat_ep_connect(3)) and the limits of its fi_info; max_rmrs its registration
 count (memory windows are emulated: see dat_rmr_bind(3)); max_srqs 0; the
 provider-specific attributes DAT_IB_FETCH_AND_ADD and DAT_IB_CMP_AND_SWAP
 "TRUE" only where the libfabric provider offers FI_ATOMIC and FI_UINT64
@@ -583,7 +584,23 @@ route); DAPL_MAX_CM_RESPONSE_TIME (0 to 31) and DAPL_MAX_CM_RETRIES (0 to 15)
 are checked but have no effect: upstream rdma_cm sets both in the kernel.
 The DAT *timeout* still ends the attempt with DAT_CONNECTION_EVENT_TIMED_OUT
 whatever the resolution times are.  The IB CM exchanges the retry counts in
-its request and reply, so set them alike on both sides.""",
+its request and reply, so set them alike on both sides.
+
+libdaplofi.so.1 (libfabric) connects in one of two ways, chosen at
+dat_ia_open() from the libfabric provider's fi_info.  A provider named
+alone in ia_params (e.g. "tcp 127.0.0.1") that offers connected endpoints
+(FI_EP_MSG) with messages and RMA uses them: a PSP or RSP is a passive
+endpoint listening at the IA address and port 1 + (Q - 1) mod 65535 of its
+qualifier Q; the connect data carries the full 64-bit qualifier before the
+private data, so a qualifier that only shares the port is rejected as
+DAT_CONNECTION_EVENT_NON_PEER_REJECTED; fi_reject gives PEER_REJECTED, a
+refused TCP connect NON_PEER_REJECTED, another failure UNREACHABLE.
+Otherwise (e.g. "tcp;ofi_rxm ...", "shm ...") the endpoints are reliable
+datagrams (FI_EP_RDM) and the provider runs a connection protocol of its own
+over them, to the same listening address and with the same events.  Either
+way a peer that dies gives DAT_CONNECTION_EVENT_BROKEN: at once where its
+kernel closes the connection (MSG), else after DAPL_OFI_KEEPALIVE_TIMEOUT_MS
+(10 s) without its keepalives.""",
      see=["dat_ep_dup_connect", "dat_ep_disconnect", "dat_psp_create", "dat_cr_accept", "dat_evd_wait"])
 
 page(name="dat_ep_dup_connect", brief="connect an endpoint to the same peer as a connected one", handle="ep_handle",
@@ -1135,8 +1152,9 @@ fi_compare_atomic(FI_CSWAP) on one FI_UINT64, its target translated like an
 RDMA's (an offset into the peer's registration where the libfabric provider
 addresses RMA by offset).  It offers them only where the libfabric provider
 has them (fi_fetch_atomicvalid(), fi_compare_atomicvalid() at IA open); else
-the attributes say "FALSE" and the calls return DAT_MODEL_NOT_SUPPORTED.
-libfabric registrations have no remote atomic privilege: the provider checks
+the attributes say "FALSE" and the calls return DAT_MODEL_NOT_SUPPORTED
+(so over libfabric's tcp named alone, whose FI_EP_MSG endpoints have no
+atomics; nothing is emulated).  libfabric registrations have no remote atomic privilege: the provider checks
 DAT_IB_MEM_PRIV_REMOTE_ATOMIC of the target's LMR itself (the peer sends it
 with the registration's base), so an atomic without it fails with
 DAT_DTO_ERR_REMOTE_ACCESS and breaks the connection, as on verbs."""

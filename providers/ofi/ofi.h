@@ -2,6 +2,14 @@
 /*
  * providers/ofi: a DAT transport over libfabric (libdaplofi.so.1).
  *
+ * Two connection paths, chosen at IA open from the fi_info (struct
+ * ofi_fabcaps): where the libfabric provider named alone offers connected
+ * FI_EP_MSG endpoints (tcp), msg.c connects them with the provider's own
+ * CM and carries the rest of our protocol on the connection; otherwise
+ * (tcp;ofi_rxm, shm) what follows: FI_EP_RDM and our protocol over an
+ * address vector.  The EPs' rings, key answers, fences, the engine and the
+ * CQ glue are the same on both.
+ *
  * One IA is one libfabric fabric + domain (FI_THREAD_SAFE: the progress
  * engine and consumer threads call into it at once), one address vector
  * shared by every endpoint of the IA, and FI_EP_RDM endpoints:

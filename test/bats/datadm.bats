@@ -577,14 +577,14 @@ svc() {	# svc NAME LINE...: writes a service file
 	run "$DATADM" --file "$TOP/dat.conf" -v
 	printf '%s\n' "$output"
 	[ "$(count ' malformed: ')" -eq 0 ]
-	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond ofi-tcp ofi-shm; do
+	for n in OpenIB-cma OpenIB-cma-1 OpenIB-cma-2 OpenIB-cma-3 OpenIB-bond ofi-tcp ofi-shm ofi-tcp-msg; do
 		[ "$(count "^[0-9]* *$n *u1.2 *nonthreadsafe ")" -eq 1 ]
 		[ "$(count "^[0-9]* *$n *u1.2 *threadsafe ")" -eq 1 ]
 	done
 	# the verbs entries first, the libfabric ones after them
 	[ "$(grep -n 'libdaplcma' <<< "$output" | tail -n 1 | cut -d: -f1)" -lt \
 	  "$(grep -n 'libdaplofi' <<< "$output" | head -n 1 | cut -d: -f1)" ]
-	[[ "${lines[-1]}" == "# 14 entries, "* ]]
+	[[ "${lines[-1]}" == "# 16 entries, "* ]]
 }
 
 @test "-u without DAT_OVERRIDE writes the drop-in dat.conf.d/libdaplcma1.conf and says so; dat.conf is not edited; an identical unowned entry there is kept, not repeated" {
