@@ -978,7 +978,7 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: no REQACK: REQ again",
 		 (unsigned long long)c->id);
-	rc = oia->tcp_probe		       ? ofi_probe_start(c, &c->dst)
+	rc = oia->fab.tcp_probe		       ? ofi_probe_start(c, &c->dst)
 	     : !ofi_addr_listening(oia, &c->dst) ? -ECONNREFUSED
 						 : 1;
 	if (rc == 1) {
@@ -1267,7 +1267,7 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	if (plen)
 		memcpy(m->pdata, pdata, (size_t)plen);
 	/* nobody listening: tcp probes the port, shm looks for the name */
-	rc = oia->tcp_probe		       ? ofi_probe_start(c, &dst)
+	rc = oia->fab.tcp_probe		       ? ofi_probe_start(c, &dst)
 	     : !ofi_addr_listening(oia, &dst) ? -ECONNREFUSED
 					       : 1;
 	if (rc == 1) {

@@ -188,7 +188,7 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 		    len > k->len - (op->remote_addr - k->base) ||
 		    !(k->perm & ofi_op_perm(op)))
 			return -1;
-		*addr = oep->oia->virt_addr ? op->remote_addr
+		*addr = oep->oia->fab.virt_addr ? op->remote_addr
 					    : op->remote_addr - k->base;
 		return 1;
 	case OFI_KEY_BAD:
@@ -428,7 +428,7 @@ DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 		break;
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
-		if (oep && oep->oia->atomics)
+		if (oep && oep->oia->fab.atomics)
 			break;
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, 0);
 	default: /* no invalidation: our windows rebind themselves */

@@ -236,7 +236,7 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 	a->max_rdma_read_per_ep_in_guaranteed = DAT_TRUE;
 	a->max_rdma_read_per_ep_out_guaranteed = DAT_TRUE;
 	caps->flags = DAPL_CAP_FENCE | DAPL_CAP_MW; /* in software */
-	if (oia->atomics)
+	if (oia->fab.atomics)
 		caps->flags |= DAPL_CAP_ATOMICS;
 	caps->mw_types = DAPL_MW_TYPE_1;
 	caps->mw_note = OFI_MW_NOTE;
@@ -306,8 +306,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		goto err;
 	}
 	oia->fab.ep_type = oia->info->ep_attr->type;
-	oia->virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
-	oia->tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
+	oia->fab.virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
+	oia->fab.tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
 			 !strncmp(oia->prov_name, "tcp", 3);
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
@@ -339,7 +339,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
-	oia->atomics = oia->ctl && ofi_atomic_probe(oia, oia->ctl->ep);
+	oia->fab.atomics = oia->ctl && ofi_atomic_probe(oia, oia->ctl->ep);
 	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
 					  86400000) * 1000000ull; /* ep.c */
 	ofi_caps(oia, caps);

@@ -236,7 +236,7 @@ static struct fid_ep *ofi_msg_fep(struct ofi_conn *c)
 static uint64_t ofi_msg_raddr(struct dapl_tp_ia *oia, struct ofi_msg_conn *m,
 			      size_t off)
 {
-	return oia->virt_addr ? m->peer_base + off : off;
+	return oia->fab.virt_addr ? m->peer_base + off : off;
 }
 
 /* Opens a MSG endpoint on info, bound to the EQ and the EP's CQs. */

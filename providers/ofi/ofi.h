@@ -88,6 +88,11 @@ enum ofi_ctx_kind {
  */
 struct ofi_fabcaps {
 	enum fi_ep_type ep_type;	/* FI_EP_MSG or FI_EP_RDM */
+	int virt_addr;			/* FI_MR_VIRT_ADDR: RMA by address,
+					 * else by offset (ep.c translates) */
+	int atomics;			/* FI_UINT64 fetch SUM, CSWAP valid
+					 * (atomic.c, at IA open; never on MSG) */
+	int tcp_probe;			/* RDM over TCP: see cm.c ofi_probe_* */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -102,12 +107,8 @@ struct dapl_tp_ia {
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_av *av;
-	int virt_addr;			/* FI_MR_VIRT_ADDR: RMA by address */
-	int atomics;			/* FI_UINT64 fetch SUM, CSWAP valid
-					 * (atomic.c, at IA open) */
 	uint64_t dto_timeout_ns;	/* errors: a request with no
 					 * completion this long fails */
-	int tcp_probe;			/* TCP-based: see cm.c ofi_probe_* */
 	char prov_name[64];
 	struct sockaddr_in addr;	/* the IA address (port 0) */
 	struct fid_cq *ctl_cq;
