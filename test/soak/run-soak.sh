@@ -12,6 +12,8 @@
 #          rxe1-cma (test/vm/dat.conf), here if the machine has RDMA
 #          devices, else in one boot of the test VM (test/vm/run.sh; wrap
 #          make soak in flock /tmp/dat-guest.lock on a shared machine)
+# SOAK_VM_TIMEOUT=SECS bounds the guest's whole run, boot included (default
+# 2x the soak + 15 min, 20x under valgrind: set it lower on a shared guest).
 # SOAK_VALGRIND=1 runs both processes under valgrind memcheck (errors and
 # definite/indirect/possible leaks fail; only the suppressions the
 # memcheck suites use).  SOAK_OUT=FILE also writes the report there.
@@ -120,7 +122,7 @@ for p in "${provs[@]}"; do
 			# the guest writes its report to a file of the shared tree
 			gout=$top/build/soak-verbs.out
 			rm -f "$gout"
-			test/vm/run.sh -t $((MIN * 60 * (VG == 1 ? 20 : 2) + 900)) -w "$top" \
+			test/vm/run.sh -t "${SOAK_VM_TIMEOUT:-$((MIN * 60 * (VG == 1 ? 20 : 2) + 900))}" -w "$top" \
 				-l "$top/build/vm-soak-console.log" -- \
 				env SOAK_MINUTES="$MIN" SOAK_THREADS="$THREADS" \
 				SOAK_VALGRIND="$VG" SOAK_OUT="$gout" \
