@@ -276,6 +276,12 @@ scaling() {
 	echo "| kernel floor: eventfd write → thread spinning on a flag (rawbench wake) | $(rv wake_spin_us) µs |"
 	echo "| kernel floor: eventfd write → thread blocked in poll(2) (rawbench wake) | $(rv wake_poll_us) µs ($(ratio "$(rv wake_poll_us)" "$(rv wake_spin_us)") × spinning) |"
 	echo "| CPU time of a dat_evd_wait blocked for 100 ms (its thread's CPU clock, median of 5) | $(sv wait_cpu_us_per_100ms) µs |"
+	if grep -q '^SPIN wake_' "$s"; then
+		pv() { awk -v k="$1" '$1 == "SPIN" && $2 == k { print $3 }' "$s"; }
+		echo "| opt-in spin before blocking, DAPL_EVD_WAIT_SPIN_US=$(pv spin_us) (a later process, same boot): dat_evd_post_se → dat_evd_wait | $(pv wake_se_wait_us) µs ($(ratio "$(pv wake_se_wait_us)" "$(pv wake_se_spin_us)") × that process's spinning dequeue, $(pv wake_se_spin_us) µs; $(within2 "$(ratio "$(pv wake_se_wait_us)" "$(pv wake_se_spin_us)")")) |"
+		echo "| opt-in spin, DAPL_EVD_WAIT_SPIN_US=$(pv spin_us): 64 B send → receive returned by dat_evd_wait | $(pv wake_recv_wait_us) µs ($(ratio "$(pv wake_recv_wait_us)" "$(pv wake_recv_spin_us)") × that process's spinning dequeue, $(pv wake_recv_spin_us) µs; $(within2 "$(ratio "$(pv wake_recv_wait_us)" "$(pv wake_recv_spin_us)")")) |"
+		echo "| opt-in spin, DAPL_EVD_WAIT_SPIN_US=$(pv spin_us): CPU time of a dat_evd_wait for 100 ms | $(pv wait_cpu_us_per_100ms) µs |"
+	fi
 	echo
 	echo "### Connection setup"
 	echo

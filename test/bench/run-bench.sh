@@ -38,7 +38,8 @@
 # BENCH_SRV_ADDR/BENCH_CLI_ADDR (10.77.0.1/10.77.0.2), BENCH_QUICK=1 (a
 # tenth of the iterations, one size per test: to try the script out),
 # BENCH_ONLY=instructions (only the callgrind counts: no perftest needed),
-# BENCH_OLD_LIB (a directory of older libdat.so.1 + providers: their
+# BENCH_SPIN_US (5000: DAPL_EVD_WAIT_SPIN_US of the spin-before-block
+# wake-ups), BENCH_OLD_LIB (a directory of older libdat.so.1 + providers: their
 # dat_ia_open + close is taken in turn with these, before.txt).
 set -u
 
@@ -388,6 +389,14 @@ scaling() {
 	done
 	timeout -k 5 $((60 * SCALE)) "$RAWBENCH" wake > "$W/log/rawwake" 2>&1 || FAILED=1
 	grep '^RAW' "$W/log/rawwake" >> "$W/scale.txt"
+	# the opt-in spin before blocking (DAPL_EVD_WAIT_SPIN_US, udapl/evd.c):
+	# the same wake-ups with BENCH_SPIN_US (5000: longer than datbench's
+	# 3 ms lead, so the waiter still checks when the event comes); one
+	# 16-pair round only
+	timeout -k 5 $((300 * SCALE)) env DAPL_EVD_WAIT_SPIN_US=${BENCH_SPIN_US:-5000} \
+		"$DATBENCH" scale -D "$SIA" -C "$CIA" -h "$SADDR" -l 16 -m 16 > "$W/log/scale-spin" 2>&1 || FAILED=1
+	echo "SPIN spin_us ${BENCH_SPIN_US:-5000}" >> "$W/scale.txt"
+	sed -n 's/^SCALE \(wake_\|wait_cpu\)/SPIN \1/p' "$W/log/scale-spin" >> "$W/scale.txt"
 	timeout -k 5 $((900 * SCALE)) "$DATBENCH" scale -D "$SIA" -C "$CIA" -h "$SADDR" \
 		-l 16 -m "$MAX_EPS" > "$W/log/scale" 2>&1 || { FAILED=1; echo "run-bench: scale failed" >&2; }
 	grep '^SCALE' "$W/log/scale" >> "$W/scale.txt"
