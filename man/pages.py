@@ -97,7 +97,11 @@ calls the provider's ia_open function.
 
 libdat remembers which entry each IA came through: dat_ia_close() releases
 exactly that entry, and the last close of an entry calls the library's
-dat_provider_fini() and unloads it.  A failed open releases the entry again.
+dat_provider_fini() but leaves the library loaded, so that the next open
+calls dat_provider_init() again without loading it; libdat unloads the
+libraries no IA uses at exit (an atexit handler).  A forked child loads a
+library its parent left unused afresh.  A failed open releases the entry
+again.
 
 The verbs provider libdaplcma.so.1 reads the entry's ia_params ("<netdev,
 IP address or hostname> <port>" or "<verbs device> <port>"), binds an
@@ -141,8 +145,8 @@ page(name="dat_ia_close", brief="close an interface adapter",
 = DAT_CLOSE_GRACEFUL_FLAG (0x01): close only if the consumer has freed every object of the IA but its async EVD.""")],
      desc="""dat_ia_close() is answered by libdat itself: it looks the handle up among
 the IAs it opened, calls the provider's ia_close, and on success releases the
-dat.conf entry the IA came through, which unloads the provider library when
-it was its last IA.
+dat.conf entry the IA came through, which calls dat_provider_fini() when it
+was its last IA (the library itself is unloaded at exit).
 
 An abrupt close tears down, newest first within each type: CRs, EPs, RSPs,
 PSPs, RMRs, LMRs (shared ones before the LMR they share), SRQs, PZs, EVDs and
@@ -389,7 +393,14 @@ page(name="dat_evd_wait", brief="wait for events on an event dispatcher", handle
 dequeues the first.  It polls the completion queue, arms it, polls again and
 only then blocks, in poll(2) on the completion channel and the EVD's
 eventfd, which software, connection, CR and async events signal.  One
-thread at a time may wait on an EVD.""",
+thread at a time may wait on an EVD.
+
+With DAPL_EVD_WAIT_SPIN_US set to a number of microseconds (0 to 1000000;
+read once per process), the waiter first checks those two descriptors
+without blocking for up to that long, like rsocket's polling_time: an event
+that comes meanwhile wakes it without the kernel's wake-up of a sleeping
+thread, at the price of a CPU kept busy.  Unset or 0, the default: no
+spinning.  The timeout is kept either way.""",
      errors=[OK, bad("DAT_INVALID_HANDLE1", "The provider: not a live EVD."),
              arg(3, "*threshold* is below 1 or above the queue length."),
              arg(4, "*event* is NULL."),
@@ -1318,13 +1329,16 @@ dat_ia_open() time.""",
      notes="A provider library is loaded with RTLD_NOW | RTLD_LOCAL; libdaplcma links libdat.so.1 itself so it resolves the registry calls even then, and exports only dat_provider_init and dat_provider_fini.",
      see=["dat_provider_fini", "dat_registry_add_provider", "dat.conf"])
 
-page(name="dat_provider_fini", brief="the exit point libdat calls before unloading a provider library",
+page(name="dat_provider_fini", brief="the exit point libdat calls when the last IA of a provider entry closes",
      include=["dat/udat.h", "dat/dat_registry.h"],
      synopsis="void dat_provider_fini(const DAT_PROVIDER_INFO *provider_info);",
      params=[("provider_info", "The key of the entry whose last IA just closed.")],
      desc="""libdat calls dat_provider_fini (optional; found by dlsym()) when the last IA
-opened through a dat.conf entry is closed, then dlclose()s the library.  The
-provider removes its table with dat_registry_remove_provider() and frees
-what it holds for the key.""",
+opened through a dat.conf entry is closed.  The provider removes its table
+with dat_registry_remove_provider() and frees what it holds for the key.
+The library stays loaded: a later open of the entry calls
+dat_provider_init() on it again, and libdat dlclose()s the libraries no IA
+uses at exit, from an atexit handler (so before the libraries' own
+destructors run).""",
      errors=[("void", "The function returns nothing.")],
      see=["dat_provider_init", "dat_registry_remove_provider", "dat_ia_close"])

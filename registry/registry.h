@@ -72,7 +72,8 @@ struct dat_sr_entry;
  */
 DAT_RETURN dat_sr_acquire(const DAT_PROVIDER_INFO *key,
 			  struct dat_sr_entry **entry);
-/* Drops one use; the last one calls dat_provider_fini and unloads. */
+/* Drops one use; the last one calls dat_provider_fini (the library stays
+ * loaded until exit: static_registry.c). */
 void dat_sr_release(struct dat_sr_entry *entry);
 enum dat_key_match dat_sr_best_match(const DAT_PROVIDER_INFO *want);
 /* Copies up to max keys (all of them are counted) into list. */

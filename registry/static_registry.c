@@ -14,10 +14,25 @@
  * hash table on their key, so reading and each lookup are linear in the
  * number of entries, not quadratic.
  *
- * An entry's library is loaded on its first open and unloaded when its
- * last IA closes: dlopen, dat_provider_init (which registers the provider
- * in the dynamic registry), ..., dat_provider_fini, dlclose.  dlopen keeps
- * its own count, so several entries may share one library.
+ * An entry's library is loaded on its first open: dlopen, then
+ * dat_provider_init (which registers the provider in the dynamic
+ * registry).  When its last IA closes, dat_provider_fini runs but the
+ * library stays loaded, and the next first open calls dat_provider_init
+ * on it again.  Unloading it there would make a process that opens and
+ * closes its only IA load the provider and its whole stack again each
+ * time (libdaplcma: librdmacm, libibverbs with its device scan and
+ * driver, libnl: 0.4-11 ms natively, 37 ms in the emulated test bed).
+ * The libraries are unloaded at exit() instead, by a handler libdat
+ * registers with atexit (so before the loader runs any library's
+ * destructors, and at a dlclose of libdat itself), which dlcloses every
+ * library no IA uses: the same unload a last close used to make, so
+ * memory checkers see at exit what they saw before.  (librdmacm keeps
+ * its device tables until it is unloaded: with the library left loaded
+ * to the end they would be reported as possibly lost.)  A forked child
+ * does not reuse a library its parent left loaded without an IA: its
+ * first open unloads that copy and loads the library afresh, as if the
+ * parent had unloaded it (librdmacm cannot start again in a child).
+ * dlopen keeps its own count, so several entries may share one library.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -42,7 +57,9 @@ struct dat_sr_entry {
 	char *lib_path;
 	char *ia_params;
 	unsigned open_count;		/* IAs open through this entry */
-	void *dl;
+	void *dl;			/* loaded, maybe with no IA open */
+	pid_t dl_pid;			/* the process that loaded dl */
+	DAT_PROVIDER_INIT_FUNC init;
 	DAT_PROVIDER_FINI_FUNC fini;
 };
 
@@ -359,11 +376,53 @@ static int sr_library_ok(const struct dat_sr_entry *e)
 	return 1;
 }
 
+/*
+ * At exit() (or at a dlclose of libdat): unloads the libraries that no
+ * IA uses, as a last dat_ia_close used to.  A library an open IA uses
+ * stays, as before: its threads may still run.  If another thread holds
+ * the registry lock (inside an open or a close), nothing is unloaded
+ * rather than blocking the exit.
+ */
+static void sr_unload_idle(void)
+{
+	struct dat_sr_entry *e;
+
+	if (pthread_mutex_trylock(&sr_mutex))
+		return;
+	for (e = sr.head; e; e = e->next) {
+		if (!e->dl || e->open_count)
+			continue;
+		dat_dbg(DAT_DBG_SR, "%s: unloading %s", e->key.ia_name,
+			e->lib_path);
+		dlclose(e->dl);
+		e->dl = NULL;
+	}
+	pthread_mutex_unlock(&sr_mutex);
+}
+
 static DAT_RETURN sr_load_provider(struct dat_sr_entry *e)
 {
-	DAT_PROVIDER_INIT_FUNC init;
+	static int exit_handler;
 	void *sym;
 
+	if (e->dl && e->dl_pid == getpid()) {
+		/* Left loaded by the last close: only the init again. */
+		dat_dbg(DAT_DBG_SR, "%s: %s still loaded, calling %s(\"%s\")",
+			e->key.ia_name, e->lib_path,
+			DAT_PROVIDER_INIT_FUNC_STR, e->ia_params);
+		e->init(&e->key, e->ia_params);
+		return DAT_SUCCESS;
+	}
+	if (e->dl) {
+		/* A forked child's copy of a library its parent had left
+		 * loaded with no IA: unloaded so that it starts afresh. */
+		dat_dbg(DAT_DBG_SR, "%s: unloading %s, loaded before fork",
+			e->key.ia_name, e->lib_path);
+		dlclose(e->dl);
+		e->dl = NULL;
+	}
+	if (!exit_handler && atexit(sr_unload_idle) == 0)
+		exit_handler = 1;
 	if (!sr_library_ok(e))
 		return DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);
 	dlerror();
@@ -384,22 +443,22 @@ static DAT_RETURN sr_load_provider(struct dat_sr_entry *e)
 	}
 	/* POSIX guarantees that dlsym's object pointer converts to a
 	 * function pointer; copying the bytes avoids ISO C's warning. */
-	*(void **)&init = sym;
+	*(void **)&e->init = sym;
 	*(void **)&e->fini = dlsym(e->dl, DAT_PROVIDER_FINI_FUNC_STR);
+	e->dl_pid = getpid();
 	dat_dbg(DAT_DBG_SR, "%s: loaded %s, calling %s(\"%s\")", e->key.ia_name,
 		e->lib_path, DAT_PROVIDER_INIT_FUNC_STR, e->ia_params);
-	init(&e->key, e->ia_params);
+	e->init(&e->key, e->ia_params);
 	return DAT_SUCCESS;
 }
 
-static void sr_unload_provider(struct dat_sr_entry *e)
+/* The last IA closed: the provider's fini; the library stays (above). */
+static void sr_release_provider(struct dat_sr_entry *e)
 {
-	dat_dbg(DAT_DBG_SR, "%s: unloading %s", e->key.ia_name, e->lib_path);
+	dat_dbg(DAT_DBG_SR, "%s: calling %s, %s stays loaded until exit",
+		e->key.ia_name, DAT_PROVIDER_FINI_FUNC_STR, e->lib_path);
 	if (e->fini)
 		e->fini(&e->key);
-	dlclose(e->dl);
-	e->dl = NULL;
-	e->fini = NULL;
 }
 
 DAT_RETURN dat_sr_acquire(const DAT_PROVIDER_INFO *key,
@@ -430,7 +489,7 @@ void dat_sr_release(struct dat_sr_entry *e)
 		return;
 	dat_sr_lock();
 	if (--e->open_count == 0)
-		sr_unload_provider(e);
+		sr_release_provider(e);
 	dat_sr_unlock();
 }
 

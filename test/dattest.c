@@ -8,6 +8,9 @@
  *   dattest list [MAX]                 list the registered providers
  *   dattest open NAME [MAJ MIN TS [QLEN]]  open and close one IA (graceful)
  *   dattest open2 NAME                 two IAs of one provider at once
+ *   dattest reopen NAME N [fork]       open and close the only IA N times;
+ *                                      with fork, then a child does the
+ *                                      same and leaves by exit()
  *   dattest dispatch NAME              each wrapper reaches its own slot,
  *                                      and refuses bad handles
  *   dattest fork NAME                  a child opens/closes while the
@@ -139,6 +142,46 @@ static int cmd_open2(int argc, char **argv)
 	expect("close second", dat_ia_close(b, DAT_CLOSE_GRACEFUL_FLAG),
 	       DAT_SUCCESS);
 	printf("open2 %s: %d failures\n", argv[0], failures);
+	return failures != 0;
+}
+
+static void open_close_n(const char *name, int n, const char *who)
+{
+	DAT_IA_HANDLE ia;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ia = DAT_HANDLE_NULL;
+		expect(who, open_ia(name, 1, 2, DAT_FALSE, 8, &ia),
+		       DAT_SUCCESS);
+		expect(who, dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG),
+		       DAT_SUCCESS);
+	}
+}
+
+/* A process that opens and closes its only IA again and again. */
+static int cmd_reopen(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3, status;
+	pid_t pid;
+
+	open_close_n(argv[0], n, "parent open/close");
+	fflush(stdout);
+	fflush(stderr);
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid = fork();
+		if (pid == 0) {
+			open_close_n(argv[0], n, "child open/close");
+			printf("child: %d failures\n", failures);
+			exit(failures != 0);	/* exit(): its atexit handlers */
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			printf("FAIL child did not exit cleanly\n");
+			failures++;
+		}
+	}
+	printf("reopen %s: %d failures\n", argv[0], failures);
 	return failures != 0;
 }
 
@@ -1060,6 +1103,8 @@ int main(int argc, char **argv)
 		goto usage;
 	if (!strcmp(argv[1], "open"))
 		return cmd_open(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "reopen"))
+		return cmd_reopen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "open2"))
 		return cmd_open2(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "dispatch"))

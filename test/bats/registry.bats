@@ -138,6 +138,51 @@ load helpers
 	[[ "$output" == *"open Gone: DAT_PROVIDER_NOT_FOUND"* ]]
 }
 
+# The last close runs the provider's fini but leaves its library loaded,
+# so a process that opens and closes its only IA does not load the
+# provider's stack again each time; libdat unloads it at exit.
+@test "open and close the only IA five times: five inits and finis, one load, one unload at exit" {
+	standard_conf
+	export DATTEST_TRACE=1
+	run "$DATTEST" reopen T1 5
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"reopen T1: 0 failures"* ]]
+	[ "$(count 'dattest: init T1 p1')" -eq 5 ]
+	[ "$(count 'dattest: open T1')" -eq 5 ]
+	[ "$(count 'dattest: fini T1')" -eq 5 ]
+	[ "$(count '^dattest-lib: loaded')" -eq 1 ]
+	[ "$(count '^dattest-lib: unloaded')" -eq 1 ]
+	# the fini of each close comes before the next init, and the unload
+	# comes last, after the fifth fini
+	[ "$(printf '%s\n' "$output" | grep '^dattest' | grep -v ': open\|: close' |
+		tr '\n' ' ')" = "dattest-lib: loaded $(printf '%s\n' "$output" |
+		sed -n 's/^dattest-lib: loaded //p') $(for i in 1 2 3 4 5; do
+		printf 'dattest: init T1 p1 dattest: fini T1 '; done)dattest-lib: unloaded $(printf '%s\n' "$output" |
+		sed -n 's/^dattest-lib: unloaded //p') " ]
+}
+
+@test "a child forked after the last close loads the library afresh; each process unloads its own at exit" {
+	standard_conf
+	export DATTEST_TRACE=1
+	run timeout 30 "$DATTEST" reopen T1 2 fork
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"child: 0 failures"* ]]
+	[[ "$output" == *"reopen T1: 0 failures"* ]]
+	[ "$(count 'dattest: init T1 p1')" -eq 4 ]
+	[ "$(count 'dattest: fini T1')" -eq 4 ]
+	# parent: one load, one unload at exit; child: its copy of the
+	# parent's unloaded at its first open, a load of its own, its unload
+	[ "$(count '^dattest-lib: loaded')" -eq 2 ]
+	[ "$(count '^dattest-lib: unloaded')" -eq 3 ]
+	local parent child
+	parent="$(printf '%s\n' "$output" | sed -n '1s/^dattest-lib: loaded //p')"
+	[ -n "$parent" ]
+	child="$(printf '%s\n' "$output" | grep '^dattest-lib: loaded' | grep -v " $parent\$" | sed 's/.* //')"
+	[ -n "$child" ]
+	[ "$(count "^dattest-lib: unloaded $child\$")" -eq 2 ]
+	[ "$(count "^dattest-lib: unloaded $parent\$")" -eq 1 ]
+}
+
 @test "library without dat_provider_init: PROVIDER_NOT_FOUND and a message" {
 	conf 'NoInit u1.2 nonthreadsafe default libm.so.6 dapl.1.2 "" ""'
 	run "$DATTEST" open NoInit
@@ -146,7 +191,7 @@ load helpers
 	[[ "$output" == *"open NoInit: DAT_PROVIDER_NOT_FOUND"* ]]
 }
 
-@test "a library that registers nothing is unloaded again" {
+@test "a library that registers nothing gets its fini again" {
 	conf 'Silent u1.2 nonthreadsafe default libdattest.so.1 dapl.1.2 "noregister" ""'
 	export DATTEST_TRACE=1
 	run "$DATTEST" open Silent

@@ -37,7 +37,10 @@
 # (rxe0-cma/rxe1-cma), BENCH_SRV_DEV/BENCH_CLI_DEV (rxe0/rxe1),
 # BENCH_SRV_ADDR/BENCH_CLI_ADDR (10.77.0.1/10.77.0.2), BENCH_QUICK=1 (a
 # tenth of the iterations, one size per test: to try the script out),
-# BENCH_ONLY=instructions (only the callgrind counts: no perftest needed).
+# BENCH_ONLY=instructions (only the callgrind counts: no perftest needed),
+# BENCH_SPIN_US (5000: DAPL_EVD_WAIT_SPIN_US of the spin-before-block
+# wake-ups), BENCH_OLD_LIB (a directory of older libdat.so.1 + providers: their
+# dat_ia_open + close is taken in turn with these, before.txt).
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -369,14 +372,31 @@ contended() {
 scaling() {
 	local rep rc=0 spid
 	: > "$W/scale.txt"
-	# dat_ia_open + close and its raw twin, in turn
+	# dat_ia_open + close and its raw twin, in turn (and, with
+	# BENCH_OLD_LIB, the same through the libraries in that directory:
+	# before.txt, "REP old|new SCALE ...")
+	[ -n "${BENCH_OLD_LIB:-}" ] && : > "$W/before.txt"
 	for ((rep = 1; rep <= REPS; rep++)); do
 		"$RAWBENCH" open -a "$SADDR" > "$W/log/rawopen-$rep" 2>&1 || FAILED=1
 		"$DATBENCH" iaopen -D "$SIA" > "$W/log/iaopen-$rep" 2>&1 || FAILED=1
 		sed "s/^/$rep /" "$W/log/rawopen-$rep" "$W/log/iaopen-$rep" | grep -E '^[0-9]+ (RAW|SCALE) ' >> "$W/scale.txt"
+		if [ -n "${BENCH_OLD_LIB:-}" ]; then
+			LD_LIBRARY_PATH=$BENCH_OLD_LIB:$LD_LIBRARY_PATH "$DATBENCH" iaopen -D "$SIA" \
+				> "$W/log/iaopen-old-$rep" 2>&1 || FAILED=1
+			{ sed -n "s/^SCALE/$rep old SCALE/p" "$W/log/iaopen-old-$rep"
+			  sed -n "s/^SCALE/$rep new SCALE/p" "$W/log/iaopen-$rep"; } >> "$W/before.txt"
+		fi
 	done
 	timeout -k 5 $((60 * SCALE)) "$RAWBENCH" wake > "$W/log/rawwake" 2>&1 || FAILED=1
 	grep '^RAW' "$W/log/rawwake" >> "$W/scale.txt"
+	# the opt-in spin before blocking (DAPL_EVD_WAIT_SPIN_US, udapl/evd.c):
+	# the same wake-ups with BENCH_SPIN_US (5000: longer than datbench's
+	# 3 ms lead, so the waiter still checks when the event comes); one
+	# 16-pair round only
+	timeout -k 5 $((300 * SCALE)) env DAPL_EVD_WAIT_SPIN_US=${BENCH_SPIN_US:-5000} \
+		"$DATBENCH" scale -D "$SIA" -C "$CIA" -h "$SADDR" -l 16 -m 16 > "$W/log/scale-spin" 2>&1 || FAILED=1
+	echo "SPIN spin_us ${BENCH_SPIN_US:-5000}" >> "$W/scale.txt"
+	sed -n 's/^SCALE \(wake_\|wait_cpu\)/SPIN \1/p' "$W/log/scale-spin" >> "$W/scale.txt"
 	timeout -k 5 $((900 * SCALE)) "$DATBENCH" scale -D "$SIA" -C "$CIA" -h "$SADDR" \
 		-l 16 -m "$MAX_EPS" > "$W/log/scale" 2>&1 || { FAILED=1; echo "run-bench: scale failed" >&2; }
 	grep '^SCALE' "$W/log/scale" >> "$W/scale.txt"

@@ -18,3 +18,19 @@ setup_file() { ofi_setup_file; }
 @test "$OFI_FABRIC: CNO: times out, wakes for a receive completion and for a software event" {
 	pair cno
 }
+
+# DAPL_EVD_WAIT_SPIN_US (udapl/evd.c, evd_block): a waiter checks its fds
+# without blocking for that long before it sleeps.  Opt-in, off by
+# default; thresholds, timeouts (the spin never outlasts them), woken
+# waiters and unwaitable EVDs must behave exactly as without it.
+@test "$OFI_FABRIC: DAPL_EVD_WAIT_SPIN_US=2000: software and DTO EVD semantics unchanged while waiters spin before blocking" {
+	export DAPL_EVD_WAIT_SPIN_US=2000
+	local_test evd-sw local -i "$OFI_A"
+	pair evd-dto
+}
+
+@test "$OFI_FABRIC: DAPL_EVD_WAIT_SPIN_US out of range: a warning naming it, no spinning, the same semantics" {
+	export DAPL_EVD_WAIT_SPIN_US=2000000 DAPL_DBG_TYPE=0x3
+	local_test evd-sw local -i "$OFI_A"
+	grep -q 'DAPL_EVD_WAIT_SPIN_US=2000000: not 0..1000000, ignored' <<< "$output"
+}

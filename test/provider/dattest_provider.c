@@ -12,8 +12,12 @@
  * as udapl's do), so a test sees which entry an IA was opened through.
  * ia_params steer failure paths: "noregister" (init registers nothing),
  * "failopen" (ia_open fails).  With DATTEST_TRACE set, init, fini, open
- * and close are reported on stderr, so tests can count loads and unloads.
+ * and close are reported on stderr, so tests can count them, and so are
+ * the library's own load and unload (its constructor and destructor, as
+ * "dattest-lib: loaded|unloaded PID"), so tests can tell a new load from
+ * a new init.
  */
+#include <unistd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +64,18 @@ static void trace(const char *what, const char *name, const char *extra)
 	if (getenv("DATTEST_TRACE"))
 		fprintf(stderr, "dattest: %s %s%s%s\n", what, name,
 			extra ? " " : "", extra ? extra : "");
+}
+
+__attribute__((constructor)) static void t_loaded(void)
+{
+	if (getenv("DATTEST_TRACE"))
+		fprintf(stderr, "dattest-lib: loaded %d\n", (int)getpid());
+}
+
+__attribute__((destructor)) static void t_unloaded(void)
+{
+	if (getenv("DATTEST_TRACE"))
+		fprintf(stderr, "dattest-lib: unloaded %d\n", (int)getpid());
 }
 
 static DAT_RETURN t_ia_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
