@@ -312,6 +312,10 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 	evd->flags = flags;
 	evd->state = DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE;
 	evd->cno = cno; /* the provider may pick a channel by it */
+	/* Only the consumer's dequeues and waits touch a CQ-only EVD's
+	 * ring: software-made events (CM, async, dat_evd_post_se) come
+	 * from other threads of ours and keep the lock. */
+	evd->nolock = ia->nolock && !(flags & ~EVD_CQ_STREAMS);
 	dapl_list_init(&evd->cno_link);
 	rc = evd_init(evd, qlen);
 	if (rc != DAT_SUCCESS) {
@@ -726,12 +730,17 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	struct dapl_evd *evd = evd_handle;
 	DAT_RETURN rc = DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	struct dapl_cqe cqe;
+	int locked;
 
 	if (dapl_unlikely(!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD)))
 		return BAD_EVD;
 	if (dapl_unlikely(!event))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&evd->lock);
+	/* No lock for a CQ-only EVD of an IA whose consumer opted out
+	 * (evd->nolock, ia.c). */
+	locked = !evd->nolock;
+	if (locked)
+		pthread_mutex_lock(&evd->lock);
 	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
 	if (dapl_unlikely(evd->waiters)) {
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
@@ -739,6 +748,8 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 		ring_pop(&evd->ring, event);
 		rc = DAT_SUCCESS;
 	} else if (evd_has_cq(evd)) {
+		/* The completion is turned into the caller's event in
+		 * place: the DAT_EVENT is written once. */
 		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1) {
 			if (cqe_deliver(evd, &cqe, event)) {
 				rc = DAT_SUCCESS;
@@ -746,7 +757,8 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 			}
 		}
 	}
-	pthread_mutex_unlock(&evd->lock);
+	if (locked)
+		pthread_mutex_unlock(&evd->lock);
 	return rc;
 }
 

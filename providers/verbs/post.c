@@ -54,10 +54,12 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	wr.num_sge = p->num_sge;
 	wr.send_flags = p->flags;
 	wr.imm_data = 0;
-	switch (p->op) {
-	case DAPL_OP_SEND:
+	/* a send is the common post: no switch for it */
+	if (dapl_likely(p->op == DAPL_OP_SEND)) {
 		wr.opcode = IBV_WR_SEND;
-		break;
+		goto post;
+	}
+	switch (p->op) {
 	case DAPL_OP_RDMA_WRITE:
 		wr.opcode = IBV_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = p->remote_addr;
@@ -84,6 +86,7 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	default:
 		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
 	}
+post:
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	rc = ibv_post_send(cep->qp, &wr, &bad);
