@@ -174,28 +174,39 @@ static inline void verbs_cqe_fill(struct dapl_cqe *e, const struct ibv_wc *wc,
  * while it got all it asked for).  A dequeue's single completion has a
  * path of its own, with one ibv_wc on the stack.
  */
-int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+static __attribute__((noinline)) int
+verbs_cq_poll_batch(struct dapl_evd *evd, struct ibv_cq *cq,
+		    struct dapl_cqe *cqe, int max)
 {
-	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	struct ibv_wc wc[VERBS_POLL_BATCH];
 	struct dapl_tp_ia *cia;
 	int n, i;
 
-	if (dapl_unlikely(!c))
-		return -1;
-	if (dapl_likely(max == 1)) {
-		n = ibv_poll_cq(c->cq, 1, wc);
-		if (n == 1)
-			verbs_cqe_fill(cqe, wc, dapl_tp_ia_of(evd));
-		return n;
-	}
-	n = ibv_poll_cq(c->cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH,
+	n = ibv_poll_cq(cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH,
 			wc);
 	if (n <= 0)
 		return n;
 	cia = dapl_tp_ia_of(evd);
 	for (i = 0; i < n; i++)
 		verbs_cqe_fill(&cqe[i], &wc[i], cia);
+	return n;
+}
+
+/* The batch is out of line, so that a dequeue's single completion has a
+ * small frame with one ibv_wc. */
+int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+{
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
+	struct ibv_wc wc;
+	int n;
+
+	if (dapl_unlikely(!c))
+		return -1;
+	if (dapl_unlikely(max != 1))
+		return verbs_cq_poll_batch(evd, c->cq, cqe, max);
+	n = ibv_poll_cq(c->cq, 1, &wc);
+	if (n == 1)
+		verbs_cqe_fill(cqe, &wc, dapl_tp_ia_of(evd));
 	return n;
 }
 
