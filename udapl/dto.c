@@ -68,14 +68,7 @@ static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
 	return DAT_SUCCESS;
 }
 
-/*
- * Whether the work request asks the transport for a completion: the
- * consumer's unsignalled posts still get one every half ring, or the
- * ring (and the send queue) would never see its slots retired; the
- * cookie says the consumer does not want it, so the poller drops it.
- * (Inline in dto_submit.)
- */
-
+/* dto_submit turns completion flags into post flags by moving bits. */
 _Static_assert(DAPL_POST_FENCE == 1 &&
 		   DAT_COMPLETION_SOLICITED_WAIT_FLAG << 1 == DAPL_POST_SOLICITED,
 	       "dto_submit's bit moves");
@@ -107,7 +100,7 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 	DAT_RETURN rc;
 
 	if (!recv) {
-		/* bit moves, no branches (the values are asserted above) */
+		/* bit moves, no branches (asserted above) */
 		pf = (flags / DAT_COMPLETION_BARRIER_FENCE_FLAG) & 1;
 		if (op == DAPL_OP_SEND)
 			pf |= (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) << 1;
@@ -133,8 +126,11 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 	c->length = total;
 	c->op = (uint8_t)op;
 	c->signaled = signaled;
-	/* The consumer's unsignalled posts still get a wire completion
-	 * every half ring (see above). */
+	/* Whether the work request asks the transport for a completion:
+	 * the consumer's unsignalled posts still get one every half ring,
+	 * or the ring (and the send queue) would never see its slots
+	 * retired; the cookie says the consumer does not want it, so the
+	 * poller drops it. */
 	half = r->size >> 1;
 	if (signaled || !half || (c->seq & (half - 1)) == half - 1)
 		pf |= DAPL_POST_SIGNALED;

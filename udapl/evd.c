@@ -725,9 +725,9 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 /* ---- dequeue, wait ---- */
 
-/* dequeue under evd->lock, or on a nolock EVD without it */
+/* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
 static inline __attribute__((always_inline)) DAT_RETURN
-evd_dequeue_locked(struct dapl_evd *evd, DAT_EVENT *event)
+evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 {
 	struct dapl_cqe cqe;
 
@@ -760,9 +760,9 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	 * (evd->nolock, ia.c).  Two copies of the body, so that neither
 	 * carries the other's lock bookkeeping. */
 	if (evd->nolock)
-		return evd_dequeue_locked(evd, event);
+		return evd_dequeue_body(evd, event);
 	pthread_mutex_lock(&evd->lock);
-	rc = evd_dequeue_locked(evd, event);
+	rc = evd_dequeue_body(evd, event);
 	pthread_mutex_unlock(&evd->lock);
 	return rc;
 }
