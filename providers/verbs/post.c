@@ -2,7 +2,10 @@
 /*
  * The post path: one work request built on the stack and one
  * ibv_post_send / ibv_post_recv, nothing else (no allocation, no system
- * call of ours, no lock: udapl holds the EP's).  struct dapl_sge has the
+ * call of ours, no lock: udapl holds the EP's, or the consumer opted out
+ * of locks (DAPL_NONTHREADSAFE_NOLOCK): the CM thread then only changes
+ * the QP's state, through librdmacm or ibv_modify_qp, which libibverbs
+ * allows alongside a post; the QP is destroyed by the consumer's calls).  struct dapl_sge has the
  * layout of struct ibv_sge, so the caller's array goes to the device
  * as is; wr_id is the address of the udapl cookie.
  */
