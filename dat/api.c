@@ -17,10 +17,36 @@
 
 #include "../registry/registry.h"
 
-static inline int dat_handle_bad(const void *handle)
+#define dat_likely(x) __builtin_expect(!!(x), 1)
+#define dat_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* The full probe, out of line: a table away from its hash, or no table. */
+static __attribute__((noinline, cold)) DAT_PROVIDER *
+dat_handle_slow(DAT_PROVIDER *p)
 {
-	return !handle || ((uintptr_t)handle & 3) ||
-	       !dat_dr_is_provider(*(DAT_PROVIDER *const *)handle);
+	return dat_dr_is_provider(p) ? p : NULL;
+}
+
+/*
+ * The provider table of a handle, or NULL when the handle is bad.  The
+ * common case first: a registered table nearly always sits at its own
+ * hash (the set is at most half full), so one load and compare settle
+ * it; anything else takes the full probe.  A first word of NULL or the
+ * tombstone can equal the entry it hashes to, so a hit is only taken
+ * for a word above the tombstone.
+ */
+static inline DAT_PROVIDER *dat_handle_provider(const void *handle)
+{
+	DAT_PROVIDER *p;
+
+	if (dat_unlikely(!handle || ((uintptr_t)handle & 3)))
+		return NULL;
+	p = *(DAT_PROVIDER *const *)handle;
+	if (dat_likely(atomic_load_explicit(&dat_dr_set[dat_dr_set_hash(p)],
+					    memory_order_acquire) == p &&
+		       (uintptr_t)p > (uintptr_t)DAT_DR_SET_TOMB))
+		return p;
+	return dat_handle_slow(p);
 }
 
 /*
@@ -29,11 +55,10 @@ static inline int dat_handle_bad(const void *handle)
  */
 #define DAT_DISPATCH(handle, subtype, slot, ...)                               \
 	do {                                                                   \
-		DAT_PROVIDER *provider_;                                       \
-		if (dat_handle_bad(handle))                                    \
+		DAT_PROVIDER *provider_ = dat_handle_provider(handle);         \
+		if (dat_unlikely(!provider_))                                  \
 			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
-		provider_ = DAT_HANDLE_TO_PROVIDER(handle);                    \
-		if (!provider_->slot)                                          \
+		if (dat_unlikely(!provider_->slot))                            \
 			return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE); \
 		return provider_->slot(__VA_ARGS__);                           \
 	} while (0)

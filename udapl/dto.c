@@ -68,23 +68,18 @@ static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
 	return DAT_SUCCESS;
 }
 
-/*
- * Whether the work request asks the transport for a completion.  The
- * consumer's unsignalled posts still get one every half ring, or the
- * ring (and the send queue) would never see its slots retired; the
- * cookie says the consumer does not want it, so the poller drops it.
- */
-static inline int wire_signaled(const struct dapl_cookie_ring *r,
-				const struct dapl_cookie *c)
-{
-	uint32_t half = r->size >> 1;
-
-	return c->signaled || !half || (c->seq & (half - 1)) == half - 1;
-}
+/* dto_submit turns completion flags into post flags by moving bits. */
+_Static_assert(DAPL_POST_FENCE == 1 &&
+		   DAT_COMPLETION_SOLICITED_WAIT_FLAG << 1 == DAPL_POST_SOLICITED,
+	       "dto_submit's bit moves");
 
 /*
  * Takes a cookie and posts under ep->lock, after the state check.  The
  * caller filled p's op, SGEs and remote side; total is the local length.
+ * What does not depend on the cookie or the EP's state is worked out
+ * before the lock, so the locked part is the state check, the cookie
+ * and the transport's post.  An IA opened nonthreadsafe with
+ * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c).
  */
 DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,
@@ -92,12 +87,29 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 {
 	const enum dapl_op op = p->op;
 	const int recv = op == DAPL_OP_RECV;
+	const int locked = !ep->nolock;
+	const struct dapl_ops *ops = ep->obj.ia->ops;
 	struct dapl_cookie_ring *r = recv ? &ep->recv_ring : &ep->send_ring;
+	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
+	 * "non-notification completion": the event is still queued, it
+	 * only need not wake anybody, which verbs cannot tell apart. */
+	const uint8_t signaled = !(flags & DAT_COMPLETION_SUPPRESS_FLAG);
 	struct dapl_cookie *c;
-	unsigned pf;
+	unsigned pf = 0;
+	uint32_t half;
 	DAT_RETURN rc;
 
-	pthread_mutex_lock(&ep->lock);
+	if (!recv) {
+		/* bit moves, no branches (asserted above) */
+		pf = (flags / DAT_COMPLETION_BARRIER_FENCE_FLAG) & 1;
+		if (op == DAPL_OP_SEND)
+			pf |= (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) << 1;
+		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
+		    total <= ep->max_inline)
+			pf |= DAPL_POST_INLINE;
+	}
+	if (locked)
+		pthread_mutex_lock(&ep->lock);
 	if (dapl_unlikely(recv ? !recv_state_ok(ep->state)
 			       : !request_state_ok(ep->state))) {
 		rc = dapl_ep_state_error(ep->state);
@@ -113,37 +125,31 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 	c->rmr = NULL;
 	c->length = total;
 	c->op = (uint8_t)op;
-	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
-	 * "non-notification completion": the event is still queued, it
-	 * only need not wake anybody, which verbs cannot tell apart. */
-	c->signaled = !(flags & DAT_COMPLETION_SUPPRESS_FLAG);
-
-	pf = wire_signaled(r, c) ? DAPL_POST_SIGNALED : 0;
-	if (!recv) {
-		/* dat_rmr_bind(3DAT): nothing posted after a bind starts
-		 * before the bind completed (a per-EP flag, no queue). */
-		if ((flags & DAT_COMPLETION_BARRIER_FENCE_FLAG) ||
-		    dapl_unlikely(ep->rmr_fence))
-			pf |= DAPL_POST_FENCE;
-		if (op == DAPL_OP_SEND &&
-		    (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG))
-			pf |= DAPL_POST_SOLICITED;
-		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
-		    total <= ep->max_inline)
-			pf |= DAPL_POST_INLINE;
-	}
+	c->signaled = signaled;
+	/* Whether the work request asks the transport for a completion:
+	 * the consumer's unsignalled posts still get one every half ring,
+	 * or the ring (and the send queue) would never see its slots
+	 * retired; the cookie says the consumer does not want it, so the
+	 * poller drops it. */
+	half = r->size >> 1;
+	if (signaled || !half || (c->seq & (half - 1)) == half - 1)
+		pf |= DAPL_POST_SIGNALED;
+	/* dat_rmr_bind(3DAT): nothing posted after a bind starts before
+	 * the bind completed (a per-EP flag, no queue). */
+	if (!recv && dapl_unlikely(ep->rmr_fence))
+		pf |= DAPL_POST_FENCE;
 	p->flags = pf;
 	p->cookie = c;
 
 	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
-	rc = recv ? ep->obj.ia->ops->post_recv(ep, p)
-		  : ep->obj.ia->ops->post_send(ep, p);
+	rc = recv ? ops->post_recv(ep, p) : ops->post_send(ep, p);
 	if (dapl_unlikely(rc))
 		dapl_cookie_unget(r);
-	else if (dapl_unlikely(ep->rmr_fence) && !recv)
+	else if (!recv && dapl_unlikely(ep->rmr_fence))
 		dapl_rmr_fenced(ep);
 out:
-	pthread_mutex_unlock(&ep->lock);
+	if (locked)
+		pthread_mutex_unlock(&ep->lock);
 	return rc;
 }
 
@@ -158,6 +164,10 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(num && !iov))
 		return bad_arg(DAT_INVALID_ARG3);
+	/* One segment is the common post: straight-line, no loop. */
+	if (dapl_likely(num == 1))
+		return dapl_lmr_check_one(ep->obj.ia, ep->pz, need_priv, iov,
+					  sge, total);
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 

@@ -397,6 +397,7 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	pthread_mutex_init(&ep->lock, NULL);
+	ep->nolock = ia->nolock;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->attr = attr;
 	ep->pz = pz_handle;
@@ -435,6 +436,7 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	pthread_mutex_init(&ep->lock, NULL);
+	ep->nolock = ia->nolock;
 	/* no PZ: no queue pair until dat_ep_modify sets one */
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	ep_attr_default(ia, &ep->attr);

@@ -312,6 +312,10 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 	evd->flags = flags;
 	evd->state = DAT_EVD_STATE_ENABLED | DAT_EVD_STATE_WAITABLE;
 	evd->cno = cno; /* the provider may pick a channel by it */
+	/* Only the consumer's dequeues and waits touch a CQ-only EVD's
+	 * ring: software-made events (CM, async, dat_evd_post_se) come
+	 * from other threads of ours and keep the lock. */
+	evd->nolock = ia->nolock && !(flags & ~EVD_CQ_STREAMS);
 	dapl_list_init(&evd->cno_link);
 	rc = evd_init(evd, qlen);
 	if (rc != DAT_SUCCESS) {
@@ -721,31 +725,44 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 /* ---- dequeue, wait ---- */
 
+/* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
+static inline __attribute__((always_inline)) DAT_RETURN
+evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
+{
+	struct dapl_cqe cqe;
+
+	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
+	if (dapl_unlikely(evd->waiters))
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	if (evd->ring.count) {
+		ring_pop(&evd->ring, event);
+		return DAT_SUCCESS;
+	}
+	/* A completion is turned into the caller's event in place: the
+	 * DAT_EVENT is written once. */
+	if (evd_has_cq(evd))
+		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1)
+			if (cqe_deliver(evd, &cqe, event))
+				return DAT_SUCCESS;
+	return DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+}
+
 DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 {
 	struct dapl_evd *evd = evd_handle;
-	DAT_RETURN rc = DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
-	struct dapl_cqe cqe;
+	DAT_RETURN rc;
 
 	if (dapl_unlikely(!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD)))
 		return BAD_EVD;
 	if (dapl_unlikely(!event))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+	/* No lock for a CQ-only EVD of an IA whose consumer opted out
+	 * (evd->nolock, ia.c).  Two copies of the body, so that neither
+	 * carries the other's lock bookkeeping. */
+	if (evd->nolock)
+		return evd_dequeue_body(evd, event);
 	pthread_mutex_lock(&evd->lock);
-	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
-	if (dapl_unlikely(evd->waiters)) {
-		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
-	} else if (evd->ring.count) {
-		ring_pop(&evd->ring, event);
-		rc = DAT_SUCCESS;
-	} else if (evd_has_cq(evd)) {
-		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1) {
-			if (cqe_deliver(evd, &cqe, event)) {
-				rc = DAT_SUCCESS;
-				break;
-			}
-		}
-	}
+	rc = evd_dequeue_body(evd, event);
 	pthread_mutex_unlock(&evd->lock);
 	return rc;
 }

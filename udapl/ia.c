@@ -4,7 +4,9 @@
  * EVD), query and close (GRACEFUL refuses while objects remain, ABRUPT
  * tears everything down in dependency order).
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slots.h"
@@ -116,6 +118,22 @@ static void prov_attr_fill(struct dapl_ia *ia)
 	ia->prov_attr[5].value = ia->caps.mw_note;
 }
 
+/*
+ * Locking of an IA opened through a nonthreadsafe dat.conf entry.  The
+ * reference dat_ia_open macro opens every IA nonthreadsafe, multi-threaded
+ * consumers included, so such an IA stays locked like a threadsafe one
+ * unless the consumer opts in with DAPL_NONTHREADSAFE_NOLOCK=1 (exactly
+ * "1"): then posts and the dequeues of CQ-only EVDs take no lock, and
+ * dat_ia_query says is_thread_safe DAT_FALSE.  A threadsafe entry always
+ * locks.
+ */
+static int ia_nolock(const struct dapl_provider *entry)
+{
+	const char *v = secure_getenv("DAPL_NONTHREADSAFE_NOLOCK");
+
+	return !entry->info.is_thread_safe && v && !strcmp(v, "1");
+}
+
 DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 			DAT_EVD_HANDLE *async_evd_handle,
 			DAT_IA_HANDLE *ia_handle)
@@ -145,6 +163,7 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	ia->obj.provider = &entry->table;
 	ia->prov_entry = entry;
 	ia->ops = &entry->ops;
+	ia->nolock = ia_nolock(entry);
 	dapl_list_init(&ia->open_link);
 	if (dapl_progress_create(ia)) {
 		pthread_mutex_destroy(&ia->lock);
@@ -209,7 +228,9 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	if (dapl_ia_has(ia, DAPL_CAP_FENCE))
 		a.completion_flags_supported |=
 		    DAT_COMPLETION_BARRIER_FENCE_FLAG;
-	a.is_thread_safe = DAT_TRUE;
+	/* The truth for this IA: locked unless the consumer opted out
+	 * (ia_nolock). */
+	a.is_thread_safe = ia->nolock ? DAT_FALSE : DAT_TRUE;
 	a.max_private_data_size = ia->caps.max_private_data;
 	a.supports_multipath = DAT_FALSE;
 	/* The consumer's EP, or one the PSP makes if asked

@@ -482,7 +482,11 @@ struct dapl_ops {
 	/* OPTIONAL: dat_ep_modify before a connection (NULL: udapl
 	 * destroys and creates the endpoint when its shape changes). */
 	DAT_RETURN (*qp_modify)(struct dapl_ep *ep, const DAT_EP_ATTR *attr);
-	/* Hot path, under the EP's lock. */
+	/* Hot path, under the EP's lock, except on an IA whose consumer
+	 * opted out (DAPL_NONTHREADSAFE_NOLOCK=1, udapl/ia.c): then no
+	 * lock, the consumer's promise keeps its own threads apart, but
+	 * the transport's threads (CM, progress) may run meanwhile, so a
+	 * post must not count on ep->lock to exclude them. */
 	DAT_RETURN (*post_send)(struct dapl_ep *ep, const struct dapl_post *p);
 	DAT_RETURN (*post_recv)(struct dapl_ep *ep, const struct dapl_post *p);
 

@@ -183,6 +183,12 @@ struct dapl_ia {
 	uint64_t rmr_fences;
 	char rmr_fences_str[24];
 	DAT_NAMED_ATTR rmr_fences_attr;
+	/* Opened through a nonthreadsafe dat.conf entry with
+	 * DAPL_NONTHREADSAFE_NOLOCK=1 in the environment: the consumer
+	 * promised one thread at a time, so posts and dequeues of CQ-only
+	 * EVDs take no lock (ia.c; dat_ia_query then says
+	 * is_thread_safe DAT_FALSE).  Fixed for the IA's life. */
+	int nolock;
 };
 
 struct dapl_pz {
@@ -217,6 +223,9 @@ struct dapl_evd {
 	/* Slots promised to events not yet posted (dapl_evd_reserve): a
 	 * connection request is only taken when its event has room. */
 	DAT_COUNT reserved;
+	/* dat_evd_dequeue takes no lock: ia->nolock and only CQ streams
+	 * (no other thread of ours pushes into the ring then). */
+	int nolock;
 };
 
 struct dapl_cno {
@@ -255,6 +264,7 @@ struct dapl_ep {
 	/* rmr.c: a bind was posted; the next request posted carries
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
+	int nolock;			/* ia->nolock: posts take no ep->lock */
 };
 
 /* PSP and RSP: both service points. */
@@ -458,6 +468,40 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 		sum += len;
 	}
 	*total = sum;
+	return DAT_SUCCESS;
+}
+
+/*
+ * dapl_lmr_check_sge for one triplet, with the same answers: the post
+ * path's common case, without the loop.
+ */
+static inline DAT_RETURN dapl_lmr_check_one(struct dapl_ia *ia,
+					    const struct dapl_pz *pz,
+					    DAT_MEM_PRIV_FLAGS need_priv,
+					    const DAT_LMR_TRIPLET *t,
+					    struct dapl_sge *sge,
+					    uint64_t *total)
+{
+	const DAT_VLEN len = t->segment_length;
+	const DAT_VADDR va = t->virtual_address;
+	const DAT_LMR_CONTEXT ctx = t->lmr_context;
+	const struct dapl_lmr *lmr;
+
+	sge->addr = va;
+	sge->length = (uint32_t)len;
+	sge->lkey = ctx;
+	*total = len;
+	if (dapl_unlikely(!len))
+		return DAT_SUCCESS;
+	lmr = dapl_lmr_find(ia, ctx);
+	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
+		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(lmr->pz != pz))
+		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(len > UINT32_MAX ||
+			  va - lmr->reg_addr > lmr->reg_len ||
+			  len > lmr->reg_len - (va - lmr->reg_addr)))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	return DAT_SUCCESS;
 }
 

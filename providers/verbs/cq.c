@@ -136,7 +136,8 @@ void verbs_cq_destroy(struct dapl_evd *evd)
  * never hear of (a dead link carries no DREQ): the CM ends the
  * connection as BROKEN (verbs_cm_broken).  Error path only.
  */
-static void verbs_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
+static __attribute__((noinline)) void verbs_cq_error(struct dapl_cqe *e,
+						    const struct ibv_wc *wc)
 {
 	struct dapl_ep *ep;
 
@@ -149,40 +150,63 @@ static void verbs_cq_error(struct dapl_cqe *e, const struct ibv_wc *wc)
 		verbs_cm_broken(ep);
 }
 
+/* One work completion into udapl's form. */
+static inline void verbs_cqe_fill(struct dapl_cqe *e, const struct ibv_wc *wc,
+				  struct dapl_tp_ia *cia)
+{
+	e->wr_id = wc->wr_id;
+	if (dapl_likely(wc->status == IBV_WC_SUCCESS)) {
+		e->status = DAT_DTO_SUCCESS;
+		e->byte_len = wc->byte_len;
+	} else {
+		verbs_cq_error(e, wc);
+	}
+	/* an SRQ's receive: which EP took it (srq.c); the opcode of an
+	 * error completion is not valid, so every completion of an IA
+	 * with SRQ EPs looks */
+	e->ep = dapl_unlikely(cia->qpn_map) ? verbs_qpn_lookup(cia, wc->qp_num)
+					    : NULL;
+}
+
 /*
  * One ibv_poll_cq of at most VERBS_POLL_BATCH (udapl asks for at most 16:
  * a dequeue for one, a fill for the room of its ring, and calls again
- * while it got all it asked for).
+ * while it got all it asked for).  A dequeue's single completion has a
+ * path of its own, with one ibv_wc on the stack.
  */
-int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+static __attribute__((noinline)) int
+verbs_cq_poll_batch(struct dapl_evd *evd, struct ibv_cq *cq,
+		    struct dapl_cqe *cqe, int max)
 {
-	struct dapl_tp_evd *c = dapl_evd_tp(evd);
 	struct ibv_wc wc[VERBS_POLL_BATCH];
 	struct dapl_tp_ia *cia;
 	int n, i;
 
-	if (dapl_unlikely(!c))
-		return -1;
-	n = ibv_poll_cq(c->cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH,
+	n = ibv_poll_cq(cq, max < VERBS_POLL_BATCH ? max : VERBS_POLL_BATCH,
 			wc);
 	if (n <= 0)
 		return n;
 	cia = dapl_tp_ia_of(evd);
-	for (i = 0; i < n; i++) {
-		cqe[i].wr_id = wc[i].wr_id;
-		if (dapl_likely(wc[i].status == IBV_WC_SUCCESS)) {
-			cqe[i].status = DAT_DTO_SUCCESS;
-			cqe[i].byte_len = wc[i].byte_len;
-		} else {
-			verbs_cq_error(&cqe[i], &wc[i]);
-		}
-		/* an SRQ's receive: which EP took it (srq.c); the opcode of
-		 * an error completion is not valid, so every completion of
-		 * an IA with SRQ EPs looks */
-		cqe[i].ep = dapl_unlikely(cia->qpn_map)
-				? verbs_qpn_lookup(cia, wc[i].qp_num)
-				: NULL;
-	}
+	for (i = 0; i < n; i++)
+		verbs_cqe_fill(&cqe[i], &wc[i], cia);
+	return n;
+}
+
+/* The batch is out of line, so that a dequeue's single completion has a
+ * small frame with one ibv_wc. */
+int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
+{
+	struct dapl_tp_evd *c = dapl_evd_tp(evd);
+	struct ibv_wc wc;
+	int n;
+
+	if (dapl_unlikely(!c))
+		return -1;
+	if (dapl_unlikely(max != 1))
+		return verbs_cq_poll_batch(evd, c->cq, cqe, max);
+	n = ibv_poll_cq(c->cq, 1, &wc);
+	if (n == 1)
+		verbs_cqe_fill(cqe, &wc, dapl_tp_ia_of(evd));
 	return n;
 }
 

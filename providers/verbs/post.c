@@ -2,7 +2,10 @@
 /*
  * The post path: one work request built on the stack and one
  * ibv_post_send / ibv_post_recv, nothing else (no allocation, no system
- * call of ours, no lock: udapl holds the EP's).  struct dapl_sge has the
+ * call of ours, no lock: udapl holds the EP's, or the consumer opted out
+ * of locks (DAPL_NONTHREADSAFE_NOLOCK): the CM thread then only changes
+ * the QP's state, through librdmacm or ibv_modify_qp, which libibverbs
+ * allows alongside a post; the QP is destroyed by the consumer's calls).  struct dapl_sge has the
  * layout of struct ibv_sge, so the caller's array goes to the device
  * as is; wr_id is the address of the udapl cookie.
  */
@@ -54,10 +57,12 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	wr.num_sge = p->num_sge;
 	wr.send_flags = p->flags;
 	wr.imm_data = 0;
-	switch (p->op) {
-	case DAPL_OP_SEND:
+	/* a send is the common post: no switch for it */
+	if (dapl_likely(p->op == DAPL_OP_SEND)) {
 		wr.opcode = IBV_WR_SEND;
-		break;
+		goto post;
+	}
+	switch (p->op) {
 	case DAPL_OP_RDMA_WRITE:
 		wr.opcode = IBV_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = p->remote_addr;
@@ -84,6 +89,7 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	default:
 		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
 	}
+post:
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	rc = ibv_post_send(cep->qp, &wr, &bad);

@@ -21,6 +21,7 @@ static struct {
 	int connect, accept, reject, cr_destroy, listen, listen_stop;
 	int disconnect, last_abrupt;
 	int post_send, post_recv;
+	int post_locked; /* ep->lock was held in the last post_send */
 	struct dapl_post last;
 	int fail_qp_create;
 	uint32_t lkey;
@@ -140,7 +141,10 @@ static DAT_RETURN qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *a)
 
 static DAT_RETURN post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
-	(void)ep;
+	/* whether udapl holds ep->lock around the transport's post */
+	f.post_locked = pthread_mutex_trylock(&ep->lock) != 0;
+	if (!f.post_locked)
+		pthread_mutex_unlock(&ep->lock);
 	f.post_send++;
 	keep(p);
 	return DAT_SUCCESS;
@@ -478,6 +482,41 @@ static void test_posts(void)
 	IS(dapl_ep_free(ep), DAT_SUCCESS, "free with DTOs outstanding");
 	IS(send1(ep, 0), ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
 	   "post on a freed EP");
+}
+
+/*
+ * Posts hold ep->lock around the transport's post, except on an IA whose
+ * consumer opted out (DAPL_NONTHREADSAFE_NOLOCK=1 on a nonthreadsafe
+ * entry, ia.c: ia->nolock); the checks are the same either way.
+ */
+static void test_nolock(void)
+{
+	struct dapl_ep *ep;
+	int i, locked[2] = {0, 1}, checks[2] = {0, 0};
+	DAT_EVENT ev;
+
+	for (i = 0; i < 2; i++) {
+		ia->nolock = i;
+		ep = new_ep();
+		ia->nolock = 0;
+		connect_ep(ep);
+		if (send1(ep, 0) == DAT_SUCCESS)
+			locked[i] = f.post_locked;
+		checks[i] = send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG) ==
+				ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5) &&
+			    dapl_ep_post_send(ep, 5, NULL, (DAT_DTO_COOKIE){0},
+					      0) ==
+				ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
+		dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+		dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+		dapl_ep_free(ep);
+		while (next_event(conn_evd, &ev))
+			;
+	}
+	tap_ok(locked[0] == 1, "post: the transport posts under ep->lock");
+	tap_ok(locked[1] == 0,
+	       "post on a nolock IA (DAPL_NONTHREADSAFE_NOLOCK): no lock");
+	tap_ok(checks[0] && checks[1], "the same checks with and without");
 }
 
 static void test_active(void)
@@ -822,6 +861,7 @@ int main(void)
 	setup();
 	test_create();
 	test_posts();
+	test_nolock();
 	test_active();
 	test_modify();
 	test_passive();

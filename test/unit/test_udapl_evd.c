@@ -1040,6 +1040,79 @@ static void test_lmr(void)
 	      "abrupt close frees everything");
 }
 
+/*
+ * dat_ia_query's is_thread_safe is the truth for the IA as opened: a
+ * threadsafe entry is always locked; a nonthreadsafe one stays locked
+ * (DAT_TRUE) unless DAPL_NONTHREADSAFE_NOLOCK is exactly "1", and then
+ * only CQ-only EVDs and the EPs drop their locks.
+ */
+static DAT_BOOLEAN opened_thread_safe(DAT_BOOLEAN entry_ts, const char *env,
+				      int *evd_nolock, int *sw_nolock)
+{
+	DAT_PROVIDER_ATTR pa;
+	DAT_EVD_HANDLE async, dto, sw;
+	DAT_IA_HANDLE ia;
+	DAT_BOOLEAN ts = 99;
+
+	fake_entry.info.is_thread_safe = entry_ts;
+	if (env)
+		setenv("DAPL_NONTHREADSAFE_NOLOCK", env, 1);
+	else
+		unsetenv("DAPL_NONTHREADSAFE_NOLOCK");
+	ia = ia_open(&async);
+	if (!ia)
+		return 99;
+	if (dapl_ia_query(ia, NULL, 0, NULL, DAT_PROVIDER_FIELD_ALL, &pa) ==
+	    DAT_SUCCESS)
+		ts = pa.is_thread_safe;
+	if (dapl_evd_create(ia, 8, NULL, DAT_EVD_DTO_FLAG, &dto) ==
+	    DAT_SUCCESS) {
+		*evd_nolock = ((struct dapl_evd *)dto)->nolock;
+		dapl_evd_free(dto);
+	}
+	if (dapl_evd_create(ia, 8, NULL,
+			    DAT_EVD_DTO_FLAG | DAT_EVD_SOFTWARE_FLAG,
+			    &sw) == DAT_SUCCESS) {
+		*sw_nolock = ((struct dapl_evd *)sw)->nolock;
+		dapl_evd_free(sw);
+	}
+	dapl_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	unsetenv("DAPL_NONTHREADSAFE_NOLOCK");
+	fake_entry.info.is_thread_safe = DAT_TRUE;
+	return ts;
+}
+
+static void test_thread_safety(void)
+{
+	int en = -1, sn = -1;
+
+	CHECK(opened_thread_safe(DAT_TRUE, NULL, &en, &sn) == DAT_TRUE &&
+		  en == 0 && sn == 0,
+	      "threadsafe IA: is_thread_safe TRUE, EVDs locked");
+	en = sn = -1;
+	CHECK(opened_thread_safe(DAT_TRUE, "1", &en, &sn) == DAT_TRUE &&
+		  en == 0 && sn == 0,
+	      "threadsafe IA with DAPL_NONTHREADSAFE_NOLOCK=1: still TRUE, "
+	      "locked");
+	en = sn = -1;
+	CHECK(opened_thread_safe(DAT_FALSE, NULL, &en, &sn) == DAT_TRUE &&
+		  en == 0 && sn == 0,
+	      "nonthreadsafe IA without the opt-in: TRUE, locked");
+	en = sn = -1;
+	CHECK(opened_thread_safe(DAT_FALSE, "0", &en, &sn) == DAT_TRUE &&
+		  en == 0,
+	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=0: TRUE, locked");
+	en = sn = -1;
+	CHECK(opened_thread_safe(DAT_FALSE, "yes", &en, &sn) == DAT_TRUE &&
+		  en == 0,
+	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=yes (not 1): TRUE");
+	en = sn = -1;
+	CHECK(opened_thread_safe(DAT_FALSE, "1", &en, &sn) == DAT_FALSE &&
+		  en == 1 && sn == 0,
+	      "nonthreadsafe IA with DAPL_NONTHREADSAFE_NOLOCK=1: FALSE; a "
+	      "DTO EVD unlocked, one with software events still locked");
+}
+
 int main(void)
 {
 	/* what dapl_provider_init does for a registered entry */
@@ -1055,6 +1128,7 @@ int main(void)
 	test_lmr();
 	CHECK(ia_opened == 10 && ia_closed == ia_opened,
 	      "ops->ia_close once per ops->ia_open");
+	test_thread_safety();
 	dapl_obj_release_all();
 	return tap_done();
 }

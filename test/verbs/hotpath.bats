@@ -65,3 +65,22 @@ measure() {
 	[ "$ALLOCS" -le "$v_allocs" ]
 	[ "$ALLOCS" -eq "$v_allocs" ]
 }
+
+# DAPL_NONTHREADSAFE_NOLOCK=1 (README, dat_ia_openv(3)): hotpath-dat's IAs
+# are opened nonthreadsafe (the dat_ia_open macro), so its posts and
+# dequeues then take no lock; still nothing but the doorbells, and
+# dat_ia_query says so.  Without it both IAs say is_thread_safe 1.
+@test "hot path with DAPL_NONTHREADSAFE_NOLOCK=1: no lock, the same system calls and allocations, is_thread_safe DAT_FALSE" {
+	measure verbs
+	local v_calls=$CALLS v_total=$TOTAL v_allocs=$ALLOCS
+	export DAPL_NONTHREADSAFE_NOLOCK=1
+	measure dat
+	[ "$(grep -c ' is_thread_safe 0$' <<< "$output")" -eq 2 ]
+	[ "$v_total" -ge "$N" ]
+	[ "$TOTAL" -eq "$v_total" ]
+	[ "$CALLS" = "$v_calls" ]
+	[ "$ALLOCS" -eq "$v_allocs" ]
+	unset DAPL_NONTHREADSAFE_NOLOCK
+	measure dat
+	[ "$(grep -c ' is_thread_safe 1$' <<< "$output")" -eq 2 ]
+}

@@ -67,6 +67,16 @@ static void side_open(struct side *s, const char *name)
 	s->async = DAT_HANDLE_NULL;
 	must("dat_ia_open", dat_ia_open((DAT_NAME_PTR)name, 8, &s->async,
 					&s->ia));
+	{
+		DAT_PROVIDER_ATTR pa;
+
+		/* which locking the loop runs with (hotpath.bats) */
+		must("dat_ia_query",
+		     dat_ia_query(s->ia, NULL, 0, NULL,
+				  DAT_PROVIDER_FIELD_ALL, &pa));
+		printf("%s is_thread_safe %d\n", name,
+		       pa.is_thread_safe == DAT_TRUE);
+	}
 	must("dat_pz_create", dat_pz_create(s->ia, &s->pz));
 	must("request EVD", dat_evd_create(s->ia, 16, DAT_HANDLE_NULL,
 					   DAT_EVD_DTO_FLAG, &s->req));
