@@ -680,6 +680,7 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			r.base = mr->base;
 			r.len = mr->len;
 			r.qual = mr->perm;
+			r.fkey = mr->fkey;
 			break;
 		}
 	}
@@ -782,7 +783,8 @@ static void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
 		if (oep)
 			ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
-					  m->base, m->len, (uint32_t)m->qual);
+					  m->base, m->len, (uint32_t)m->qual,
+					  m->fkey);
 		break;
 	default:
 		break;

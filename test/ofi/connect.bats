@@ -16,8 +16,8 @@ dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
 }
 
-@test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is 127.0.0.1, the limits are fi_info's" {
-	local_test query local -i "$OFI_A" -a 127.0.0.1
+@test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is $DATTEST_SERVER_ADDR, the limits are fi_info's" {
+	local_test query local -i "$OFI_A" -a "$DATTEST_SERVER_ADDR"
 	local tx rx want bad=0 p d f
 	tx=$(fi_info -p "$OFI_PROV" -t FI_EP_RDM -v |
 		sed -n '/tx_attr:/,/rx_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
@@ -49,8 +49,8 @@ dat() {
 	[ "$bad" -eq 0 ]
 }
 
-@test "$OFI_FABRIC: dat_ia_query on $OFI_B: its address is 127.0.0.2" {
-	local_test query local -i "$OFI_B" -a 127.0.0.2
+@test "$OFI_FABRIC: dat_ia_query on $OFI_B: its address is $DATTEST_CLIENT_ADDR" {
+	local_test query local -i "$OFI_B" -a "$DATTEST_CLIENT_ADDR"
 }
 
 @test "$OFI_FABRIC: connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
@@ -70,7 +70,7 @@ dat() {
 	wait_listening
 	[ "$QUAL" = "$q" ]
 	# same port, other qualifier: the listener must refuse it
-	run_client noport -a 127.0.0.1 -q $((q + 65535))
+	run_client noport -a "$DATTEST_SERVER_ADDR" -q $((q + 65535))
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	# the right qualifier still connects
@@ -87,7 +87,7 @@ dat() {
 }
 
 @test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
-	run_client noport -a 127.0.0.1 -q "$(free_qual)"
+	run_client noport -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 }
@@ -101,7 +101,7 @@ dat() {
 		pid=$(pgrep -P "$SRV_PID")
 		[ -n "$pid" ]
 		kill -STOP "$pid"
-		run_client timeout -a 127.0.0.1 -q "$QUAL"
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$QUAL"
 		kill -CONT "$pid"
 	else
 		port=$BATS_TEST_TMPDIR/port
@@ -113,7 +113,7 @@ print(s.getsockname()[1], flush=True)
 time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 		pid=$!
 		until [ -s "$port" ]; do sleep 0.1; done
-		run_client timeout -a 127.0.0.1 -q "$(cat "$port")"
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(cat "$port")"
 		kill "$pid"
 		wait "$pid" || :
 	fi

@@ -39,7 +39,7 @@ dt_server() {
 
 # dt_stop: -T Q, then the server must exit 0
 dt_stop() {
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s 127.0.0.1 -D "$OFI_B" -n "$PORT"
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local rc=0
@@ -53,7 +53,7 @@ dt_stop() {
 
 # dt_client ARGS...: dapltest against the server, bounded; output in $output
 dt_client() {
-	run timeout -k 5 "$(secs 200)" "$DT" -s 127.0.0.1 -D "$OFI_B" -n "$PORT" "$@"
+	run timeout -k 5 "$(secs 200)" "$DT" -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT" "$@"
 	echo "--- client exit status $status:"
 	echo "$output"
 }

@@ -17,14 +17,24 @@ export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat.conf"
 # libfabric's tcp;ofi_rxm, IAs ofi-a and ofi-b; OFI_FABRIC=shm, its shm,
 # IAs ofi-shm-a and ofi-shm-b.  Test names begin with the fabric.
 OFI_FABRIC=${OFI_FABRIC:-tcp}
+# OFI_FABRIC=verbs, only inside the soft-RoCE guest (make check-verbs):
+# libfabric's verbs;ofi_rxm on rxe0 (10.77.0.1) and rxe1 (10.77.0.2),
+# IAs ofi-verbs-a and ofi-verbs-b of test/ofi/dat-verbs.conf.  The suites
+# name the IA addresses DATTEST_SERVER_ADDR and DATTEST_CLIENT_ADDR.
 case $OFI_FABRIC in
 tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
 shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
+verbs) OFI_PROV='verbs;ofi_rxm' OFI_A=ofi-verbs-a OFI_B=ofi-verbs-b ;;
 *) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
 esac
 export OFI_FABRIC OFI_PROV OFI_A OFI_B
 export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
-export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
+if [ "$OFI_FABRIC" = verbs ]; then
+	export DATTEST_SERVER_ADDR=10.77.0.1 DATTEST_CLIENT_ADDR=10.77.0.2
+	export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat-verbs.conf"
+else
+	export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
+fi
 load ../verbs/verbs_helpers
 
 ofi_setup_file() {
@@ -39,7 +49,7 @@ ofi_setup_file() {
 		return 1
 	fi
 	if [ "$OFI_PROV" = unknown ]; then
-		echo "OFI_FABRIC must be tcp or shm (is '$OFI_FABRIC')" >&2
+		echo "OFI_FABRIC must be tcp, shm or verbs (is '$OFI_FABRIC')" >&2
 		return 1
 	fi
 	if ! fi_info -p "$OFI_PROV" -t FI_EP_RDM > /dev/null 2>&1; then
