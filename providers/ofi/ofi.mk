@@ -61,8 +61,10 @@ check-ofi: test-programs
 
 # Not over shm: faults.bats (a peer SIGKILLed while it held the lock of a
 # shm queue leaves it locked: the survivor spins in fi_cq_read for ever),
-# cr_overflow.bats (the client crashes inside shm's progress now and then:
-# see its head), errors-stuck.bats (over shm a read from a stopped
+# cr_overflow.bats (the client crashes now and then in libfabric 1.17's
+# shm smr_progress_connreq, which dereferences the NULL region of a peer
+# that sent its first message and exited before it was read: see its
+# head), errors-stuck.bats (over shm a read from a stopped
 # target completes: shm reads the peer's memory itself) and
 # memcheck-part2.bats (under valgrind over shm the write posted behind a
 # failed one once was not flushed within the test's bound; not
