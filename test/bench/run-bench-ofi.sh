@@ -140,7 +140,7 @@ for sn in $sizes; do
 	[ -n "${BENCH_QUICK:-}" ] && n=$((n / 10 > 0 ? n / 10 : 1))
 	: > "$W/d" ; : > "$W/f"
 	for ((r = 0; r < REPS; r++)); do
-		dat send_lat "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT send_lat $s failed" >&2; FAILED=1; }
+		dat send_lat "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT send_lat $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 		pingpong "$s" "$n" >> "$W/f" || { echo "run-bench-ofi: $fab: fi_pingpong $s failed" >&2; FAILED=1; }
 	done
 	echo "| $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(col 1 < "$W/f") |" >> "$OUT"
@@ -162,7 +162,7 @@ for row in $rows; do
 	IFS=: read -r t s n <<< "$row"
 	: > "$W/d"
 	for ((r = 0; r < REPS; r++)); do
-		dat "$t" "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT $t $s failed" >&2; FAILED=1; }
+		dat "$t" "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT $t $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 	done
 	echo "| $t | $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") |" >> "$OUT"
 done
