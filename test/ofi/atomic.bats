@@ -44,5 +44,5 @@ setup_file() { ofi_setup_file; }
 }
 
 @test "$OFI_FABRIC: atomic: errors before anything is posted: alignment (ARG of remote_iov), short local buffer, handles, flags, state" {
-	local_test atomic-errors local -i ofi-a
+	local_test atomic-errors local -i "$OFI_A"
 }

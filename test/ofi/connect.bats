@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/connect.bats - IA attributes and connection management of the
 # libfabric provider over tcp;ofi_rxm or shm, natively: a server on ofi-a
-# (127.0.0.1), a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b.  The connection events DAT
+# (127.0.0.1), a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b;
+# or over verbs;ofi_rxm in the soft-RoCE guest.  The connection events DAT
 # names for a failed connect each have a test: PEER_REJECTED (reject),
 # NON_PEER_REJECTED (nobody listens; a qualifier of another listener),
 # TIMED_OUT (a listener that never answers) and UNREACHABLE (no route).
@@ -86,7 +87,17 @@ dat() {
 	pair reject
 }
 
-@test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
+# verbs: rxm retries a connection the peer's rdma_cm refused for ever,
+# and the TCP probe that tells tcp's "nobody listens" (cm.c) has no
+# equivalent for an rdma_cm port: the DAT connect timeout ends it.
+@test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED (verbs: TIMED_OUT, no probe for rdma_cm ports)" {
+	if [ "$OFI_FABRIC" = verbs ]; then
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
+		return
+	fi
 	run_client noport -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
@@ -122,7 +133,14 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
 
-@test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED)" {
+@test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED; verbs: rxm retries, TIMED_OUT)" {
+	if [ "$OFI_FABRIC" = verbs ]; then
+		run_client timeout -a 224.0.0.1 -q "$(free_qual)"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
+		return
+	fi
 	if [ "$OFI_FABRIC" = shm ]; then
 		run_client noport -a 224.0.0.1 -q "$(free_qual)"
 		[ "$status" -eq 0 ]
