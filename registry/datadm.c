@@ -675,6 +675,10 @@ static void check_ofi_params(const char *params, char *st, size_t size)
 	}
 	h->ep_attr->type = FI_EP_RDM;
 	h->caps = FI_MSG | FI_RMA;
+	/* the registration modes libdaplofi takes (providers/ofi/ia.c):
+	 * verbs;ofi_rxm answers nothing without them */
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
+				  FI_MR_ALLOCATED;
 	h->fabric_attr->prov_name = strdup(prov);
 	rc = getinfo(FI_VERSION(1, 17), ip, NULL, FI_SOURCE, h, &info);
 	if (rc == -FI_ENODATA) /* providers whose addresses are not IP */

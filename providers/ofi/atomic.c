@@ -39,17 +39,18 @@ int ofi_atomic_probe(struct dapl_tp_ia *oia, struct fid_ep *ep)
 	return 1;
 }
 
-int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op, uint64_t addr)
+int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op, uint64_t addr,
+		     uint64_t fkey)
 {
 	void *res = op->iov[0].iov_base;
 
 	if (op->op == DAPL_OP_ATOMIC_FETCH_ADD)
 		return (int)fi_fetch_atomic(oep->fep, &op->operand[0], 1, NULL,
 					    res, NULL, oep->peer, addr,
-					    op->rkey, FI_UINT64, FI_SUM, op);
+					    fkey, FI_UINT64, FI_SUM, op);
 	/* FI_CSWAP: *addr = buf (the swap value) if compare == *addr */
 	return (int)fi_compare_atomic(oep->fep, &op->operand[1], 1, NULL,
 				      &op->operand[0], NULL, res, NULL,
-				      oep->peer, addr, op->rkey, FI_UINT64,
+				      oep->peer, addr, fkey, FI_UINT64,
 				      FI_CSWAP, op);
 }

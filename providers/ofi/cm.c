@@ -700,6 +700,7 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			r.base = mr->base;
 			r.len = mr->len;
 			r.qual = mr->perm;
+			r.fkey = mr->fkey;
 			break;
 		}
 	}
@@ -802,7 +803,8 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
 		if (oep)
 			ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
-					  m->base, m->len, (uint32_t)m->qual);
+					  m->base, m->len, (uint32_t)m->qual,
+					  m->fkey);
 		break;
 	default:
 		break;
@@ -1117,6 +1119,28 @@ static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 	return rc;
 }
 
+/*
+ * oia->lock held: a service point of the IA already listens on port
+ * (0: none asked).  Checked before libfabric is: verbs;ofi_rxm reports
+ * an rdma_cm port in use as something else (DAT_INVALID_ADDRESS, seen in
+ * the soft-RoCE guest); another process's listener there still is.
+ */
+static int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
+{
+	struct dapl_list *pos, *tmp;
+
+	if (!port)
+		return 0;
+	dapl_list_for_each_safe(pos, tmp, &oia->sps) {
+		struct dapl_tp_sp *o =
+		    dapl_container_of(pos, struct dapl_tp_sp, link);
+
+		if (ofi_qual_port(o->qual) == port)
+			return 1;
+	}
+	return 0;
+}
+
 DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(sp);
@@ -1134,7 +1158,9 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 				DAT_RESOURCE_MEMORY);
 	src.sin_port = htons(ofi_qual_port(q));
 	pthread_mutex_lock(&oia->lock);
-	rc = ofi_listen_open(oia, &src, sp, &osp->lep);
+	rc = ofi_sp_port_taken(oia, ofi_qual_port(q))
+		 ? -FI_EADDRINUSE
+		 : ofi_listen_open(oia, &src, sp, &osp->lep);
 	if (rc) {
 		pthread_mutex_unlock(&oia->lock);
 		free(osp);

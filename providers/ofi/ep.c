@@ -161,10 +161,12 @@ static uint8_t ofi_op_perm(const struct ofi_op *op)
  * the op needs.  The peer's answer about the key is asked for either
  * way: libfabric checks no atomic privilege, and shm neither a key nor a
  * range (it reads and writes the peer's memory itself), so these checks
- * are what gives DAT_DTO_ERR_REMOTE_ACCESS there.
+ * are what gives DAT_DTO_ERR_REMOTE_ACCESS there.  *fkey: the key the
+ * op goes with, the registration's libfabric key of the answer (the DAT
+ * key itself unless the provider picks keys: FI_MR_PROV_KEY, verbs).
  */
 static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
-			uint64_t *addr)
+			uint64_t *addr, uint64_t *fkey)
 {
 	struct ofi_keycache *k;
 	uint64_t len;
@@ -190,6 +192,7 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 			return -1;
 		*addr = oep->oia->fab.virt_addr ? op->remote_addr
 					    : op->remote_addr - k->base;
+		*fkey = k->fkey;
 		return 1;
 	case OFI_KEY_BAD:
 		return -1;
@@ -206,13 +209,13 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
  */
 #define OFI_TARGET_READY 2
 static int ofi_op_target(struct dapl_tp_ep *oep, struct ofi_op *op,
-			 uint64_t *addr)
+			 uint64_t *addr, uint64_t *fkey)
 {
 	int rc;
 
 	if (op->fence && oep->ops_out)
 		return 1;
-	rc = ofi_rma_addr(oep, op, addr);
+	rc = ofi_rma_addr(oep, op, addr, fkey);
 	if (rc == 0)
 		return 1;
 	if (rc < 0) {
@@ -229,7 +232,7 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 	struct fi_msg_rma rma;
 	struct fi_rma_iov riov;
 	struct fi_msg msg;
-	uint64_t addr = 0;
+	uint64_t addr = 0, fkey = 0;
 	int rc;
 
 	switch (op->op) {
@@ -255,12 +258,12 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 					   oep->oia->fab.send_flags);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
-		rc = ofi_op_target(oep, op, &addr);
+		rc = ofi_op_target(oep, op, &addr, &fkey);
 		if (rc != OFI_TARGET_READY)
 			return rc;
 		riov.addr = addr;
 		riov.len = ofi_op_total(op);
-		riov.key = op->rkey;
+		riov.key = fkey;
 		rma.msg_iov = op->iov;
 		rma.desc = NULL;
 		rma.iov_count = op->num;
@@ -275,10 +278,10 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 				 : fi_readmsg(oep->fep, &rma, FI_COMPLETION));
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
-		rc = ofi_op_target(oep, op, &addr);
+		rc = ofi_op_target(oep, op, &addr, &fkey);
 		if (rc != OFI_TARGET_READY)
 			return rc;
-		return ofi_atomic_issue(oep, op, addr); /* atomic.c */
+		return ofi_atomic_issue(oep, op, addr, fkey); /* atomic.c */
 	case DAPL_OP_BIND_MW:
 		/* the DAT fence: every earlier request complete; then the
 		 * engine registers the window (rmr.c ofi_mw_run) */
@@ -726,7 +729,8 @@ void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
 /* ---- remote keys, engine work ---- */
 
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len, uint32_t perm)
+		       uint64_t base, uint64_t len, uint32_t perm,
+		       uint64_t fkey)
 {
 	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
 
@@ -736,6 +740,7 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		k->base = base;
 		k->len = len;
 		k->perm = (uint8_t)perm;
+		k->fkey = fkey;
 		if (oep->fep)
 			ofi_ring_kick(&oep->sq);
 	}

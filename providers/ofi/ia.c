@@ -30,8 +30,12 @@ static struct fi_info *ofi_hints(const char *prov, enum fi_ep_type type)
 		h->caps |= FI_ATOMIC; /* atomics: atomic.c */
 	h->domain_attr->threading = FI_THREAD_SAFE;
 	/* we translate addresses ourselves unless the provider wants
-	 * virtual addresses; keys are ours (no FI_MR_PROV_KEY) */
-	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR;
+	 * virtual addresses; DAT keys are ours, and where the provider
+	 * picks its own (verbs;ofi_rxm refuses hints without
+	 * FI_MR_PROV_KEY) the peer learns them (mr.c); DAT memory is
+	 * the process's own (FI_MR_ALLOCATED, which verbs requires too) */
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
+				  FI_MR_ALLOCATED;
 	h->tx_attr->msg_order = FI_ORDER_SAS;
 	h->fabric_attr->prov_name = strdup(prov);
 	if (!h->fabric_attr->prov_name) {
@@ -142,6 +146,39 @@ void ofi_ep_close(struct fid_ep *ep)
 	ofi_global_enter();
 	fi_close(&ep->fid);
 	ofi_global_leave();
+}
+
+/*
+ * Where the provider picks the keys (FI_MR_PROV_KEY), every registration
+ * must be one of its own: two of one page must not share a key (init.c:
+ * a registration cache makes them share one).  0 if so, else -FI_EKEYREJECTED.
+ */
+static int ofi_mr_distinct(struct dapl_tp_ia *oia)
+{
+	static char page[64];
+	struct fid_mr *a = NULL, *b = NULL;
+	int rc;
+
+	if (!(oia->info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+		return 0;
+	rc = fi_mr_reg(oia->domain, page, sizeof(page), FI_REMOTE_READ, 0, 1,
+		       0, &a, NULL);
+	if (!rc)
+		rc = fi_mr_reg(oia->domain, page, sizeof(page), FI_REMOTE_READ,
+			       0, 2, 0, &b, NULL);
+	if (!rc && fi_mr_key(a) == fi_mr_key(b))
+		rc = -FI_EKEYREJECTED;
+	if (b)
+		fi_close(&b->fid);
+	if (a)
+		fi_close(&a->fid);
+	if (rc)
+		dapl_dbg(DAPL_DBG_ERR,
+			 "ofi: %s shares one key between registrations of the "
+			 "same memory (libfabric's registration cache: "
+			 "FI_MR_CACHE_MAX_COUNT=0 turns it off): %s",
+			 oia->prov_name, fi_strerror(-rc));
+	return rc ? -FI_EKEYREJECTED : 0;
 }
 
 static int ofi_cq_open_waitable(struct dapl_tp_ia *oia, size_t size,
@@ -313,6 +350,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
 	ofi_global_leave();
+	if (!rc)
+		rc = ofi_mr_distinct(oia);
 	if (!rc && ofi_is_msg(oia))
 		rc = ofi_msg_ia_open(oia); /* msg.c: the EQ, fab */
 	else if (!rc)

@@ -19,9 +19,23 @@
  *	to zero: 200 MB and half a second per endpoint, and a DAT EP is an
  *	endpoint.  Without it an endpoint costs a few kB and a millisecond;
  *	each connection then has its own receive buffers.
+ *   FI_MR_CACHE_MAX_COUNT=0   no registration cache: with it, verbs hands
+ *	a second registration of the same pages the first one's MR and
+ *	key (whatever its access), and rxm then refuses it (-FI_ENOKEY), so
+ *	two LMRs of one buffer, or a window inside an LMR, would share a
+ *	key, and closing a window's registration would revoke nothing.
+ *	A process that set up libfabric with the cache before its first
+ *	dat_ia_open keeps it: ia.c then refuses an IA that needs keys
+ *	of its own (FI_MR_PROV_KEY).
+ *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
+ *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
+ *	entries), more than rxe gives (ibv_create_cq fails, and so does
+ *	fi_enable of every endpoint).  Only where libfabric was not set up
+ *	before in the process.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ofi.h"
 
@@ -92,6 +106,9 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 {
 	/* before libfabric reads its parameters (the first fi_getinfo) */
 	setenv("FI_OFI_RXM_USE_SRX", "0", 0);
+	setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
+	if (ia_params && !strncmp(ia_params, "verbs", 5))
+		setenv("FI_UNIVERSE_SIZE", "64", 0);
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }
 

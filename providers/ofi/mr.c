@@ -9,6 +9,9 @@
  *
  * An LMR is fi_mr_reg with a key we choose (the IA's counter, never
  * reused while the IA is open): lmr_context = rmr_context = the key.
+ * Where the provider picks the keys itself (FI_MR_PROV_KEY: verbs), the
+ * DAT key stays ours and the peer learns the libfabric key (fi_mr_key)
+ * with the registration's base (cm.c KEYR); elsewhere the two are one.
  * Where the provider addresses RMA by offset (rxm: no FI_MR_VIRT_ADDR),
  * a peer asks for the registration's base by key (cm.c KEYQ), hence
  * the IA's list of registrations.
@@ -81,6 +84,7 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 				      DAT_RESOURCE_MEMORY_REGION);
 	}
 	m->refs = 1;
+	m->fkey = fi_mr_key(m->mr);
 	m->base = (uint64_t)(uintptr_t)addr;
 	m->len = len;
 	m->perm = ofi_perm(priv);

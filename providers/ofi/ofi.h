@@ -178,6 +178,8 @@ struct ofi_wire {
 	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends,
 					 * base = the peer's messages received
 					 * (cm.c) */
+	uint64_t fkey;			/* KEYR: the registration's libfabric
+					 * key (dapl_tp_lmr.fkey) */
 	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR */
 	uint16_t ctl_len, data_len;
 	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
@@ -355,6 +357,7 @@ struct ofi_keycache {
 	uint8_t state;			/* enum ofi_key_state */
 	uint8_t perm;			/* OFI_PERM_*: what it allows */
 	uint64_t base, len;
+	uint64_t fkey;			/* the libfabric key RMA goes with */
 };
 
 struct dapl_tp_ep {
@@ -395,6 +398,9 @@ struct dapl_tp_lmr {
 	struct fid_mr *mr;
 	int refs;			/* LMRs sharing it (oia->lock) */
 	uint32_t key;			/* lmr_context = rmr_context */
+	uint64_t fkey;			/* fi_mr_key: the key itself, or the
+					 * provider's where it picks keys
+					 * (FI_MR_PROV_KEY: verbs) */
 	int remote;			/* registered for remote access */
 	uint32_t perm;			/* OFI_PERM_* (remote) */
 	uint64_t conn_id;		/* a window's: the only connection whose
@@ -496,7 +502,8 @@ void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
 void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len, uint32_t perm) DAPL_HIDDEN;
+		       uint64_t base, uint64_t len, uint32_t perm,
+		       uint64_t fkey) DAPL_HIDDEN;
 /* The number of the peer's messages received here: the receives
  * complete in posting order from the first (they match the peer's sends
  * in its order), for the DISC (cm.c). */
@@ -618,9 +625,10 @@ void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep) DAPL_HIDDEN;
 /* atomic.c */
 /* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */
 int ofi_atomic_probe(struct dapl_tp_ia *oia, struct fid_ep *ep) DAPL_HIDDEN;
-/* oep locked: issues an atomic to target offset or address addr */
+/* oep locked: issues an atomic to target offset or address addr of the
+ * registration of libfabric key fkey */
 int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op,
-		     uint64_t addr) DAPL_HIDDEN;
+		     uint64_t addr, uint64_t fkey) DAPL_HIDDEN;
 
 /* ep.c, errors: oia->lock held; fails the oldest issued request of oep
  * once it went without a completion for oia->dto_timeout_ns */

@@ -197,6 +197,7 @@ static DAT_DTO_COMPLETION_STATUS ofi_mw_bind(struct dapl_tp_ia *oia,
 		}
 		m->refs = 1;
 		m->key = op->rkey;
+		m->fkey = fi_mr_key(m->mr);
 		m->remote = 1;
 		/* remote write on a window carries remote atomics, as the
 		 * verbs provider's windows do */

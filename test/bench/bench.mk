@@ -42,7 +42,7 @@ bench-deps:
 # kernel work (with 2, a ping-pong waits out scheduler ticks: 4 ms steps).
 bench: bench-deps bench-programs
 	@mkdir -p $(dir $(BENCH_OUT))
-	@echo "=== DAT over libfabric (ofi-tcp) against fi_pingpong, natively"
+	@echo "=== DAT over libfabric (ofi-tcp, shm) against fi_pingpong, natively"
 	test/bench/run-bench-ofi.sh $(BENCH_OUT)-ofi.md
 	@if [ -n "$$(ls /sys/class/infiniband 2>/dev/null)" ]; then \
 		test/bench/run-bench.sh $(B)/bench; \

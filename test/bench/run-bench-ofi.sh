@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # test/bench/run-bench-ofi.sh OUT.md - the libfabric rows of `make bench`
-# (issue 16), natively on this host: DAT over ofi-tcp (libdaplofi.so.1 on
-# tcp;ofi_rxm, IAs ofi-a 127.0.0.1 and ofi-b 127.0.0.2 of
-# test/ofi/dat.conf) against fi_pingpong on the same libfabric provider.
+# (issue 16), natively on this host, for each fabric of BENCH_OFI_FABRICS
+# (default "tcp shm"): DAT over ofi-tcp (libdaplofi.so.1 on tcp;ofi_rxm,
+# IAs ofi-a 127.0.0.1 and ofi-b 127.0.0.2 of test/ofi/dat.conf) and over
+# shm (libfabric's shm, IAs ofi-shm-a and ofi-shm-b), each against
+# fi_pingpong on the same libfabric provider.
 #
 # Method: as the verbs rows (run-bench.sh): datbench server + client, the
 # same sizes, BENCH_REPS (3) runs per row taken in turn with the
@@ -19,7 +21,7 @@
 # is the one to compare between runs).  Nothing asserts timing.
 #
 # Environment: BENCH_REPS (3), BENCH_QUICK=1 (64 B only, a tenth of the
-# iterations), TEST_TIMEOUT_SCALE.
+# iterations), BENCH_OFI_FABRICS (tcp shm), TEST_TIMEOUT_SCALE.
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,7 +29,16 @@ OUT=${1:?usage: run-bench-ofi.sh OUT.md}
 REPS=${BENCH_REPS:-3}
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 DATBENCH=$TOP/build/test/bench/datbench
-PROV='tcp;ofi_rxm'
+FABRICS=${BENCH_OFI_FABRICS:-tcp shm}
+# fabric FABRIC: its libfabric provider (PROV) and DAT IAs (IA_A, IA_B)
+fabric() {
+	case $1 in
+	tcp) PROV='tcp;ofi_rxm' IA_A=ofi-a IA_B=ofi-b ;;
+	shm) PROV=shm IA_A=ofi-shm-a IA_B=ofi-shm-b ;;
+	*) echo "run-bench-ofi: BENCH_OFI_FABRICS: tcp or shm, not '$1'" >&2; exit 2 ;;
+	esac
+}
+for f in $FABRICS; do fabric "$f"; done
 export LD_LIBRARY_PATH=$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export DAT_OVERRIDE=$TOP/test/ofi/dat.conf
 W=$(mktemp -d)
@@ -59,11 +70,11 @@ wait_for() {
 dat() {
 	local t=$1 s=$2 n=$3 q spid w=$(($3 < 32 ? $3 : 32))
 	q=$(free_port)
-	timeout -k 5 $((120 * SCALE)) "$DATBENCH" server -D ofi-a -t "$t" -s "$s" -n "$n" \
+	timeout -k 5 $((120 * SCALE)) "$DATBENCH" server -D "$IA_A" -t "$t" -s "$s" -n "$n" \
 		-w $w -P spin -q "$q" > "$W/srv" 2>&1 &
 	spid=$!
 	wait_for "$W/srv" '^listening$' $spid || { kill $spid 2> /dev/null; wait $spid; return 1; }
-	timeout -k 5 $((120 * SCALE)) "$DATBENCH" client -D ofi-b -h 127.0.0.1 -t "$t" -s "$s" \
+	timeout -k 5 $((120 * SCALE)) "$DATBENCH" client -D "$IA_B" -h 127.0.0.1 -t "$t" -s "$s" \
 		-n "$n" -w $w -q "$q" > "$W/cli" 2>&1 || { kill $spid 2> /dev/null; wait $spid; return 1; }
 	wait $spid || return 1
 	sed -n 's/^RESULT .* bw=\([0-9.]*\).*/\1/p
@@ -98,36 +109,46 @@ col() { awk -v c="$1" '{ print $c }' | median; }
 
 sizes="64:2000 4096:1000 65536:200 1048576:20"
 [ -n "${BENCH_QUICK:-}" ] && sizes="64:200"
+rows="write_lat:64:2000 write_lat:65536:200 read_lat:64:2000 read_lat:65536:200 read_lat:1048576:20 atomic_fadd:8:2000 atomic_cas:8:2000"
+[ -n "${BENCH_QUICK:-}" ] && rows="write_lat:64:200 read_lat:64:200 atomic_fadd:8:200 atomic_cas:8:200"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 {
-	echo "# make bench: DAT over libfabric (ofi-tcp) against fi_pingpong, $(date +%Y-%m-%d)"
+	echo "# make bench: DAT over libfabric ($(echo $FABRICS | sed 's/tcp/ofi-tcp/; s/ /, /g')) against fi_pingpong, $(date +%Y-%m-%d)"
 	echo
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M') UTC; host $(uname -m), $(nproc) CPUs, natively (no guest);"
-	echo "  libfabric $(fi_info --version 2> /dev/null | sed -n 's/^libfabric: //p'), provider $PROV over loopback;"
-	echo "  DAT IAs ofi-a (127.0.0.1) <-> ofi-b (127.0.0.2) of test/ofi/dat.conf, libdaplofi.so.1 of this tree."
+	echo "  libfabric $(fi_info --version 2> /dev/null | sed -n 's/^libfabric: //p'); libdaplofi.so.1 of this tree;"
+	echo "  tcp: provider tcp;ofi_rxm over loopback, DAT IAs ofi-a (127.0.0.1) <-> ofi-b (127.0.0.2);"
+	echo "  shm: provider shm, DAT IAs ofi-shm-a <-> ofi-shm-b (test/ofi/dat.conf)."
 	echo "- method: test/bench/run-bench-ofi.sh (its header); $REPS runs per row in turn with the reference,"
 	echo "  the median run reported; busy polling on both sides. Load average at the start: $load0."
-	echo
-	echo "## send/recv ping-pong, usec per transfer (half the round trip)"
-	echo
-	echo "| size | DAT ofi-tcp typical | DAT p99 | DAT average | fi_pingpong average (same provider) |"
-	echo "|---|---|---|---|---|"
 } > "$OUT"
+
+for fab in $FABRICS; do
+fabric "$fab"
+label=$fab
+[ "$PROV" = "$fab" ] || label="$fab ($PROV)"
+{
+	echo
+	echo "## $label: send/recv ping-pong, usec per transfer (half the round trip)"
+	echo
+	echo "| size | DAT ofi-$fab typical | DAT p99 | DAT average | fi_pingpong -p $PROV average |"
+	echo "|---|---|---|---|---|"
+} >> "$OUT"
 
 for sn in $sizes; do
 	s=${sn%:*} n=${sn#*:}
 	[ -n "${BENCH_QUICK:-}" ] && n=$((n / 10 > 0 ? n / 10 : 1))
 	: > "$W/d" ; : > "$W/f"
 	for ((r = 0; r < REPS; r++)); do
-		dat send_lat "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT send_lat $s failed" >&2; FAILED=1; }
-		pingpong "$s" "$n" >> "$W/f" || { echo "run-bench-ofi: fi_pingpong $s failed" >&2; FAILED=1; }
+		dat send_lat "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT send_lat $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
+		pingpong "$s" "$n" >> "$W/f" || { echo "run-bench-ofi: $fab: fi_pingpong $s failed" >&2; FAILED=1; }
 	done
 	echo "| $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(col 1 < "$W/f") |" >> "$OUT"
 done
 
 {
 	echo
-	echo "## RDMA and atomics, DAT only (no libfabric tool measures them), usec"
+	echo "## $label: RDMA and atomics, DAT only (no libfabric tool measures them), usec"
 	echo
 	echo "write_lat: ping-pong of RDMA writes, each side polling its memory (half the round trip);"
 	echo "read_lat: one RDMA read (the whole round trip); atomics: one fetch-and-add or compare-and-swap"
@@ -137,19 +158,17 @@ done
 	echo "| row | size | typical | p99 | average |"
 	echo "|---|---|---|---|---|"
 } >> "$OUT"
-rows="write_lat:64:2000 write_lat:65536:200 read_lat:64:2000 read_lat:65536:200 read_lat:1048576:20 atomic_fadd:8:2000 atomic_cas:8:2000"
-[ -n "${BENCH_QUICK:-}" ] && rows="write_lat:64:200 read_lat:64:200 atomic_fadd:8:200 atomic_cas:8:200"
 for row in $rows; do
 	IFS=: read -r t s n <<< "$row"
 	: > "$W/d"
 	for ((r = 0; r < REPS; r++)); do
-		dat "$t" "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT $t $s failed" >&2; FAILED=1; }
+		dat "$t" "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT $t $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 	done
 	echo "| $t | $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") |" >> "$OUT"
 done
 {
 	echo
-	echo "| row | size | DAT MB/s (32 writes outstanding) |"
+	echo "| row | size | DAT ofi-$fab MB/s (32 writes outstanding) |"
 	echo "|---|---|---|"
 } >> "$OUT"
 for sn in 4096:2000 65536:300 1048576:30; do
@@ -157,9 +176,10 @@ for sn in 4096:2000 65536:300 1048576:30; do
 	[ -n "${BENCH_QUICK:-}" ] && { [ "$s" = 65536 ] || continue; n=$((n / 10)); }
 	: > "$W/d"
 	for ((r = 0; r < REPS; r++)); do
-		dat write_bw "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: DAT write_bw $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
+		dat write_bw "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT write_bw $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 	done
 	echo "| write_bw | $s | $(col 1 < "$W/d") |" >> "$OUT"
+done
 done
 echo >> "$OUT"
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$OUT"

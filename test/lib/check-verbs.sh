@@ -30,17 +30,23 @@ if have_devices; then
 	export DAT_OVERRIDE="${DAT_OVERRIDE:-$top/test/vm/dat.conf}"
 	for suite in "$@"; do
 		name=verbs-$(basename "$suite" .bats)
+		# the libfabric suites (providers/ofi/ofi.mk OFI_SUITES_verbs):
+		# over verbs;ofi_rxm, named after the fabric
+		fab=
+		case $suite in
+		test/ofi/*) name=ofi-verbs-$(basename "$suite" .bats) fab="env OFI_FABRIC=verbs" ;;
+		esac
 		# In the guest the kernel is a witness: a suite whose run leaves
 		# a WARNING/BUG/refcount/use-after-free report in its log fails
 		# (test/vm/kernel-witness.sh writes kernel-witness-<name>.tap).
 		witness=
 		[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
 		if [ -n "$tests" ]; then
-			# shellcheck disable=SC2086 # witness: a command prefix
-			test/lib/run-suite.sh "$dir" "$name" tap $witness bats --tap --filter "$tests" "$suite"
+			# shellcheck disable=SC2086 # witness, fab: command prefixes
+			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --filter "$tests" "$suite"
 		else
 			# shellcheck disable=SC2086
-			test/lib/run-suite.sh "$dir" "$name" tap $witness bats --tap "$suite"
+			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap "$suite"
 		fi
 	done
 	exit 0

@@ -20,7 +20,7 @@ setup_file() {
 
 # badinput ARGS...: one run on IAs A and B, bounded; output in $output
 badinput() {
-	run timeout -k 5 "$(secs 100)" "$BI" -a "$OFI_A" -b "$OFI_B" -s 127.0.0.1 "$@"
+	run timeout -k 5 "$(secs 100)" "$BI" -a "$OFI_A" -b "$OFI_B" -s "$DATTEST_SERVER_ADDR" "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 }
@@ -33,7 +33,7 @@ summary_clean() {
 	badinput
 	[ "$status" -eq 0 ]
 	summary_clean
-	grep -q "^# IA A $OFI_A (127.0.0.1), IA B $OFI_B\$" <<< "$output"
+	grep -q "^# IA A $OFI_A ($DATTEST_SERVER_ADDR), IA B $OFI_B\$" <<< "$output"
 	[ "$(grep -c '^FAIL' <<< "$output")" -eq 0 ]
 	rows=$(sed -n 's/^badinput: \([0-9]*\) rows.*/\1/p' <<< "$output")
 	[ "$rows" -ge 300 ]
@@ -64,7 +64,7 @@ summary_clean() {
 		--show-leak-kinds=definite,indirect,possible \
 		--keep-debuginfo=yes --num-callers=30 \
 		--suppressions="$OFI_TOP/test/ofi/libfabric.supp" \
-		"$BI" -a "$OFI_A" -b "$OFI_B" -s 127.0.0.1
+		"$BI" -a "$OFI_A" -b "$OFI_B" -s "$DATTEST_SERVER_ADDR"
 	echo "--- exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/connect.bats - IA attributes and connection management of the
 # libfabric provider over tcp;ofi_rxm or shm, natively: a server on ofi-a
-# (127.0.0.1), a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b.  The connection events DAT
+# (127.0.0.1), a client on ofi-b (127.0.0.2), or ofi-shm-a and ofi-shm-b;
+# or over verbs;ofi_rxm in the soft-RoCE guest.  The connection events DAT
 # names for a failed connect each have a test: PEER_REJECTED (reject),
 # NON_PEER_REJECTED (nobody listens; a qualifier of another listener),
 # TIMED_OUT (a listener that never answers) and UNREACHABLE (no route).
@@ -16,8 +17,8 @@ dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
 }
 
-@test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is 127.0.0.1, the limits are fi_info's" {
-	local_test query local -i "$OFI_A" -a 127.0.0.1
+@test "$OFI_FABRIC: dat_ia_query on $OFI_A: its address is $DATTEST_SERVER_ADDR, the limits are fi_info's" {
+	local_test query local -i "$OFI_A" -a "$DATTEST_SERVER_ADDR"
 	local tx rx want bad=0 p d f
 	tx=$(fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" -v |
 		sed -n '/tx_attr:/,/rx_attr:/s/^[[:space:]]*size:[[:space:]]*\([0-9]*\)/\1/p' | head -n 1)
@@ -49,8 +50,8 @@ dat() {
 	[ "$bad" -eq 0 ]
 }
 
-@test "$OFI_FABRIC: dat_ia_query on $OFI_B: its address is 127.0.0.2" {
-	local_test query local -i "$OFI_B" -a 127.0.0.2
+@test "$OFI_FABRIC: dat_ia_query on $OFI_B: its address is $DATTEST_CLIENT_ADDR" {
+	local_test query local -i "$OFI_B" -a "$DATTEST_CLIENT_ADDR"
 }
 
 @test "$OFI_FABRIC: connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
@@ -70,7 +71,7 @@ dat() {
 	wait_listening
 	[ "$QUAL" = "$q" ]
 	# same port, other qualifier: the listener must refuse it
-	run_client noport -a 127.0.0.1 -q $((q + 65535))
+	run_client noport -a "$DATTEST_SERVER_ADDR" -q $((q + 65535))
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	# the right qualifier still connects
@@ -86,8 +87,18 @@ dat() {
 	pair reject
 }
 
-@test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
-	run_client noport -a 127.0.0.1 -q "$(free_qual)"
+# verbs: rxm retries a connection the peer's rdma_cm refused for ever,
+# and the TCP probe that tells tcp's "nobody listens" (cm.c) has no
+# equivalent for an rdma_cm port: the DAT connect timeout ends it.
+@test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED (verbs: TIMED_OUT, no probe for rdma_cm ports)" {
+	if [ "$OFI_FABRIC" = verbs ]; then
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
+		return
+	fi
+	run_client noport -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 }
@@ -101,7 +112,7 @@ dat() {
 		pid=$(pgrep -P "$SRV_PID")
 		[ -n "$pid" ]
 		kill -STOP "$pid"
-		run_client timeout -a 127.0.0.1 -q "$QUAL"
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$QUAL"
 		kill -CONT "$pid"
 	else
 		port=$BATS_TEST_TMPDIR/port
@@ -113,7 +124,7 @@ print(s.getsockname()[1], flush=True)
 time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 		pid=$!
 		until [ -s "$port" ]; do sleep 0.1; done
-		run_client timeout -a 127.0.0.1 -q "$(cat "$port")"
+		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(cat "$port")"
 		kill "$pid"
 		wait "$pid" || :
 	fi
@@ -122,7 +133,14 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
 
-@test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED)" {
+@test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED; verbs: rxm retries, TIMED_OUT)" {
+	if [ "$OFI_FABRIC" = verbs ]; then
+		run_client timeout -a 224.0.0.1 -q "$(free_qual)"
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
+		return
+	fi
 	if [ "$OFI_FABRIC" = shm ]; then
 		run_client noport -a 224.0.0.1 -q "$(free_qual)"
 		[ "$status" -eq 0 ]

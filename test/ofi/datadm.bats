@@ -26,6 +26,12 @@ conf() {
 	run "$DATADM" -v
 	echo "$output"
 	[ "$status" -eq 0 ]
+	if [ "$OFI_FABRIC" = verbs ]; then
+		# test/ofi/dat-verbs.conf
+		[ "$(grep -Ec '^[0-9]+ +ofi-verbs-[ab] .* ok$' <<< "$output")" -eq 4 ]
+		grep -q '^# 4 entries, 0 problems$' <<< "$output"
+		return
+	fi
 	[ "$(grep -Ec '^[0-9]+ +ofi-[ab] .* ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-shm-[ab] .* ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-msg-[ab] .* ok$' <<< "$output")" -eq 4 ]

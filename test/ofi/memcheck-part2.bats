@@ -53,7 +53,7 @@ vg_absent() {
 	vg "$VT" atomic-count server -i "$OFI_A" -n 1 > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening
-	run vg "$VT" atomic-count client -i "$OFI_B" -a 127.0.0.1 -q "$QUAL"
+	run vg "$VT" atomic-count client -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -q "$QUAL"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server

@@ -21,7 +21,7 @@ vg_pair() {
 	vg "$prog" "$t" server -i "$OFI_A" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening
-	run vg "$prog" "$t" client -i "$OFI_B" -a 127.0.0.1 -q "$QUAL"
+	run vg "$prog" "$t" client -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -q "$QUAL"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server

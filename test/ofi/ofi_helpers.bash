@@ -19,17 +19,27 @@ export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat.conf"
 # whose FI_EP_MSG connections the provider uses (providers/ofi/msg.c), IAs
 # ofi-msg-a and ofi-msg-b.  Test names begin with the fabric.
 OFI_FABRIC=${OFI_FABRIC:-tcp}
+# OFI_FABRIC=verbs, only inside the soft-RoCE guest (make check-verbs):
+# libfabric's verbs;ofi_rxm on rxe0 (10.77.0.1) and rxe1 (10.77.0.2),
+# IAs ofi-verbs-a and ofi-verbs-b of test/ofi/dat-verbs.conf.  The suites
+# name the IA addresses DATTEST_SERVER_ADDR and DATTEST_CLIENT_ADDR.
 OFI_EP_TYPE=FI_EP_RDM OFI_ATOMICS=1
 case $OFI_FABRIC in
 tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
 shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
 tcpmsg) OFI_PROV=tcp OFI_A=ofi-msg-a OFI_B=ofi-msg-b OFI_EP_TYPE=FI_EP_MSG OFI_ATOMICS=0 ;;
+verbs) OFI_PROV='verbs;ofi_rxm' OFI_A=ofi-verbs-a OFI_B=ofi-verbs-b ;;
 *) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
 esac
 # OFI_ATOMICS=0: the IA has no atomics (dat_ia_query says FALSE)
 export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE OFI_ATOMICS
 export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
-export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
+if [ "$OFI_FABRIC" = verbs ]; then
+	export DATTEST_SERVER_ADDR=10.77.0.1 DATTEST_CLIENT_ADDR=10.77.0.2
+	export DAT_OVERRIDE="$OFI_TOP/test/ofi/dat-verbs.conf"
+else
+	export DATTEST_SERVER_ADDR=127.0.0.1 DATTEST_CLIENT_ADDR=127.0.0.2
+fi
 load ../verbs/verbs_helpers
 
 ofi_setup_file() {
@@ -44,7 +54,7 @@ ofi_setup_file() {
 		return 1
 	fi
 	if [ "$OFI_PROV" = unknown ]; then
-		echo "OFI_FABRIC must be tcp, shm or tcpmsg (is '$OFI_FABRIC')" >&2
+		echo "OFI_FABRIC must be tcp, shm, tcpmsg or verbs (is '$OFI_FABRIC')" >&2
 		return 1
 	fi
 	if ! fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" > /dev/null 2>&1; then
