@@ -302,7 +302,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 	struct ofi_op *op;
 	int rc;
 
-	while (r->issued != r->posted && !oep->halted) {
+	while (r->issued != r->posted) {
 		op = &r->op[r->issued & (r->size - 1)];
 		if (op->state != OFI_OP_HELD) { /* failed already */
 			r->issued++;
@@ -310,6 +310,12 @@ void ofi_ring_kick(struct ofi_ring *r)
 		}
 		if (!oep->fep && !oep->flushed)
 			return; /* MSG: not connected yet (ofi_ep_attach) */
+		/* halted: the break's flush completes what waits here; a
+		 * request posted after that flush (udapl saw the EP still
+		 * connected: the BROKEN upcall was on its way) is flushed
+		 * below, else it would wait for ever */
+		if (oep->halted && oep->fep)
+			return;
 		if (!oep->fep) {
 			ofi_op_fail(oep, op, DAT_DTO_ERR_FLUSHED);
 			r->issued++;

@@ -66,18 +66,10 @@ check-ofi: test-programs
 # shm smr_progress_connreq, which dereferences the NULL region of a peer
 # that sent its first message and exited before it was read: see its
 # head), errors-stuck.bats (over shm a read from a stopped
-# target completes: shm reads the peer's memory itself) and
-# memcheck-part2.bats (under valgrind over shm the good write posted
-# behind a write through an unknown key sometimes gets no completion:
-# 2 of 10 runs on 2026-11-26; the bad write completes with
-# DAT_DTO_ERR_REMOTE_ACCESS and BROKEN arrives, so the connection was
-# flushed, yet dat_evd_wait on the request EVD times out after 150 s.
-# A completion of ours lost, cause not found; errors.bats checks the same
-# flush over shm unslowed and passes).
+# target completes: shm reads the peer's memory itself).
 OFI_SUITES_tcp = $(OFI_SUITES)
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
-	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats \
-	test/ofi/memcheck-part2.bats, $(OFI_SUITES))
+	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES))
 # tcpmsg: libfabric's tcp alone, whose FI_EP_MSG connections the provider
 # uses (msg.c), IAs ofi-msg-a and ofi-msg-b.  Not over tcpmsg:
 # atomic.bats (tcp has no atomics: atomic-absent.bats checks that

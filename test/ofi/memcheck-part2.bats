@@ -3,7 +3,7 @@
 # test/ofi/memcheck-part2.bats - the libfabric provider's emulated memory
 # windows, atomics and bad keys (issue 16) under valgrind memcheck, client
 # and server each: no error, no definite, indirect or possible leak.
-# Over tcp;ofi_rxm and tcpmsg, not shm (providers/ofi/ofi.mk says why).
+# Over tcp;ofi_rxm, shm and tcpmsg.
 
 load ofi_helpers
 load memcheck_helpers
