@@ -265,6 +265,12 @@ struct dapl_ep {
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
 	int nolock;			/* ia->nolock: posts take no ep->lock */
+	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one):
+	 * lc_lmr in its lifetime lc_gen (0: none) has lc_ctx and belongs
+	 * to this EP's IA.  Written by posters only. */
+	struct dapl_lmr *lc_lmr;
+	uint32_t lc_gen;
+	DAT_LMR_CONTEXT lc_ctx;
 };
 
 /* PSP and RSP: both service points. */
@@ -303,6 +309,10 @@ struct dapl_lmr {
 	DAT_VLEN reg_len;
 	int use_count;			/* RMR binds, shared LMRs */
 	struct dapl_lmr *shared_from;
+	/* This lifetime of the object: nonzero and new (lmr.c's counter)
+	 * from before the LMR is published until it is freed, 0 after;
+	 * an EP's last-LMR cache holds only while it is unchanged. */
+	uint32_t gen;
 };
 
 struct dapl_rmr {
@@ -497,6 +507,62 @@ static inline DAT_RETURN dapl_lmr_check_one(struct dapl_ia *ia,
 	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
 		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
 	if (dapl_unlikely(lmr->pz != pz))
+		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(len > UINT32_MAX ||
+			  va - lmr->reg_addr > lmr->reg_len ||
+			  len > lmr->reg_len - (va - lmr->reg_addr)))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
+/*
+ * The LMR of lmr_context ctx for a post on ep: the EP's last-LMR cache
+ * when it holds (the same lmr_context, and the LMR still in the
+ * lifetime it was cached in: a freed LMR has gen 0, a new one a new
+ * gen), else the table's lookup, which refills the cache.  The cache
+ * stands only for the lookup (this IA, this context, alive); the
+ * privileges, PZ and bounds are still checked against the LMR itself.
+ */
+/* The miss: the table's lookup, which refills the cache (lmr.c). */
+const struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
+					     DAT_LMR_CONTEXT ctx);
+
+static inline __attribute__((always_inline)) const struct dapl_lmr *
+dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+{
+	struct dapl_lmr *lmr = ep->lc_lmr;
+
+	if (dapl_likely(ctx == ep->lc_ctx && ep->lc_gen &&
+			__atomic_load_n(&lmr->gen, __ATOMIC_ACQUIRE) ==
+			    ep->lc_gen))
+		return lmr;
+	return dapl_lmr_find_ep_miss(ep, ctx);
+}
+
+/* dapl_lmr_check_one for a post on ep, through its last-LMR cache: the
+ * same answers, in the same order. */
+static inline __attribute__((always_inline)) DAT_RETURN
+dapl_lmr_check_ep_one(struct dapl_ep *ep,
+					       DAT_MEM_PRIV_FLAGS need_priv,
+					       const DAT_LMR_TRIPLET *t,
+					       struct dapl_sge *sge,
+					       uint64_t *total)
+{
+	const DAT_VLEN len = t->segment_length;
+	const DAT_VADDR va = t->virtual_address;
+	const DAT_LMR_CONTEXT ctx = t->lmr_context;
+	const struct dapl_lmr *lmr;
+
+	sge->addr = va;
+	sge->length = (uint32_t)len;
+	sge->lkey = ctx;
+	*total = len;
+	if (dapl_unlikely(!len))
+		return DAT_SUCCESS;
+	lmr = dapl_lmr_find_ep(ep, ctx);
+	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
+		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(lmr->pz != ep->pz))
 		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
 	if (dapl_unlikely(len > UINT32_MAX ||
 			  va - lmr->reg_addr > lmr->reg_len ||
