@@ -11,9 +11,9 @@
  * state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
- * through the EP's last-LMR cache (dapl_lmr_check_ep_one: a compare of
- * the lmr_context and of the LMR's lifetime, then the same privilege,
- * PZ and bounds checks), and a send or receive goes to the transport's
+ * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
+ * LMR's lmr_context, magic and IA compared, then the same privilege, PZ
+ * and bounds checks), and a send or receive goes to the transport's
  * post_send1/post_recv1 when it has them, without a struct dapl_post.
  */
 #include "udapl.h"

@@ -299,16 +299,6 @@ dapl_lmr_create(DAT_IA_HANDLE ia_handle, DAT_MEM_TYPE mem_type,
 		return rc;
 	}
 
-	/* A new lifetime, before the lookup can find it; never 0. */
-	{
-		static uint32_t gens;
-		uint32_t g;
-
-		do
-			g = __atomic_add_fetch(&gens, 1, __ATOMIC_RELAXED);
-		while (!g);
-		__atomic_store_n(&lmr->gen, g, __ATOMIC_RELEASE);
-	}
 	pthread_mutex_lock(&ia->lock);
 	err = table_insert(ia, lmr);
 	if (!err)
@@ -405,7 +395,6 @@ DAT_RETURN dapl_lmr_free(DAT_LMR_HANDLE lmr_handle)
 	if (rc != DAT_SUCCESS)
 		return rc;
 	/* The magic goes first, so a racing lookup cannot return it. */
-	__atomic_store_n(&lmr->gen, 0, __ATOMIC_RELEASE); /* EP caches */
 	__atomic_store_n(&lmr->obj.magic, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ia->lock);
 	lmr_unpublish(lmr);
@@ -419,7 +408,6 @@ void dapl_lmr_teardown(struct dapl_lmr *lmr)
 {
 	struct dapl_ia *ia = lmr->obj.ia;
 
-	__atomic_store_n(&lmr->gen, 0, __ATOMIC_RELEASE); /* EP caches */
 	__atomic_store_n(&lmr->obj.magic, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ia->lock);
 	lmr_unpublish(lmr);
@@ -473,28 +461,15 @@ DAT_RETURN dapl_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 
 /*
  * udapl.h's dapl_lmr_find_ep when the EP's last-LMR cache does not hold:
- * the table's lookup, and the cache refilled with what it found.  The
- * generation is read between two looks at what the lookup checked: if
- * the LMR was freed and made again in between, either gen is 0 (not
- * cached), or the second look sees the new lifetime's fields, for which
- * gen then stands.
+ * the table's lookup, and the cache refilled with what it found (one
+ * word: a concurrent post may overwrite it, each checks what it reads).
  */
-const struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
-					     DAT_LMR_CONTEXT ctx)
+struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
+				       DAT_LMR_CONTEXT ctx)
 {
 	struct dapl_lmr *lmr = dapl_lmr_find(ep->obj.ia, ctx);
-	uint32_t gen;
 
-	if (!lmr)
-		return NULL;
-	gen = __atomic_load_n(&lmr->gen, __ATOMIC_ACQUIRE);
-	if (gen && lmr->lmr_context == ctx &&
-	    __atomic_load_n(&lmr->obj.magic, __ATOMIC_ACQUIRE) ==
-		DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
-	    lmr->obj.ia == ep->obj.ia) {
-		ep->lc_lmr = lmr;
-		ep->lc_gen = gen;
-		ep->lc_ctx = ctx;
-	}
+	if (lmr)
+		__atomic_store_n(&ep->lc_lmr, lmr, __ATOMIC_RELEASE);
 	return lmr;
 }
