@@ -9,6 +9,12 @@
  * request to the provider.  No allocation, no system call of our own,
  * one uncontended mutex (ep->lock, which orders the ring's head and the
  * state against CM upcalls).
+ *
+ * The common post, one segment, is cheaper twice: its LMR is found
+ * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
+ * LMR's lmr_context, magic and IA compared, then the same privilege, PZ
+ * and bounds checks), and a send or receive goes to the transport's
+ * post_send1/post_recv1 when it has them, without a struct dapl_post.
  */
 #include "udapl.h"
 #include "slots.h"
@@ -81,11 +87,12 @@ _Static_assert(DAPL_POST_FENCE == 1 &&
  * and the transport's post.  An IA opened nonthreadsafe with
  * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c).
  */
-DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
-				 DAT_DTO_COOKIE user_cookie,
-				 DAT_COMPLETION_FLAGS flags, uint64_t total)
+DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
+				    struct dapl_post *p,
+				    const struct dapl_sge *one,
+				    DAT_DTO_COOKIE user_cookie,
+				    DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
-	const enum dapl_op op = p->op;
 	const int recv = op == DAPL_OP_RECV;
 	const int locked = !ep->nolock;
 	const struct dapl_ops *ops = ep->obj.ia->ops;
@@ -138,11 +145,17 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 	 * the bind completed (a per-EP flag, no queue). */
 	if (!recv && dapl_unlikely(ep->rmr_fence))
 		pf |= DAPL_POST_FENCE;
-	p->flags = pf;
-	p->cookie = c;
-
 	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
-	rc = recv ? ops->post_recv(ep, p) : ops->post_send(ep, p);
+	if (one) {
+		/* the transport's one-segment op (post_two_sided made
+		 * sure it has one): no struct dapl_post */
+		rc = recv ? ops->post_recv1(ep, c, one)
+			  : ops->post_send1(ep, c, one, pf);
+	} else {
+		p->flags = pf;
+		p->cookie = c;
+		rc = recv ? ops->post_recv(ep, p) : ops->post_send(ep, p);
+	}
 	if (dapl_unlikely(rc))
 		dapl_cookie_unget(r);
 	else if (!recv && dapl_unlikely(ep->rmr_fence))
@@ -151,6 +164,14 @@ out:
 	if (locked)
 		pthread_mutex_unlock(&ep->lock);
 	return rc;
+}
+
+/* A post described by a struct dapl_post (p->op its op). */
+DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
+				 DAT_DTO_COOKIE user_cookie,
+				 DAT_COMPLETION_FLAGS flags, uint64_t total)
+{
+	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total);
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
@@ -166,8 +187,7 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 		return bad_arg(DAT_INVALID_ARG3);
 	/* One segment is the common post: straight-line, no loop. */
 	if (dapl_likely(num == 1))
-		return dapl_lmr_check_one(ep->obj.ia, ep->pz, need_priv, iov,
-					  sge, total);
+		return dapl_lmr_check_ep_one(ep, need_priv, iov, sge, total);
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 
@@ -203,6 +223,13 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
+	/* One segment, and the transport has the op for it: the segment
+	 * goes to the transport as it is, no struct dapl_post. */
+	if (dapl_likely(num_segments == 1) &&
+	    dapl_likely(recv ? ep->obj.ia->ops->post_recv1 != NULL
+			     : ep->obj.ia->ops->post_send1 != NULL))
+		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
+				     NULL, sge, user_cookie, flags, total);
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
 	p.sge = sge;
 	p.num_sge = num_segments;

@@ -458,3 +458,18 @@ DAT_RETURN dapl_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 {
 	return lmr_sync(ia_handle, local_segments, num_segments);
 }
+
+/*
+ * udapl.h's dapl_lmr_find_ep when the EP's last-LMR cache does not hold:
+ * the table's lookup, and the cache refilled with what it found (one
+ * word: a concurrent post may overwrite it, each checks what it reads).
+ */
+struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
+				       DAT_LMR_CONTEXT ctx)
+{
+	struct dapl_lmr *lmr = dapl_lmr_find(ep->obj.ia, ctx);
+
+	if (lmr)
+		__atomic_store_n(&ep->lc_lmr, lmr, __ATOMIC_RELEASE);
+	return lmr;
+}

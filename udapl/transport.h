@@ -489,6 +489,16 @@ struct dapl_ops {
 	 * post must not count on ep->lock to exclude them. */
 	DAT_RETURN (*post_send)(struct dapl_ep *ep, const struct dapl_post *p);
 	DAT_RETURN (*post_recv)(struct dapl_ep *ep, const struct dapl_post *p);
+	/* OPTIONAL hot path: the common one-segment send and receive,
+	 * without a struct dapl_post (the transport may keep a prebuilt
+	 * work request per endpoint and fill only what changes).  c is
+	 * the cookie (the wr_id), sge the checked segment, flags the
+	 * DAPL_POST_* of a send.  The same locking as post_send; NULL:
+	 * udapl builds a struct dapl_post and calls post_send/post_recv. */
+	DAT_RETURN (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags);
+	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge);
 
 	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
 	 * returns it; one in use gives DAT_CONN_QUAL_IN_USE.  listen_stop

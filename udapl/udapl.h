@@ -265,6 +265,11 @@ struct dapl_ep {
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
 	int nolock;			/* ia->nolock: posts take no ep->lock */
+	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
+	 * NULL.  One word, read and written with __atomic: it is read and
+	 * refilled before ep->lock (two threads may post at once on a
+	 * threadsafe IA), and a hit checks the LMR it names in full. */
+	struct dapl_lmr *lc_lmr;
 };
 
 /* PSP and RSP: both service points. */
@@ -472,15 +477,42 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 }
 
 /*
- * dapl_lmr_check_sge for one triplet, with the same answers: the post
- * path's common case, without the loop.
+ * The LMR of lmr_context ctx for a post on ep: the EP's last-LMR cache
+ * when it holds, else the table's lookup, which refills the cache.  A
+ * hit is checked as the table's own first probe checks its slot: the
+ * LMR is alive (its magic; a freed one has none, and LMR memory is never
+ * given back to malloc while the provider is loaded), has this
+ * lmr_context and is of this IA.  So a freed LMR is never taken, and
+ * one made anew in the same memory is taken only if it is the live LMR
+ * of this context, which is what the lookup answers.  The privileges,
+ * PZ and bounds are then checked against the LMR itself.
  */
-static inline DAT_RETURN dapl_lmr_check_one(struct dapl_ia *ia,
-					    const struct dapl_pz *pz,
-					    DAT_MEM_PRIV_FLAGS need_priv,
-					    const DAT_LMR_TRIPLET *t,
-					    struct dapl_sge *sge,
-					    uint64_t *total)
+/* The miss: the table's lookup, which refills the cache (lmr.c). */
+struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
+				       DAT_LMR_CONTEXT ctx);
+
+static inline __attribute__((always_inline)) const struct dapl_lmr *
+dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+{
+	struct dapl_lmr *lmr = __atomic_load_n(&ep->lc_lmr, __ATOMIC_ACQUIRE);
+
+	if (dapl_likely(lmr && lmr->lmr_context == ctx &&
+			__atomic_load_n(&lmr->obj.magic, __ATOMIC_ACQUIRE) ==
+			    DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
+			lmr->obj.ia == ep->obj.ia))
+		return lmr;
+	return dapl_lmr_find_ep_miss(ep, ctx);
+}
+
+/* dapl_lmr_check_sge for one triplet of a post on ep, through its
+ * last-LMR cache: the same answers, in the same order, without the
+ * loop (the post path's common case). */
+static inline __attribute__((always_inline)) DAT_RETURN
+dapl_lmr_check_ep_one(struct dapl_ep *ep,
+					       DAT_MEM_PRIV_FLAGS need_priv,
+					       const DAT_LMR_TRIPLET *t,
+					       struct dapl_sge *sge,
+					       uint64_t *total)
 {
 	const DAT_VLEN len = t->segment_length;
 	const DAT_VADDR va = t->virtual_address;
@@ -493,10 +525,10 @@ static inline DAT_RETURN dapl_lmr_check_one(struct dapl_ia *ia,
 	*total = len;
 	if (dapl_unlikely(!len))
 		return DAT_SUCCESS;
-	lmr = dapl_lmr_find(ia, ctx);
+	lmr = dapl_lmr_find_ep(ep, ctx);
 	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
 		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(lmr->pz != pz))
+	if (dapl_unlikely(lmr->pz != ep->pz))
 		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
 	if (dapl_unlikely(len > UINT32_MAX ||
 			  va - lmr->reg_addr > lmr->reg_len ||

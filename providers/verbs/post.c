@@ -111,3 +111,51 @@ DAT_RETURN verbs_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 	rc = ibv_post_recv(cep->qp, &wr, &bad);
 	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
 }
+
+/*
+ * The one-segment send and receive (udapl's post_send1/post_recv1):
+ * the work requests were built once per endpoint; a post sets the
+ * cookie, copies the checked segment and, for a send, the flags.
+ */
+void verbs_post_init(struct dapl_tp_ep *cep)
+{
+	cep->send1.next = NULL;
+	cep->send1.sg_list = &cep->send1_sge;
+	cep->send1.num_sge = 1;
+	cep->send1.opcode = IBV_WR_SEND;
+	cep->send1.imm_data = 0;
+	cep->recv1.next = NULL;
+	cep->recv1.sg_list = &cep->recv1_sge;
+	cep->recv1.num_sge = 1;
+}
+
+DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge, unsigned flags)
+{
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	struct ibv_send_wr *bad;
+	int rc;
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	cep->send1.wr_id = (uintptr_t)c;
+	cep->send1.send_flags = flags;
+	cep->send1_sge = *(const struct ibv_sge *)sge;
+	rc = ibv_post_send(cep->qp, &cep->send1, &bad);
+	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+}
+
+DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge)
+{
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+	struct ibv_recv_wr *bad;
+	int rc;
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	cep->recv1.wr_id = (uintptr_t)c;
+	cep->recv1_sge = *(const struct ibv_sge *)sge;
+	rc = ibv_post_recv(cep->qp, &cep->recv1, &bad);
+	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+}

@@ -203,6 +203,7 @@ DAT_RETURN verbs_qp_create(struct dapl_ep *ep)
 		free(cep);
 		return ret;
 	}
+	verbs_post_init(cep);
 	dapl_ep_set_tp(ep, cep);
 	return DAT_SUCCESS;
 }

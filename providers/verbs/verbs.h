@@ -73,6 +73,14 @@ struct dapl_tp_ep {
 	struct ibv_cq *dummy_cq;   /* for a missing request or recv EVD */
 	struct ibv_qp_cap cap;	   /* what the QP was asked for */
 	struct dapl_tp_cr *conn;   /* under cia->lock */
+	/* post.c's one-segment posts: work requests built once (at
+	 * qp_create), of which a post fills only the wr_id, the segment
+	 * and a send's flags; used under the poster's exclusion (ep->lock,
+	 * or the consumer's own with DAPL_NONTHREADSAFE_NOLOCK) */
+	struct ibv_send_wr send1;
+	struct ibv_sge send1_sge;
+	struct ibv_recv_wr recv1;
+	struct ibv_sge recv1_sge;
 };
 
 /* dapl_evd_tp */
@@ -140,7 +148,8 @@ static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
 	.cq_ack = verbs_cq_ack, .qp_create = verbs_qp_create,                  \
 	.qp_destroy = verbs_qp_destroy, .qp_reset = verbs_qp_reset,            \
 	.qp_modify = verbs_qp_modify, .post_send = verbs_post_send,            \
-	.post_recv = verbs_post_recv, .srq_create = verbs_srq_create,          \
+	.post_recv = verbs_post_recv, .post_send1 = verbs_post_send1,          \
+	.post_recv1 = verbs_post_recv1, .srq_create = verbs_srq_create,        \
 	.srq_modify = verbs_srq_modify, .srq_destroy = verbs_srq_destroy,      \
 	.srq_post_recv = verbs_srq_post_recv
 
@@ -212,6 +221,13 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
 DAT_RETURN verbs_post_recv(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
+DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge,
+			    unsigned flags) DAPL_HIDDEN;
+DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge) DAPL_HIDDEN;
+/* the templates of verbs_post_send1/recv1 in a new cep */
+void verbs_post_init(struct dapl_tp_ep *cep) DAPL_HIDDEN;
 
 /* srq.c */
 DAT_RETURN verbs_srq_create(struct dapl_srq *srq) DAPL_HIDDEN;

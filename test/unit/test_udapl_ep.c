@@ -24,7 +24,11 @@ static struct {
 	int post_locked; /* ep->lock was held in the last post_send */
 	struct dapl_post last;
 	int fail_qp_create;
+	int post_send1, post_recv1; /* the one-segment ops */
+	unsigned flags1;
+	struct dapl_cookie *cookie1;
 	uint32_t lkey;
+	uint32_t next_lkey; /* nonzero: mr_register gives this lkey once */
 	struct dapl_sge sge[DAPL_MAX_SGE]; /* of the last post */
 } f;
 
@@ -54,7 +58,12 @@ static DAT_RETURN mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 			      DAT_MEM_PRIV_FLAGS priv)
 {
 	(void)priv;
-	lmr->lmr_context = ++f.lkey;
+	if (f.next_lkey) {
+		lmr->lmr_context = f.next_lkey;
+		f.next_lkey = 0;
+	} else {
+		lmr->lmr_context = ++f.lkey;
+	}
 	lmr->rmr_context = f.lkey + 1000;
 	lmr->reg_addr = (DAT_VADDR)(uintptr_t)addr;
 	lmr->reg_len = len;
@@ -210,6 +219,29 @@ static DAT_RETURN disconnect_(struct dapl_ep *ep, int abrupt)
 	(void)ep;
 	f.disconnect++;
 	f.last_abrupt = abrupt;
+	return DAT_SUCCESS;
+}
+
+/* The one-segment ops (post_send1/post_recv1): the segment as
+ * udapl checked it, kept where keep() keeps a dapl_post's. */
+static DAT_RETURN post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge, unsigned flags)
+{
+	(void)ep;
+	f.post_send1++;
+	f.cookie1 = c;
+	f.flags1 = flags;
+	f.sge[0] = *sge;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge)
+{
+	(void)ep;
+	f.post_recv1++;
+	f.cookie1 = c;
+	f.sge[0] = *sge;
 	return DAT_SUCCESS;
 }
 
@@ -856,12 +888,134 @@ static void test_cr_overflow(void)
 	IS(dapl_evd_free(small), DAT_SUCCESS, "shared EVD freed");
 }
 
+/*
+ * A transport with the one-segment ops gets every one-segment send and
+ * receive through them (no struct dapl_post), the others through
+ * post_send/post_recv; the checks and their order are the same.  The
+ * EP's last-LMR cache never outlives its LMR: a freed LMR is refused,
+ * and a new one in the same memory with the same lmr_context is checked
+ * as itself (its bounds and privileges, not the old one's).
+ */
+static void test_post1(void)
+{
+	static struct dapl_ops ops1;
+	const struct dapl_ops *saved = ia->ops;
+	DAT_LMR_TRIPLET t2[2];
+	DAT_LMR_HANDLE l2 = NULL, l3 = NULL;
+	DAT_LMR_CONTEXT c2 = 0, c3 = 0;
+	DAT_REGION_DESCRIPTION r;
+	DAT_RMR_TRIPLET rt = {.rmr_context = 77, .target_address = 0x1000,
+			      .segment_length = 16};
+	DAT_DTO_COOKIE c = {.as_64 = 5};
+	struct dapl_ep *ep;
+	DAT_EVENT ev;
+	int ps, pr, i;
+
+	ops1 = fake_ops;
+	ops1.post_send1 = post_send1;
+	ops1.post_recv1 = post_recv1;
+	ia->ops = &ops1;
+	ep = new_ep();
+	connect_ep(ep);
+	memset(&f.sge[0], 0, sizeof(f.sge[0]));
+	ps = f.post_send;
+	pr = f.post_recv;
+	IS(send1(ep, DAT_COMPLETION_SOLICITED_WAIT_FLAG), DAT_SUCCESS,
+	   "post1: one-segment send");
+	tap_ok(f.post_send1 == 1 && f.post_send == ps && f.cookie1 &&
+		   f.cookie1->ep == ep && f.cookie1->user_cookie.as_64 == 1 &&
+		   f.cookie1->length == 16 &&
+		   f.sge[0].addr == (uintptr_t)buf && f.sge[0].length == 16 &&
+		   f.sge[0].lkey == lctx &&
+		   (f.flags1 & (DAPL_POST_SIGNALED | DAPL_POST_SOLICITED)) ==
+		       (DAPL_POST_SIGNALED | DAPL_POST_SOLICITED),
+	       "post1: send1 op gets the cookie, the segment and the flags");
+	IS(recv1(ep), DAT_SUCCESS, "post1: one-segment receive");
+	tap_ok(f.post_recv1 == 1 && f.post_recv == pr &&
+		   f.cookie1->op == DAPL_OP_RECV && f.sge[0].length == 128,
+	       "post1: recv1 op gets it, not post_recv");
+	t2[0] = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 8};
+	t2[1] = t2[0];
+	IS(dapl_ep_post_send(ep, 2, t2, c, 0), DAT_SUCCESS,
+	   "post1: two segments");
+	IS(dapl_ep_post_rdma_write(ep, 1, t2, c, &rt, 0), DAT_SUCCESS,
+	   "post1: rdma write");
+	tap_ok(f.post_send == ps + 2 && f.post_send1 == 1,
+	       "post1: two segments and RDMA go through post_send");
+	/* the same checks, in the same order */
+	IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "post1: UNSIGNALLED not allowed");
+	t2[0] = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
+	IS(dapl_ep_post_recv(ep, 1, t2, c, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "post1: recv into a read-only LMR");
+	t2[0] = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 8};
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0), DAT_SUCCESS,
+	   "post1: the LMR again (cached)");
+	t2[0].virtual_address += sizeof(buf);
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "post1: the cached LMR's bounds are checked");
+
+	/* an LMR cached by the EP, then freed: refused */
+	r.for_va = buf;
+	IS(dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, 64, pz,
+			   DAT_MEM_PRIV_ALL_FLAG, &l2, &c2, NULL, NULL, NULL),
+	   DAT_SUCCESS, "post1: a second LMR");
+	t2[0] = (DAT_LMR_TRIPLET){c2, 0, (DAT_VADDR)(uintptr_t)buf, 64};
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0), DAT_SUCCESS,
+	   "post1: send from it (cached)");
+	tap_ok(ep->lc_lmr == l2,
+	       "post1: the EP caches the LMR of its last post");
+	IS(dapl_lmr_free(l2), DAT_SUCCESS, "post1: the cached LMR freed");
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "post1: a freed cached LMR is refused");
+	/* a new LMR in the freed one's memory, with its lmr_context but a
+	 * smaller registration and read-only: its own checks apply */
+	/* (a freed block is reused only after a quarantine: cycle LMRs
+	 * until the free list hands out l2's memory) */
+	for (i = 0; i < 64; i++) {
+		f.next_lkey = c2;
+		l3 = NULL;
+		if (dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r, 32, pz,
+				    DAT_MEM_PRIV_LOCAL_READ_FLAG, &l3, &c3,
+				    NULL, NULL, NULL) != DAT_SUCCESS ||
+		    l3 == l2)
+			break;
+		dapl_lmr_free(l3);
+	}
+	tap_ok(l3 == l2 && c3 == c2,
+	       "post1: a new LMR in the freed one's memory, same lmr_context");
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "post1: the new LMR's bounds, not the old one's");
+	t2[0].segment_length = 32;
+	IS(dapl_ep_post_recv(ep, 1, t2, c, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "post1: the new LMR's privileges, not the old one's");
+	IS(dapl_ep_post_send(ep, 1, t2, c, 0), DAT_SUCCESS,
+	   "post1: within the new LMR");
+	tap_ok(ep->lc_lmr == l3,
+	       "post1: the cache holds the live LMR of that context");
+	IS(dapl_lmr_free(l3), DAT_SUCCESS, "post1: the new LMR freed");
+
+	dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	dapl_ep_free(ep);
+	while (next_event(conn_evd, &ev))
+		;
+	ia->ops = saved;
+}
+
 int main(void)
 {
 	setup();
 	test_create();
 	test_posts();
 	test_nolock();
+	test_post1();
 	test_active();
 	test_modify();
 	test_passive();
