@@ -108,11 +108,6 @@ struct ofi_msg_conn {
 
 #define OFI_MSG_DISC_NS (2ull * 1000000000ull)
 
-int ofi_msg_wanted(const char *prov)
-{
-	return !strchr(prov, ';');
-}
-
 int ofi_msg_ia_open(struct dapl_tp_ia *oia)
 {
 	struct fi_eq_attr ea = {.size = 256, .wait_obj = FI_WAIT_UNSPEC};
