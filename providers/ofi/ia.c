@@ -222,6 +222,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->txbufs);
 	dapl_list_init(&oia->mrs);
 	dapl_list_init(&oia->notes);
+	dapl_list_init(&oia->lingering);
 	oia->ia = ia;
 	oia->pid = getpid();
 	oia->next_conn_id = ((uint64_t)getpid() << 32) | 1;

@@ -121,6 +121,9 @@ struct dapl_tp_ia {
 					 * complete (held ones: by EAGAIN) */
 	struct dapl_list mrs;		/* dapl_tp_lmr.link: remote key lookup */
 	struct dapl_list notes;		/* cm.c: upcalls to make, unlocked */
+	struct dapl_list lingering;	/* msg.c: freed listeners' passive
+					 * endpoints, open for their
+					 * unanswered requests */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
