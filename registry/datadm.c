@@ -40,8 +40,10 @@
 #include <unistd.h>
 
 #include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
 
 #include "conf.h"
+#include "../providers/ofi/select.h"
 
 #define OWN_MARK "# datadm:"
 #define AUTO_TAG "auto"
@@ -608,8 +610,10 @@ static void seen_add(const char *path, size_t line,
 /*
  * An entry of the libfabric provider (libdaplofi.so.1): ia_params are
  * "<libfabric provider> <IPv4 address>", usable if the address is local
- * (a socket binds to it) and libfabric offers that provider's RDM endpoints on it (fi_getinfo,
- * reached through dlopen: datadm does not link libfabric).
+ * (a socket binds to it) and libfabric offers the endpoints the IA will
+ * open there: the provider's own selection (providers/ofi/select.c: MSG
+ * for a provider named alone where offered, else RDM), with fi_getinfo
+ * reached through dlopen (datadm does not link libfabric).
  */
 static int is_ofi_library(const char *lib)
 {
@@ -620,13 +624,11 @@ static int is_ofi_library(const char *lib)
 
 static void check_ofi_params(const char *params, char *st, size_t size)
 {
-	int (*getinfo)(uint32_t, const char *, const char *, uint64_t,
-		       const struct fi_info *, struct fi_info **);
-	struct fi_info *(*dupinfo)(const struct fi_info *);
-	void (*freeinfo)(struct fi_info *);
 	char prov[128], host[256], extra[2], ip[INET_ADDRSTRLEN];
 	struct addrinfo hints, *ai = NULL;
-	struct fi_info *h, *info = NULL;
+	struct fi_info *info = NULL;
+	struct ofi_fi_calls fi;
+	struct sockaddr_in sin;
 	void *dl;
 	int rc, fd;
 
@@ -646,8 +648,8 @@ static void check_ofi_params(const char *params, char *st, size_t size)
 		snprintf(st, size, "no IPv4 address %s", host);
 		return;
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, ip,
-		  sizeof(ip));
+	sin = *(struct sockaddr_in *)ai->ai_addr;
+	inet_ntop(AF_INET, &sin.sin_addr, ip, sizeof(ip));
 	/* local: a socket binds to it (127.0.0.2 is, without being an
 	 * interface's own address) */
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -661,35 +663,27 @@ static void check_ofi_params(const char *params, char *st, size_t size)
 		return;
 	}
 	dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
-	getinfo = dl ? (__typeof__(getinfo))dlsym(dl, "fi_getinfo") : NULL;
-	dupinfo = dl ? (__typeof__(dupinfo))dlsym(dl, "fi_dupinfo") : NULL;
-	freeinfo = dl ? (__typeof__(freeinfo))dlsym(dl, "fi_freeinfo") : NULL;
-	if (!getinfo || !dupinfo || !freeinfo) {
+	/* the provider's own calls, ours through dlopen */
+	fi.getinfo = dl ? (__typeof__(fi.getinfo))dlsym(dl, "fi_getinfo")
+			: NULL;
+	fi.dupinfo = dl ? (__typeof__(fi.dupinfo))dlsym(dl, "fi_dupinfo")
+			: NULL;
+	fi.freeinfo = dl ? (__typeof__(fi.freeinfo))dlsym(dl, "fi_freeinfo")
+			 : NULL;
+	if (!fi.getinfo || !fi.dupinfo || !fi.freeinfo) {
 		snprintf(st, size, "libfabric.so.1 cannot be loaded");
 		return;
 	}
-	h = dupinfo(NULL);
-	if (!h) {
+	rc = ofi_select_info(&fi, prov, &sin, &info);
+	if (rc == -FI_ENOMEM)
 		snprintf(st, size, "out of memory");
-		return;
-	}
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG | FI_RMA;
-	/* the registration modes libdaplofi takes (providers/ofi/ia.c):
-	 * verbs;ofi_rxm answers nothing without them */
-	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				  FI_MR_ALLOCATED;
-	h->fabric_attr->prov_name = strdup(prov);
-	rc = getinfo(FI_VERSION(1, 17), ip, NULL, FI_SOURCE, h, &info);
-	if (rc == -FI_ENODATA) /* providers whose addresses are not IP */
-		rc = getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info);
-	freeinfo(h);
-	if (rc)
+	else if (rc)
 		snprintf(st, size,
-			 "libfabric has no provider %s for RDM endpoints on %s",
-			 prov, ip);
+			 "libfabric has no provider %s for %s endpoints on %s",
+			 prov, ofi_msg_wanted(prov) ? "MSG or RDM" : "RDM",
+			 ip);
 	else
-		freeinfo(info);
+		fi.freeinfo(info);
 }
 
 /*

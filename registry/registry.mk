@@ -13,8 +13,10 @@ $(B)/registry/datadm.o: private ALL_CFLAGS += \
 	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
 $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 
+# providers/ofi/select.o: the libfabric provider's choice of endpoints,
+# by which datadm judges its entries.
 $(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o \
-		$(B)/registry/conf_file.o
+		$(B)/registry/conf_file.o $(B)/providers/ofi/select.o
 	@mkdir -p $(dir $@)
 	$(LINK) -o $@ $^ -ldl
 

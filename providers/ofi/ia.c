@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The IA: the libfabric provider and address ia_params name (addr.c),
- * fi_getinfo for FI_EP_RDM with messages and RMA, the fabric, the domain
+ * fi_getinfo for FI_EP_MSG or FI_EP_RDM with messages and RMA (select.c,
+ * shared with datadm), the fabric, the domain
  * (FI_THREAD_SAFE: the progress engine and consumer threads call in at
  * once), one address vector, the control CQ and endpoint.  dat_ia_query's limits come from the
  * fi_info.
@@ -16,65 +17,12 @@
 
 #include "ofi.h"
 
-/* The hints every IA asks with: what DAT needs of an RDM endpoint, or of
- * a MSG one (msg.c: no atomics there). */
-static struct fi_info *ofi_hints(const char *prov, enum fi_ep_type type)
-{
-	struct fi_info *h = fi_allocinfo();
-
-	if (!h)
-		return NULL;
-	h->ep_attr->type = type;
-	h->caps = FI_MSG | FI_RMA;
-	if (type == FI_EP_RDM)
-		h->caps |= FI_ATOMIC; /* atomics: atomic.c */
-	h->domain_attr->threading = FI_THREAD_SAFE;
-	/* we translate addresses ourselves unless the provider wants
-	 * virtual addresses; DAT keys are ours, and where the provider
-	 * picks its own (verbs;ofi_rxm refuses hints without
-	 * FI_MR_PROV_KEY) the peer learns them (mr.c); DAT memory is
-	 * the process's own (FI_MR_ALLOCATED, which verbs requires too) */
-	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				  FI_MR_ALLOCATED;
-	h->tx_attr->msg_order = FI_ORDER_SAS;
-	h->fabric_attr->prov_name = strdup(prov);
-	if (!h->fabric_attr->prov_name) {
-		fi_freeinfo(h);
-		return NULL;
-	}
-	return h;
-}
-
-static int ofi_getinfo(const char *prov, const struct sockaddr_in *addr,
-		       enum fi_ep_type type, struct fi_info **out)
-{
-	struct fi_info *h = ofi_hints(prov, type);
-	char ip[INET_ADDRSTRLEN];
-	int rc;
-
-	if (!h)
-		return -FI_ENOMEM;
-	inet_ntop(AF_INET, &addr->sin_addr, ip, sizeof(ip));
-	for (;;) {
-		rc = fi_getinfo(OFI_FI_VERSION, ip, NULL, FI_SOURCE, h, out);
-		/* shm: its addresses are names, not IP ones (given the IP it
-		 * would name every process's endpoints alike); without a node
-		 * it names them after the process (addr.c) */
-		if (!rc && (*out)->addr_format != FI_SOCKADDR_IN) {
-			fi_freeinfo(*out);
-			*out = NULL;
-			rc = -FI_ENODATA;
-		}
-		if (rc == -FI_ENODATA)
-			rc = fi_getinfo(OFI_FI_VERSION, NULL, NULL, 0, h, out);
-		if (rc != -FI_ENODATA || !(h->caps & FI_ATOMIC))
-			break;
-		/* no atomics there: the IA without them (reported absent) */
-		h->caps &= ~FI_ATOMIC;
-	}
-	fi_freeinfo(h);
-	return rc;
-}
+/* The libfabric calls of the IA's selection (select.c): the library's own */
+static const struct ofi_fi_calls ofi_fi_calls = {
+	.getinfo = fi_getinfo,
+	.dupinfo = fi_dupinfo,
+	.freeinfo = fi_freeinfo,
+};
 
 int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		struct fid_cq *tx, struct fid_cq *rx, struct fid_ep **out)
@@ -307,6 +255,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->txbufs);
 	dapl_list_init(&oia->mrs);
 	dapl_list_init(&oia->notes);
+	dapl_list_init(&oia->lingering);
 	oia->ia = ia;
 	oia->pid = getpid();
 	oia->next_conn_id = ((uint64_t)getpid() << 32) | 1;
@@ -326,14 +275,10 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		goto err;
 	}
 	ofi_global_enter();
-	/* MSG where the provider named alone offers it (msg.c), else RDM */
-	rc = -FI_ENODATA;
-	if (ofi_msg_wanted(oia->prov_name))
-		rc = ofi_getinfo(oia->prov_name, &oia->addr, FI_EP_MSG,
-				 &oia->info);
-	if (rc)
-		rc = ofi_getinfo(oia->prov_name, &oia->addr, FI_EP_RDM,
-				 &oia->info);
+	/* MSG where the provider named alone offers it (msg.c), else RDM:
+	 * select.c, which datadm --check asks too */
+	rc = ofi_select_info(&ofi_fi_calls, oia->prov_name, &oia->addr,
+			     &oia->info);
 	if (rc) {
 		ofi_global_leave();
 		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_getinfo(%s): %s",

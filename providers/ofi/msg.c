@@ -11,7 +11,9 @@
  *     64-bit qualifier: a listener whose own qualifier differs rejects
  *     the request as "nobody listens" (NON_PEER_REJECTED), never takes it.
  *   - fi_connect with that data; FI_CONNREQ is the DAT CR; fi_accept and
- *     fi_reject answer it (the reject's data says peer or nobody);
+ *     fi_reject answer it (the reject's data says peer or nobody), also
+ *     after the PSP was freed (its passive endpoint lingers until then:
+ *     struct ofi_msg_linger);
  *     FI_CONNECTED is ESTABLISHED on both sides, with the accept's private
  *     data on the active one.  A refused TCP connect is NON_PEER_REJECTED,
  *     another connect failure UNREACHABLE, the connect timeout TIMED_OUT.
@@ -108,11 +110,6 @@ struct ofi_msg_conn {
 
 #define OFI_MSG_DISC_NS (2ull * 1000000000ull)
 
-int ofi_msg_wanted(const char *prov)
-{
-	return !strchr(prov, ';');
-}
-
 int ofi_msg_ia_open(struct dapl_tp_ia *oia)
 {
 	struct fi_eq_attr ea = {.size = 256, .wait_obj = FI_WAIT_UNSPEC};
@@ -144,8 +141,76 @@ int ofi_msg_ia_open(struct dapl_tp_ia *oia)
 	return fi_eq_open(oia->fabric, &ea, &oia->eq, NULL);
 }
 
+/*
+ * A listener freed while requests it took were still unanswered keeps its
+ * passive endpoint open until the last of them is answered: fi_reject
+ * needs it, and without the reject the requester would hear nothing until
+ * its connect timed out.  Meanwhile a request arriving on it is answered
+ * at once as "nobody listens" (NON_PEER_REJECTED), and a listener created
+ * on its port takes it over (the port is still bound to it).
+ */
+struct ofi_msg_linger {
+	struct dapl_list link;		/* oia->lingering */
+	struct fid_pep *pep;
+	uint16_t port;
+};
+
+static struct ofi_msg_linger *ofi_msg_linger_of(struct dapl_tp_ia *oia,
+						const void *fid)
+{
+	struct dapl_list *pos;
+
+	for (pos = oia->lingering.next; pos != &oia->lingering;
+	     pos = pos->next) {
+		struct ofi_msg_linger *l = dapl_container_of(
+		    pos, struct ofi_msg_linger, link);
+
+		if (&l->pep->fid == fid)
+			return l;
+	}
+	return NULL;
+}
+
+/* oia->lock held: a request taken from pep is still unanswered */
+static int ofi_msg_pep_pending(struct dapl_tp_ia *oia,
+			       const struct fid_pep *pep)
+{
+	struct dapl_list *pos;
+
+	for (pos = oia->conns.next; pos != &oia->conns; pos = pos->next) {
+		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
+						       link);
+
+		if (c->m && c->m->pep == pep && c->m->info)
+			return 1;
+	}
+	return 0;
+}
+
+/* oia->lock held: a request taken from pep was answered; a lingering pep
+ * whose last one that was closes */
+static void ofi_msg_pep_answered(struct dapl_tp_ia *oia, struct fid_pep *pep)
+{
+	struct ofi_msg_linger *l = pep ? ofi_msg_linger_of(oia, &pep->fid)
+				       : NULL;
+
+	if (!l || ofi_msg_pep_pending(oia, pep))
+		return;
+	dapl_list_del(&l->link);
+	fi_close(&l->pep->fid);
+	free(l);
+}
+
 void ofi_msg_ia_close(struct dapl_tp_ia *oia)
 {
+	while (oia->lingering.next != &oia->lingering) {
+		struct ofi_msg_linger *l = dapl_container_of(
+		    oia->lingering.next, struct ofi_msg_linger, link);
+
+		dapl_list_del(&l->link);
+		fi_close(&l->pep->fid);
+		free(l);
+	}
 	if (oia->eq)
 		fi_close(&oia->eq->fid);
 	oia->eq = NULL;
@@ -363,6 +428,7 @@ int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *w)
 			ofi_msg_reject(oia, c->m->pep, c->m->info,
 				       (int)w->status);
 		c->m->info = NULL;
+		ofi_msg_pep_answered(oia, c->m->pep);
 		return 0;
 	}
 	/* nothing is connected yet (a connect timed out): its close says
@@ -462,13 +528,16 @@ static void ofi_msg_connreq(struct dapl_tp_ia *oia, const void *fid,
 	struct dapl_tp_sp *osp = ofi_msg_sp_of(oia, fid);
 	const struct ofi_msg_hdr *h = (const void *)data;
 	const struct sockaddr_in *peer = info->dest_addr;
+	struct ofi_msg_linger *l;
 	struct ofi_conn *c;
 
 	/* the full qualifier: a request for another one that maps to this
-	 * port found nobody */
+	 * port found nobody; so did one to a freed listener (lingering) */
 	if (!osp || !ofi_msg_hdr_ok(data, len, OFI_HDR_REQ) ||
 	    h->qual != osp->qual || len - sizeof(*h) > OFI_MAX_PDATA) {
-		ofi_msg_reject(oia, osp ? osp->pep : NULL, info, 0);
+		l = osp ? NULL : ofi_msg_linger_of(oia, fid);
+		ofi_msg_reject(oia, osp ? osp->pep : l ? l->pep : NULL, info,
+			       0);
 		return;
 	}
 	c = ofi_conn_new(oia);
@@ -658,6 +727,7 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
 	struct sockaddr_in src = oia->addr, name;
 	size_t namelen = sizeof(name);
+	struct dapl_list *pos;
 	struct fi_info *info;
 	DAT_CONN_QUAL q = *qual;
 	int rc;
@@ -679,18 +749,37 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 		info->src_addrlen = sizeof(src);
 	}
 	pthread_mutex_lock(&oia->lock);
-	rc = info->src_addr ? fi_passive_ep(oia->fabric, info, &osp->pep, NULL)
-			    : -FI_ENOMEM;
-	fi_freeinfo(info);
-	if (!rc) {
-		rc = fi_pep_bind(osp->pep, &oia->eq->fid, 0);
-		if (!rc)
-			rc = fi_listen(osp->pep);
-		if (!rc && !q)
-			rc = fi_getname(&osp->pep->fid, &name, &namelen);
-		if (rc)
-			fi_close(&osp->pep->fid);
+	/* a freed listener's passive endpoint lingering on this port
+	 * (ofi_msg_linger) is ours: it listens there already */
+	for (pos = oia->lingering.next; q && pos != &oia->lingering;
+	     pos = pos->next) {
+		struct ofi_msg_linger *l = dapl_container_of(
+		    pos, struct ofi_msg_linger, link);
+
+		if (l->port == ofi_qual_port(q)) {
+			osp->pep = l->pep;
+			dapl_list_del(&l->link);
+			free(l);
+			break;
+		}
 	}
+	if (osp->pep)
+		rc = 0;
+	else if (info->src_addr) {
+		rc = fi_passive_ep(oia->fabric, info, &osp->pep, NULL);
+		if (!rc) {
+			rc = fi_pep_bind(osp->pep, &oia->eq->fid, 0);
+			if (!rc)
+				rc = fi_listen(osp->pep);
+			if (!rc && !q)
+				rc = fi_getname(&osp->pep->fid, &name,
+						&namelen);
+			if (rc)
+				fi_close(&osp->pep->fid);
+		}
+	} else
+		rc = -FI_ENOMEM;
+	fi_freeinfo(info);
 	if (rc) {
 		pthread_mutex_unlock(&oia->lock);
 		free(osp);
@@ -714,10 +803,22 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 void ofi_msg_listen_close(struct dapl_tp_sp *osp)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(osp->sp);
+	struct ofi_msg_linger *l = NULL;
 	struct dapl_list *pos;
 
-	/* its requests still unanswered can be accepted (their own
-	 * sockets), not rejected through it any more */
+	/* its requests still unanswered: it lingers until they are
+	 * (ofi_msg_linger) */
+	if (ofi_msg_pep_pending(oia, osp->pep))
+		l = malloc(sizeof(*l));
+	if (l) {
+		l->pep = osp->pep;
+		l->port = ofi_qual_port(osp->qual);
+		dapl_list_add_tail(&oia->lingering, &l->link);
+		osp->pep = NULL;
+		return;
+	}
+	/* else they can still be accepted (their own sockets), not
+	 * rejected through it any more */
 	for (pos = oia->conns.next; pos != &oia->conns; pos = pos->next) {
 		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
 						       link);
@@ -821,6 +922,7 @@ DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
 	if (c->m->info) {
 		fi_freeinfo(c->m->info);
 		c->m->info = NULL;
+		ofi_msg_pep_answered(oia, c->m->pep);
 	}
 	c->state = OFI_CONN_ACCEPTING;
 	c->last_heard = dapl_now_ns();

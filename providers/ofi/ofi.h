@@ -56,8 +56,7 @@
 #include <rdma/fi_rma.h>
 
 #include "../../udapl/transport.h"
-
-#define OFI_FI_VERSION FI_VERSION(1, 17)
+#include "select.h" /* the IA's hints and endpoint type, OFI_FI_VERSION */
 
 /* Private data of a connect, accept (and the DAT limit we report). */
 #define OFI_MAX_PDATA 200
@@ -122,6 +121,9 @@ struct dapl_tp_ia {
 					 * complete (held ones: by EAGAIN) */
 	struct dapl_list mrs;		/* dapl_tp_lmr.link: remote key lookup */
 	struct dapl_list notes;		/* cm.c: upcalls to make, unlocked */
+	struct dapl_list lingering;	/* msg.c: freed listeners' passive
+					 * endpoints, open for their
+					 * unanswered requests */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
@@ -597,9 +599,7 @@ static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
 {
 	return oia->fab.ep_type == FI_EP_MSG;
 }
-/* ia.c: a libfabric provider named alone (no utility provider after a
- * ';') is asked for FI_EP_MSG first */
-int ofi_msg_wanted(const char *prov) DAPL_HIDDEN;
+/* ofi_msg_wanted: select.h */
 int ofi_msg_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_msg_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;

@@ -587,6 +587,22 @@ svc() {	# svc NAME LINE...: writes a service file
 	[[ "${lines[-1]}" == "# 16 entries, "* ]]
 }
 
+# The sample is the drop-in the packages install (make install, debian/):
+# libdaplofi1's description names each of its libfabric IAs.
+@test "debian/control: libdaplofi1's description names every libfabric entry of the sample dat.conf, and says MSG as well as RDM" {
+	local desc names n
+	desc=$(awk '/^Package: libdaplofi1$/ {p = 1; next} /^Package:/ {p = 0} p' "$TOP/debian/control")
+	printf '%s\n' "$desc"
+	names=$(awk '!/^#/ && $5 == "libdaplofi.so.1" {print $1}' "$TOP/dat.conf" | sort -u)
+	[ "$(wc -l <<< "$names")" -eq 3 ]
+	for n in $names; do
+		grep -Eq "(^|[^-[:alnum:]])$n([^-[:alnum:]]|\$)" <<< "$desc" ||
+			{ echo "not named: $n"; return 1; }
+	done
+	grep -q 'FI_EP_MSG' <<< "$desc"
+	grep -q 'FI_EP_RDM' <<< "$desc"
+}
+
 @test "-u without DAT_OVERRIDE writes the drop-in dat.conf.d/libdaplcma1.conf and says so; dat.conf is not edited; an identical unowned entry there is kept, not repeated" {
 	local b="$BATS_TEST_TMPDIR/b" etc="$BATS_TEST_TMPDIR/sysconf"
 	mkdir -p "$etc"

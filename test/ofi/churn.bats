@@ -10,7 +10,11 @@
 # host), but rxm's connection from the control endpoint to a listener
 # that was closed stays unusable for seconds (the resent REQs fail with
 # ENOTCONN long after the connect timed out), so the tries and the
-# client's last word still end TIMED_OUT until the bound.  Run it by hand:
+# client's last word still end TIMED_OUT until the bound.  Over tcpmsg
+# (providers/ofi/msg.c) its checks pass since a CR rejected after its PSP
+# was freed is answered (psp-gone.bats), but now and then the server
+# crashes inside libfabric 1.17's tcp (see OFI_SUITES in
+# providers/ofi/ofi.mk).  Run it by hand:
 #   OFI_FABRIC=tcp bats test/ofi/churn.bats
 
 load ofi_helpers

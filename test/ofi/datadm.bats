@@ -53,3 +53,29 @@ conf() {
 	[ "$(grep -c ': G: ' <<< "$output")" -eq 0 ]
 	[ "$(grep -c 'dat.conf:[0-9]*: [PAM]: ' <<< "$output")" -eq 3 ]
 }
+
+# libfabric without ofi_rxm (FI_PROVIDER=^ofi_rxm) still offers tcp's MSG
+# endpoints and no RDM ones: an entry of tcp named alone is usable (its IA
+# opens MSG endpoints, providers/ofi/select.c), one of tcp;ofi_rxm is not.
+# datadm asks libfabric for what the IA will open, so the two agree.
+@test "$OFI_FABRIC: datadm --check judges an entry by the endpoints its IA opens: tcp alone by MSG ones, tcp;ofi_rxm by RDM ones" {
+	conf 'M u1.2 nonthreadsafe default libdaplofi.so.1 dapl.1.2 "tcp 127.0.0.1" ""' \
+	     'M u1.2 threadsafe default libdaplofi.so.1 dapl.1.2 "tcp 127.0.0.1" ""' \
+	     'R u1.2 nonthreadsafe default libdaplofi.so.1 dapl.1.2 "tcp;ofi_rxm 127.0.0.1" ""'
+	export FI_PROVIDER='^ofi_rxm'
+	run "$DATADM" --check
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'dat.conf:3: R: libfabric has no provider tcp;ofi_rxm for RDM endpoints on 127.0.0.1' <<< "$output")" -eq 1 ]
+	[ "$(grep -c ': M: ' <<< "$output")" -eq 0 ]
+	run "$DATADM" -v
+	echo "$output"
+	[ "$(grep -Ec '^[12] +M .* yes +ok$' <<< "$output")" -eq 2 ]
+	[ "$(grep -c '^# 3 entries, 1 problems$' <<< "$output")" -eq 1 ]
+	# and the IAs: M opens, R does not
+	local_test query local -i M -a 127.0.0.1
+	run timeout -k 5 "$(secs 100)" "$VT" query local -i R -a 127.0.0.1
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "$(grep -c 'DAT_PROVIDER_NOT_FOUND' <<< "$output")" -ge 1 ]
+}

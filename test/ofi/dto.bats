@@ -45,6 +45,10 @@ setup_file() { ofi_setup_file; }
 	pair flush
 }
 
+@test "$OFI_FABRIC: dat_ep_free of a connected EP: the peer gets DISCONNECTED (not BROKEN) and DAT_DTO_ERR_FLUSHED for every receive it posted" {
+	pair flush-epfree
+}
+
 @test "$OFI_FABRIC: legacy consumer patterns (compat-dapl applications)" {
 	pair legacy
 }

@@ -245,6 +245,43 @@ static int reject_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- a CR answered after its PSP was freed ------------------------------ */
+
+/*
+ * The CR of a freed PSP stays the consumer's to answer: the client's
+ * first request is held while its PSP is freed and another is created on
+ * the same qualifier, then rejected (the client must hear PEER_REJECTED
+ * at once, not time out); the client's second request reaches the new
+ * PSP and is accepted.
+ */
+static int pspgone_server(const struct vt_opts *o)
+{
+	DAT_CONN_QUAL qual = 0;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	cr = vt_wait_cr(&v, &ev);
+	vt_expect("dat_psp_free (its CR unanswered)", dat_psp_free(psp),
+		  DAT_SUCCESS);
+	psp = vt_psp(&v, &qual);
+	vt_expect("dat_cr_reject (the freed PSP's CR)", dat_cr_reject(cr),
+		  DAT_SUCCESS);
+	cr = vt_wait_cr(&v, &ev);
+	ep = vt_ep(&v, NULL);
+	vt_accept(&v, cr, ep, NULL, 0);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_close(&v);
+	return 0;
+}
+
 /* ---- connect to a port nobody listens on; connect timeout ------------- */
 
 static int connect_expect(const struct vt_opts *o, DAT_TIMEOUT timeout,
@@ -938,6 +975,7 @@ static int churn_client(const struct vt_opts *o)
 const struct vt_test vt_cm_tests[] = {
 	{ "connect", connect_server, connect_client },
 	{ "reject", reject_server, reject_client },
+	{ "psp-gone-reject", pspgone_server, reject_client },
 	{ "noport", NULL, noport_client },
 	{ "timeout", NULL, timeout_client },
 	{ "psp-any", psp_any_server, hello_client },

@@ -1043,6 +1043,40 @@ static int flush_client(const struct vt_opts *o)
 	return 0;
 }
 
+/*
+ * The client frees its EP while connected, with receives outstanding:
+ * dat_ep_free disconnects abruptly (no event on its own side, its
+ * completions dropped); the server, as for dat_ep_disconnect(ABRUPT),
+ * sees DISCONNECTED, not BROKEN, and every receive it posted completes
+ * FLUSHED (flush_server).
+ */
+static int flush_free_client(const struct vt_opts *o)
+{
+	DAT_EP_ATTR a;
+	struct vt_mem m;
+	DAT_EP_HANDLE ep;
+	struct vt_msg msg;
+	struct vt v;
+	int i;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &m, 256 * FL_CLI, PRIV_LOCAL);
+	vt_ep_attr(&v, &a);
+	ep = vt_ep(&v, &a);
+	vt_ctl_post(&v, ep);
+	for (i = 0; i < FL_CLI; i++)
+		vt_must("dat_ep_post_recv",
+			post_recv1(ep, &m, 256 * i, 256, 0x800 + i));
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_ctl_recv(&v, ep, &msg, "ready", 0);
+	vt_expect("dat_ep_free(connected, receives outstanding)",
+		  dat_ep_free(ep), DAT_SUCCESS);
+	vt_expect_empty("connection EVD after dat_ep_free", v.conn_evd);
+	vt_mem_free(&m);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_dto_tests[] = {
 	{ "sendrecv", sendrecv_server, sendrecv_client },
 	{ "echo-rounds", echo_server, echo_client },
@@ -1052,5 +1086,6 @@ const struct vt_test vt_dto_tests[] = {
 	{ "shared-lmr-priv", shared_priv_local, NULL },
 	{ "flags", flags_server, flags_client },
 	{ "flush", flush_server, flush_client },
+	{ "flush-epfree", flush_server, flush_free_client },
 	{ NULL, NULL, NULL }
 };
