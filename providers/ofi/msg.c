@@ -780,24 +780,9 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	} else
 		rc = -FI_ENOMEM;
 	fi_freeinfo(info);
-	if (rc) {
-		pthread_mutex_unlock(&oia->lock);
-		free(osp);
-		dapl_dbg(DAPL_DBG_CM, "ofi: listen on port %u: %s",
-			 ofi_qual_port(q), fi_strerror(-rc));
-		return rc == -FI_EADDRINUSE || rc == -FI_EBUSY
-			   ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
-			   : ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
-	}
-	if (!q)
+	if (!rc && !q)
 		q = ntohs(name.sin_port);
-	osp->sp = sp;
-	osp->qual = q;
-	dapl_list_add_tail(&oia->sps, &osp->link);
-	dapl_sp_set_tp(sp, osp);
-	pthread_mutex_unlock(&oia->lock);
-	*qual = q;
-	return DAT_SUCCESS;
+	return ofi_listen_done(oia, sp, osp, rc, q, qual);
 }
 
 void ofi_msg_listen_close(struct dapl_tp_sp *osp)

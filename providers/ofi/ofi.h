@@ -603,6 +603,9 @@ static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
 int ofi_msg_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_msg_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+DAT_RETURN ofi_listen_done(struct dapl_tp_ia *oia, struct dapl_sp *sp,
+			   struct dapl_tp_sp *osp, int rc, DAT_CONN_QUAL q,
+			   DAT_CONN_QUAL *qual) DAPL_HIDDEN;
 /* oia->lock held: closes the passive endpoint of osp */
 void ofi_msg_listen_close(struct dapl_tp_sp *osp) DAPL_HIDDEN;
 DAT_RETURN ofi_msg_connect(struct dapl_ep *ep, const struct sockaddr_in *dst,
