@@ -15,10 +15,12 @@ vg() {
 		--suppressions="$OFI_TOP/test/ofi/libfabric.supp" "$@"
 }
 
-# vg_pair PROG TEST: server and client of TEST, each under valgrind
+# vg_pair PROG TEST [SERVER ARGS...]: server and client of TEST, each
+# under valgrind
 vg_pair() {
 	local prog=$1 t=$2
-	vg "$prog" "$t" server -i "$OFI_A" > "$SRV_OUT" 2>&1 3>&- &
+	shift 2
+	vg "$prog" "$t" server -i "$OFI_A" "$@" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening
 	run vg "$prog" "$t" client -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -q "$QUAL"
