@@ -28,6 +28,17 @@
  * upcall does not wait for itself.  The wait has no time bound: it ends
  * when the bracket closes.
  *
+ * Stopping does not wait for the thread (dat_ia_close would otherwise
+ * pay two wake-ups of blocked threads, the size of the whole raw device
+ * open + close on the emulated test bed): dapl_progress_stop marks the
+ * engine stopping under its lock, waits only for a call out that is
+ * running (it uses the IA), and kicks the thread, which frees the engine
+ * and ends by itself; from then on it touches nothing but the engine.
+ * The ended threads are joined later (retired_threads): by the next
+ * start or stop of this process, and at the latest by the destructor
+ * when the library is unloaded or the process exits, so no thread runs
+ * code of an unloaded library.
+ *
  * Lock order: a transport's lock -> the engine's lock -> upcall_lock.
  * Neither of the last two is held while anything outside this file runs.
  */
@@ -71,9 +82,12 @@ struct dapl_engine {
 	pthread_cond_t idle;		/* a callback or a timer returned */
 	int wake_fd;			/* eventfd: kick */
 	pthread_t thread;
-	int running;			/* the thread was started */
+	int running;			/* the thread was started (atomic) */
 	int stopping;
 	int self_stop;			/* stopped from its own thread */
+	int ended;			/* the thread left without a stop */
+	int calling;			/* progress hook or deferred event runs */
+	int stop_waits;			/* a stop waits on idle for a call out */
 	struct engine_watch watch[ENGINE_MAX_WATCH];
 	int nwatch;
 	int busy_fd;			/* whose callback runs, or -1 */
@@ -195,7 +209,10 @@ void dapl_progress_kick(struct dapl_ia *ia)
 	struct dapl_engine *e = ia->engine;
 	uint64_t one = 1;
 
-	if (e && write(e->wake_fd, &one, sizeof(one)) != sizeof(one) &&
+	/* Before the thread starts there is nobody to wake: it reads the
+	 * watches, timers and deferred events when it starts. */
+	if (e && __atomic_load_n(&e->running, __ATOMIC_ACQUIRE) &&
+	    write(e->wake_fd, &one, sizeof(one)) != sizeof(one) &&
 	    errno != EAGAIN)
 		dapl_dbg(DAPL_DBG_ERR, "progress: cannot wake the engine");
 }
@@ -404,12 +421,15 @@ static int engine_run_deferred(struct dapl_engine *e)
 	 * purges under it first) either finds the event still queued or
 	 * waits for this bracket */
 	held = !dapl_upcall_begin(ep);
+	e->calling++;
 	pthread_mutex_unlock(&e->lock);
 	if (held) {
 		dapl_cm_ep_event(ep, ev, NULL, 0);
 		dapl_upcall_end(ep);
 	}
 	pthread_mutex_lock(&e->lock);
+	e->calling--;
+	pthread_cond_broadcast(&e->idle);
 	return 1;
 }
 
@@ -423,9 +443,12 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 	for (i = 0; i < nready && !e->stopping; i++)
 		engine_run_fd(e, ready[i]);
 	if (progress && !e->stopping) {
+		e->calling++;
 		pthread_mutex_unlock(&e->lock);
 		work |= progress(e->ia) > 0;
 		pthread_mutex_lock(&e->lock);
+		e->calling--;
+		pthread_cond_broadcast(&e->idle);
 	}
 	while (!e->stopping && engine_run_timer(e, dapl_now_ns()))
 		;
@@ -461,6 +484,10 @@ static void *engine_thread(void *arg)
 	int i, n, nready, rc;
 
 	engine_self = e;
+	/* named by itself: for the calling thread glibc's
+	 * pthread_setname_np is one prctl, not the opener's three calls on
+	 * /proc/self/task/N/comm */
+	pthread_setname_np(pthread_self(), "dapl-progress");
 	pthread_mutex_lock(&e->lock);
 	while (!e->stopping) {
 		pfd[0].fd = e->wake_fd;
@@ -488,16 +515,98 @@ static void *engine_thread(void *arg)
 			if (pfd[i].revents)
 				ready[nready++] = pfd[i].fd;
 		pthread_mutex_lock(&e->lock);
-		engine_round(e, ready, nready);
+		/* stopped while it slept: the IA may be gone already */
+		if (!e->stopping)
+			engine_round(e, ready, nready);
 	}
-	if (e->self_stop) {
-		/* closed from one of its own callbacks: nobody joins */
+	if (e->stopping) {
+		/* stopped (by dapl_progress_stop, or from one of its own
+		 * callbacks): the engine is the thread's to free, once a stop
+		 * that waited for a call out has left it */
+		while (e->stop_waits)
+			pthread_cond_wait(&e->idle, &e->lock);
 		pthread_mutex_unlock(&e->lock);
 		engine_free(e);
 		return NULL;
 	}
+	/* ppoll failed: the stop to come frees the engine */
+	e->ended = 1;
 	pthread_mutex_unlock(&e->lock);
 	return NULL;
+}
+
+/* ---- threads that ended, to be joined --------------------------------------- */
+
+enum { RETIRED_MAX = 64 };
+
+static void retired_forget(void);
+static struct dapl_module_lock retired_lock =
+    DAPL_MODULE_LOCK_INITIALIZER_FORGET(retired_forget);
+static pthread_t retired[RETIRED_MAX];
+static int nretired;
+
+/* In a forked child: the parent's threads do not exist here. */
+static void retired_forget(void)
+{
+	nretired = 0;
+}
+
+/* Joins the retired threads that have ended (all of them, waiting, if
+ * wait); returns how many were joined. */
+int dapl_progress_reap(int wait)
+{
+	pthread_t t;
+	int i, n = 0;
+
+	dapl_module_lock(&retired_lock);
+	for (i = 0; i < nretired;) {
+		if (wait) {
+			/* join outside the lock: a thread never takes it, but
+			 * a start or stop of another IA may */
+			t = retired[i];
+			retired[i] = retired[--nretired];
+			dapl_module_unlock(&retired_lock);
+			pthread_join(t, NULL);
+			n++;
+			dapl_module_lock(&retired_lock);
+			i = 0;
+			continue;
+		}
+		if (pthread_tryjoin_np(retired[i], NULL) == 0) {
+			retired[i] = retired[--nretired];
+			n++;
+			continue;
+		}
+		i++;
+	}
+	dapl_module_unlock(&retired_lock);
+	return n;
+}
+
+/* A stopped engine's thread, which ends by itself, to be joined. */
+static void retire(pthread_t t)
+{
+	pthread_t oldest;
+
+	dapl_module_lock(&retired_lock);
+	while (nretired == RETIRED_MAX) {
+		/* full (many IAs closed at once): make room by waiting for
+		 * the oldest, which was kicked before all the others */
+		oldest = retired[0];
+		retired[0] = retired[--nretired];
+		dapl_module_unlock(&retired_lock);
+		pthread_join(oldest, NULL);
+		dapl_module_lock(&retired_lock);
+	}
+	retired[nretired++] = t;
+	dapl_module_unlock(&retired_lock);
+}
+
+/* At dlclose of the provider, or at exit: no engine thread may still be
+ * on its way out through this library's code. */
+__attribute__((destructor)) static void progress_unload(void)
+{
+	dapl_progress_reap(1);
 }
 
 /* ---- life cycle ---------------------------------------------------------------- */
@@ -527,7 +636,8 @@ int dapl_progress_start(struct dapl_ia *ia)
 {
 	struct dapl_engine *e = ia->engine;
 	struct dapl_caps *c = &ia->caps;
-	sigset_t all, old;
+	pthread_attr_t attr;
+	sigset_t all;
 	int rc;
 
 	if (c->progress == DAPL_PROGRESS_POLL) {
@@ -539,24 +649,32 @@ int dapl_progress_start(struct dapl_ia *ia)
 			c->poll_min_us = c->poll_max_us;
 		e->poll_us = c->poll_min_us;
 	}
-	/* before the thread exists: it reads it (dapl_progress_stop) */
-	e->running = 1;
-	/* signals are the consumer's */
+	dapl_progress_reap(0);
+	/* signals are the consumer's: the thread starts with all blocked
+	 * (set by pthread_create itself, not around it by us) */
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&e->thread, NULL, engine_thread, e);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pthread_attr_init(&attr))
+		return -1;
+	rc = pthread_attr_setsigmask_np(&attr, &all);
+	/* before the thread exists: kicks from now on write its eventfd
+	 * (before, there was nobody to wake), and dapl_progress_stop
+	 * reads it */
+	__atomic_store_n(&e->running, 1, __ATOMIC_RELEASE);
+	if (!rc)
+		rc = pthread_create(&e->thread, &attr, engine_thread, e);
+	pthread_attr_destroy(&attr);
 	if (rc) {
-		e->running = 0;
+		__atomic_store_n(&e->running, 0, __ATOMIC_RELEASE);
 		return -1;
 	}
-	pthread_setname_np(e->thread, "dapl-progress");
 	return 0;
 }
 
 void dapl_progress_stop(struct dapl_ia *ia)
 {
 	struct dapl_engine *e = ia->engine;
+	uint64_t one = 1;
+	pthread_t thread;
 
 	if (!e)
 		return;
@@ -566,7 +684,15 @@ void dapl_progress_stop(struct dapl_ia *ia)
 	unlink_all(&e->timers);
 	unlink_all(&e->deferred);
 	ia->engine = NULL;
-	if (e->running && engine_self == e) {
+	if (!__atomic_load_n(&e->running, __ATOMIC_ACQUIRE) || e->ended) {
+		/* no thread, or one that has left: nothing else has it */
+		pthread_mutex_unlock(&e->lock);
+		if (e->ended)
+			pthread_join(e->thread, NULL);
+		engine_free(e);
+		return;
+	}
+	if (engine_self == e) {
 		/* from a callback of the engine itself (a CNO agent closing
 		 * the IA): the thread frees the engine when it returns */
 		e->self_stop = 1;
@@ -574,13 +700,19 @@ void dapl_progress_stop(struct dapl_ia *ia)
 		pthread_mutex_unlock(&e->lock);
 		return;
 	}
+	/* A call out that is running uses the IA: wait for it to return
+	 * (the thread then sees stopping and calls nothing more). */
+	e->stop_waits++;
+	while (e->busy_fd != -1 || e->firing || e->calling)
+		pthread_cond_wait(&e->idle, &e->lock);
+	/* under the lock: once it is dropped the thread may free the
+	 * engine, its eventfd with it */
+	if (write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
+		dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
+	thread = e->thread;
+	if (!--e->stop_waits)
+		pthread_cond_broadcast(&e->idle);
 	pthread_mutex_unlock(&e->lock);
-	if (e->running) {
-		uint64_t one = 1;
-
-		if (write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
-			dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
-		pthread_join(e->thread, NULL);
-	}
-	engine_free(e);
+	retire(thread);
+	dapl_progress_reap(0);
 }

@@ -123,7 +123,7 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 	if (rc == DAT_SUCCESS) {
 		p->next = prov_list;
 		prov_list = p;
-		prov_pid = getpid();
+		prov_pid = dapl_self_pid();
 	}
 	dapl_module_unlock(&prov_lock);
 	if (rc != DAT_SUCCESS) {
@@ -186,7 +186,7 @@ int dapl_provider_forked(void)
 	dapl_module_lock(&prov_lock);
 	pid = prov_pid;
 	dapl_module_unlock(&prov_lock);
-	return pid && pid != getpid();
+	return pid && pid != dapl_self_pid();
 }
 
 /*

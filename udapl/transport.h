@@ -103,11 +103,12 @@ static inline void dapl_list_del(struct dapl_list *n)
  * the registry suite's fork storm found).  So the lock remembers the
  * process it is valid in; on its first use in another process it is made
  * new, and forget(), if set, gives up what the lock protected (the
- * parent's lists, whose memory the child then leaves alone).  getpid()
- * is a system call: these locks are for open, close, create and free,
- * never for a post or a completion.  An object's own lock needs none of
- * this: the child cannot use the parent's IAs (dat_ia_close there only
- * forgets them).
+ * parent's lists, whose memory the child then leaves alone).  The
+ * process is told by dapl_self_pid (below), one load in the common case;
+ * still, these locks are for open, close, create and free, never for a
+ * post or a completion.  An object's own lock needs none of this: the
+ * child cannot use the parent's IAs (dat_ia_close there only forgets
+ * them).
  */
 struct dapl_module_lock {
 	pthread_mutex_t mutex;
@@ -120,9 +121,36 @@ struct dapl_module_lock {
 #define DAPL_MODULE_LOCK_INITIALIZER_FORGET(fn) \
 	{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, (fn)}
 
+/*
+ * This process's id without a system call (glibc's getpid() is one, and
+ * an IA's open + close took 22 of them, tens of microseconds each under
+ * emulation).  udapl keeps it in a page mapped MADV_WIPEONFORK (provider.c):
+ * the kernel hands a forked child that page zeroed, so the child finds 0,
+ * asks getpid() once and keeps its own.  Weak: a provider that does not
+ * link udapl (the test provider), or a kernel without MADV_WIPEONFORK
+ * (the page is then not mapped), asks getpid() each time.
+ */
+extern _Atomic pid_t *dapl_pid_page __attribute__((weak));
+
+static inline pid_t dapl_self_pid(void)
+{
+	_Atomic pid_t *page = &dapl_pid_page ? dapl_pid_page : NULL;
+	pid_t pid;
+
+	if (page) {
+		pid = atomic_load_explicit(page, memory_order_relaxed);
+		if (pid)
+			return pid;
+	}
+	pid = getpid();
+	if (page)
+		atomic_store_explicit(page, pid, memory_order_relaxed);
+	return pid;
+}
+
 static inline void dapl_module_lock_adopt(struct dapl_module_lock *l)
 {
-	pid_t me = getpid();
+	pid_t me = dapl_self_pid();
 	pid_t seen = atomic_load_explicit(&l->pid, memory_order_acquire);
 
 	while (seen != me) {

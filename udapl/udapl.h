@@ -668,9 +668,15 @@ int dapl_deadline_ms(const struct dapl_deadline *d);
 int dapl_progress_create(struct dapl_ia *ia);
 /* After ops->ia_open succeeded: the engine's thread. */
 int dapl_progress_start(struct dapl_ia *ia);
-/* Before ops->ia_close (and on a failed open): stops the thread (from the
- * engine's own thread too: it then ends by itself) and frees the engine. */
+/* Before ops->ia_close (and on a failed open): stops the engine without
+ * waiting for its thread, which frees the engine and ends by itself
+ * (waits only for a call out that is running); from then on nothing is
+ * called for the IA. */
 void dapl_progress_stop(struct dapl_ia *ia);
+/* Joins the threads of stopped engines that have ended (all of them,
+ * waiting, if wait: the destructor does at unload and exit); returns how
+ * many it joined. */
+int dapl_progress_reap(int wait);
 /*
  * The one place an object that gets upcalls (EP, PSP/RSP, IA) is made
  * quiet before its memory is recycled: drops a deferred event still

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 
 #include "../../udapl/udapl.h"
 #include "tap.h"
@@ -86,10 +88,20 @@ void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
 	pthread_mutex_unlock(&mu);
 }
 
+static int block_hook; /* the progress hook waits while set */
+static int hook_waiting;
+
 static int progress_hook(struct dapl_ia *ia)
 {
 	(void)ia;
 	bump(&progress_calls);
+	pthread_mutex_lock(&mu);
+	while (block_hook) {
+		hook_waiting = 1;
+		pthread_cond_broadcast(&cv);
+		pthread_cond_wait(&cv, &mu);
+	}
+	pthread_mutex_unlock(&mu);
 	return 0;
 }
 
@@ -338,6 +350,106 @@ static void test_poll_and_self_stop(void)
 	dapl_obj_free(self_ia);
 }
 
+/* ---- stop without waiting for the thread ------------------------------------ */
+
+static int stop_returned;
+
+/* The threads of this process (/proc/self/task). */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void *stop_thread(void *arg)
+{
+	dapl_progress_stop(arg);
+	bump(&stop_returned);
+	return NULL;
+}
+
+static void test_stop_no_join(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_POLL);
+	pthread_t t;
+	int calls, i, early = 0;
+
+	dapl_progress_reap(1);
+	tap_ok(dapl_progress_start(ia) == 0, "stop: the engine starts");
+	/* hold the engine inside its progress hook (a call out) */
+	pthread_mutex_lock(&mu);
+	block_hook = 1;
+	hook_waiting = 0;
+	pthread_mutex_unlock(&mu);
+	tap_ok(wait_for(&hook_waiting, 1) == 0, "stop: the hook is running");
+	pthread_create(&t, NULL, stop_thread, ia);
+	/* the stop has begun once the IA has no engine; it must then wait
+	 * for the hook, which uses the IA */
+	for (i = 0; i < 1000 * 10 * scale; i++) {
+		pthread_mutex_lock(&mu);
+		early = __atomic_load_n(&ia->engine, __ATOMIC_ACQUIRE) == NULL;
+		pthread_mutex_unlock(&mu);
+		if (early)
+			break;
+		usleep(1000);
+	}
+	usleep(20000);
+	tap_ok(early && get(&stop_returned) == 0,
+	       "a stop waits for a call out that is running");
+	pthread_mutex_lock(&mu);
+	block_hook = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	tap_ok(wait_for(&stop_returned, 1) == 0, "and returns when it returned");
+	pthread_join(t, NULL);
+	calls = get(&progress_calls);
+	/* the IA is the caller's again at once: free it, as dat_ia_close does */
+	dapl_obj_free(ia);
+	/* joined by the stop's own reap if it had ended by then, else here */
+	dapl_progress_reap(1);
+	tap_ok(threads() == 1,
+	       "the stopped engine's thread ends by itself and is joined");
+	tap_ok(get(&progress_calls) == calls,
+	       "no call out after the stop returned");
+	tap_ok(dapl_progress_reap(1) == 0, "each thread is joined once");
+}
+
+/* ---- the process id without a system call ------------------------------------ */
+
+static void test_self_pid(void)
+{
+	int paged = dapl_pid_page != NULL;
+	pid_t child;
+	int status = -1;
+
+	/* without MADV_WIPEONFORK (an older kernel, or valgrind, which
+	 * refuses it) there is no page and every call asks getpid() */
+	printf("# %s\n", paged ? "pid page mapped"
+				  : "no pid page: getpid() each time");
+	tap_ok(dapl_self_pid() == getpid() &&
+		   (!paged || *dapl_pid_page == getpid()),
+	       "dapl_self_pid is this process's (and is kept in the page)");
+	child = fork();
+	if (child == 0)
+		_exit((!paged || *dapl_pid_page == 0) &&
+			      dapl_self_pid() == getpid() &&
+			      (!paged || *dapl_pid_page == getpid())
+			  ? 0
+			  : 1);
+	waitpid(child, &status, 0);
+	tap_ok(child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "a forked child learns its own pid (its page starts zeroed)");
+	tap_ok(dapl_self_pid() == getpid(), "the parent's stays");
+}
+
 int main(void)
 {
 	const char *s = getenv("TEST_TIMEOUT_SCALE");
@@ -349,6 +461,8 @@ int main(void)
 	test_deferred();
 	test_quiesce();
 	test_poll_and_self_stop();
+	test_stop_no_join();
+	test_self_pid();
 	dapl_obj_release_all();
 	return tap_done();
 }
