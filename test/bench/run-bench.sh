@@ -38,7 +38,10 @@
 # BENCH_SRV_ADDR/BENCH_CLI_ADDR (10.77.0.1/10.77.0.2), BENCH_QUICK=1 (a
 # tenth of the iterations, one size per test: to try the script out),
 # BENCH_ONLY=instructions (only the callgrind counts: no perftest needed),
-# BENCH_SPIN_US (5000: DAPL_EVD_WAIT_SPIN_US of the spin-before-block
+# BENCH_ROWS (an extended regex: only the latency/bandwidth rows whose
+# line in rows.txt matches, e.g. 'read_lat 65536|atomic_cas', to look
+# into a few rows with more reps), BENCH_SPIN_US (5000:
+# DAPL_EVD_WAIT_SPIN_US of the spin-before-block
 # wake-ups), BENCH_OLD_LIB (a directory of older libdat.so.1 + providers: their
 # dat_ia_open + close is taken in turn with these, before.txt).
 set -u
@@ -283,7 +286,12 @@ record_lat() {
 
 latency_and_bandwidth() {
 	local rep name cmd extra dtest size n v vv rv tag
-	rows > "$W/rows.txt"
+	if [ -n "${BENCH_ROWS:-}" ]; then
+		rows | grep -E -- "$BENCH_ROWS" > "$W/rows.txt" ||
+			{ echo "run-bench: no row matches BENCH_ROWS=$BENCH_ROWS" >&2; exit 2; }
+	else
+		rows > "$W/rows.txt"
+	fi
 	for ((rep = 1; rep <= REPS; rep++)); do
 		while read -r name cmd extra dtest size n; do
 			tag="$name-$size-$rep"
