@@ -116,7 +116,7 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 			pf |= DAPL_POST_INLINE;
 	}
 	if (locked)
-		pthread_mutex_lock(&ep->lock);
+		dapl_lock(&ep->lock);
 	if (dapl_unlikely(recv ? !recv_state_ok(ep->state)
 			       : !request_state_ok(ep->state))) {
 		rc = dapl_ep_state_error(ep->state);
@@ -162,7 +162,7 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 		dapl_rmr_fenced(ep);
 out:
 	if (locked)
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 	return rc;
 }
 

@@ -286,8 +286,8 @@ static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out_cq;
 	}
-	pthread_mutex_init(&evd->lock, NULL);
-	pthread_cond_init(&evd->cond, NULL);
+	dapl_lock_init(&evd->lock);
+	dapl_cond_init(&evd->cond);
 	return DAT_SUCCESS;
 
 out_cq:
@@ -377,7 +377,7 @@ DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!p)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE)
 		p->ia_handle = evd->obj.ia;
 	if (evd_param_mask & DAT_EVD_FIELD_EVD_QLEN)
@@ -388,7 +388,7 @@ DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
 		p->cno_handle = evd->cno;
 	if (evd_param_mask & DAT_EVD_FIELD_EVD_FLAGS)
 		p->evd_flags = evd->flags;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
 
@@ -419,7 +419,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 	if (cno && !cno_ok(ia, cno))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd->cno != cno) {
 		evd_cno_detach(evd);
 		if (cno) {
@@ -430,7 +430,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			wake(cno->wake_fd);
 		}
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
@@ -442,12 +442,12 @@ static DAT_RETURN evd_state_set(DAT_EVD_HANDLE h, int clear, int set)
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->state = (DAT_EVD_STATE)((evd->state & ~clear) | set);
 	/* A waiter must notice unwaitable or disabled at once. */
 	if (evd->waiters)
 		wake(evd->wake_fd);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
 
@@ -485,7 +485,7 @@ DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 		return BAD_EVD;
 	if (qlen < 1 || qlen > evd->obj.ia->attr.max_evd_qlen)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (qlen < evd->ring.count + evd->reserved ||
 	    (evd->waiters && qlen < evd->threshold)) {
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
@@ -502,7 +502,7 @@ DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 	}
 	evd->qlen = qlen;
 out:
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
@@ -519,13 +519,13 @@ void dapl_evd_put(struct dapl_evd *evd)
 /* Marks the EVD closing and waits until its waiter has left. */
 static void evd_abort_waiters(struct dapl_evd *evd)
 {
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->closing = 1;
 	if (evd->waiters)
 		wake(evd->wake_fd);
 	while (evd->waiters)
-		pthread_cond_wait(&evd->cond, &evd->lock);
-	pthread_mutex_unlock(&evd->lock);
+		dapl_cond_wait(&evd->cond, &evd->lock);
+	dapl_unlock(&evd->lock);
 }
 
 void dapl_evd_quiesce(struct dapl_evd *evd)
@@ -543,16 +543,15 @@ void dapl_evd_teardown(struct dapl_evd *evd)
 
 	dapl_evd_quiesce(evd);
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd_cno_detach(evd);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	pthread_mutex_unlock(&ia->lock);
 	close(evd->wake_fd);
 	evd->wake_fd = -1;
 	free(evd->ring.ev);
 	evd->ring.ev = NULL;
-	pthread_cond_destroy(&evd->cond);
-	pthread_mutex_destroy(&evd->lock);
+	dapl_lock_destroy(&evd->lock);
 	dapl_obj_free(evd);
 }
 
@@ -563,10 +562,10 @@ DAT_RETURN dapl_evd_free(DAT_EVD_HANDLE evd_handle)
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	busy = __atomic_load_n(&evd->use_count, __ATOMIC_ACQUIRE) > 0 ||
 	       evd->waiters > 0 || evd->closing;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (busy)
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EVD_IN_USE);
@@ -605,22 +604,22 @@ int dapl_evd_reserve(struct dapl_evd *evd)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd->closing || evd->dead)
 		rc = DAPL_EVD_GONE;
 	else if (evd->ring.count + evd->reserved >= evd->ring.size)
 		rc = DAPL_EVD_FULL;
 	else
 		evd->reserved++;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
 void dapl_evd_unreserve(struct dapl_evd *evd)
 {
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->reserved--;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 }
 
 static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
@@ -631,11 +630,11 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 	DAT_EVENT ev = *event;
 
 	ev.evd_handle = evd;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	/* the reserved slot becomes the event's own, so it cannot overflow */
 	evd->reserved -= reserved;
 	if (evd->closing || evd->dead) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return;
 	}
 	if (evd_enqueue(evd, &ev, &agent)) {
@@ -648,7 +647,7 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 				wake(evd->wake_fd);
 		}
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	agent_call(&agent, evd);
 	if (overflow) {
 		dapl_dbg(DAPL_DBG_EVD, "evd %p overflow, event %#x dropped",
@@ -713,10 +712,10 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 	ev = *event;
 	ev.evd_handle = evd;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	/* A full queue refuses the event; no overflow is reported. */
 	full = evd->closing || evd_enqueue(evd, &ev, &agent);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (full)
 		return DAPL_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	agent_call(&agent, evd);
@@ -761,9 +760,9 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	 * carries the other's lock bookkeeping. */
 	if (evd->nolock)
 		return evd_dequeue_body(evd, event);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	rc = evd_dequeue_body(evd, event);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
@@ -856,7 +855,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 	uint64_t next = 0;
 	int n = 0;
 
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (spin) {
 		if (ms >= 0 && spin > ms * 1000000ull)
 			spin = ms * 1000000ull;
@@ -890,7 +889,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 	}
 	if (n == 0)
 		n = poll(pfd, 2, ms);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (n <= 0)
 		return; /* timeout, or EINTR: the loop goes on */
 	if (pfd[0].revents & POLLIN)
@@ -943,16 +942,16 @@ DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return BAD_EVD;
 	if (!event)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (threshold < 1 || threshold > evd->qlen) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
 	rc = evd_wait_state(evd);
 	if (rc == DAT_SUCCESS && evd->waiters)
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
 	if (rc != DAT_SUCCESS) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return rc;
 	}
 	evd->waiters = 1;
@@ -962,7 +961,7 @@ DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		*n_more_events = evd->ring.count;
 	evd->waiters = 0;
 	if (evd->closing)
-		pthread_cond_broadcast(&evd->cond);
-	pthread_mutex_unlock(&evd->lock);
+		dapl_cond_broadcast(&evd->cond);
+	dapl_unlock(&evd->lock);
 	return rc;
 }

@@ -151,9 +151,9 @@ static DAT_RETURN qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *a)
 static DAT_RETURN post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	/* whether udapl holds ep->lock around the transport's post */
-	f.post_locked = pthread_mutex_trylock(&ep->lock) != 0;
+	f.post_locked = dapl_trylock(&ep->lock) != 0;
 	if (!f.post_locked)
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 	f.post_send++;
 	keep(p);
 	return DAT_SUCCESS;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -1113,6 +1114,116 @@ static void test_thread_safety(void)
 	      "DTO EVD unlocked, one with software events still locked");
 }
 
+/* ---- lock.h: the futex lock of ep->lock and evd->lock ---- */
+
+static struct dapl_lock t_lock;
+static struct dapl_cond t_cond;
+static long t_counter;
+static int t_go, t_waiting, t_saw_go;
+
+static void *lock_hammer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 20000; i++) {
+		dapl_lock(&t_lock);
+		t_counter++;
+		/* now and then give the CPU away while holding it, so
+		 * that the others find it held and go to sleep */
+		if (!(i & 1023))
+			sched_yield();
+		dapl_unlock(&t_lock);
+	}
+	return NULL;
+}
+
+static void *lock_sleeper(void *arg)
+{
+	(void)arg;
+	dapl_lock(&t_lock);
+	t_counter++;
+	dapl_unlock(&t_lock);
+	return NULL;
+}
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	dapl_lock(&t_lock);
+	t_waiting = 1;
+	while (!t_go)
+		dapl_cond_wait(&t_cond, &t_lock);
+	t_saw_go = t_go;
+	dapl_unlock(&t_lock);
+	return NULL;
+}
+
+static void test_lock(void)
+{
+	pthread_t th[4];
+	int i, held, ok = 1;
+
+	dapl_lock_init(&t_lock);
+	dapl_cond_init(&t_cond);
+	CHECK(dapl_trylock(&t_lock) == 0 && t_lock.v == 1,
+	      "lock: a free lock is taken by trylock (word 1)");
+	CHECK(dapl_trylock(&t_lock) == EBUSY,
+	      "lock: trylock of a held lock is EBUSY");
+	dapl_unlock(&t_lock);
+	CHECK(t_lock.v == 0, "lock: unlock frees it (word 0)");
+	dapl_lock(&t_lock);
+	dapl_lock_destroy(&t_lock);
+	dapl_lock_init(&t_lock);
+	CHECK(t_lock.v == 0, "lock: init makes it free");
+
+	/* a thread that finds it held sleeps with the word at 2 (the
+	 * unlock then wakes it); spinning on the word is a wait for a
+	 * state, not for a time */
+	t_counter = 0;
+	dapl_lock(&t_lock);
+	pthread_create(&th[0], NULL, lock_sleeper, NULL);
+	for (i = 0; i < 100000000 &&
+		    __atomic_load_n(&t_lock.v, __ATOMIC_RELAXED) != 2; i++)
+		sched_yield();
+	held = __atomic_load_n(&t_lock.v, __ATOMIC_RELAXED);
+	CHECK(held == 2, "lock: a contender marks the lock (word 2)");
+	CHECK(t_counter == 0, "lock: the contender waits for the holder");
+	dapl_unlock(&t_lock);
+	pthread_join(th[0], NULL);
+	CHECK(t_counter == 1 && t_lock.v == 0,
+	      "lock: the unlock wakes the sleeper, who takes and frees it");
+
+	/* mutual exclusion under contention: no increment lost */
+	t_counter = 0;
+	for (i = 0; i < 4; i++)
+		ok &= pthread_create(&th[i], NULL, lock_hammer, NULL) == 0;
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	CHECK(ok && t_counter == 4 * 20000 && t_lock.v == 0,
+	      "lock: 4 threads x 20000 increments under the lock, none "
+	      "lost; free at the end");
+
+	/* the condition variable: a waiter sleeps with the lock dropped
+	 * and wakes on the broadcast holding it */
+	t_go = t_waiting = t_saw_go = 0;
+	pthread_create(&th[0], NULL, cond_waiter, NULL);
+	for (;;) {
+		dapl_lock(&t_lock);
+		if (t_waiting)
+			break;
+		dapl_unlock(&t_lock);
+		sched_yield();
+	}
+	t_go = 1;
+	dapl_cond_broadcast(&t_cond);
+	dapl_unlock(&t_lock);
+	pthread_join(th[0], NULL);
+	CHECK(t_saw_go == 1 && t_lock.v == 0 && t_cond.seq == 1,
+	      "lock: cond_wait drops the lock, the broadcast wakes the "
+	      "waiter, which returns holding it");
+}
+
 int main(void)
 {
 	/* what dapl_provider_init does for a registered entry */
@@ -1129,6 +1240,7 @@ int main(void)
 	CHECK(ia_opened == 10 && ia_closed == ia_opened,
 	      "ops->ia_close once per ops->ia_open");
 	test_thread_safety();
+	test_lock();
 	dapl_obj_release_all();
 	return tap_done();
 }
