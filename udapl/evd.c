@@ -267,6 +267,8 @@ static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
 	DAT_RETURN rc;
 
 	evd->cq_fd = -1;
+	/* cq_create may set a direct poll (transport.h) */
+	memset(&evd->direct, 0, sizeof(evd->direct));
 	evd->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (evd->wake_fd < 0)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -293,6 +295,7 @@ static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
 out_cq:
 	if (evd_has_cq(evd))
 		ia->ops->cq_destroy(evd);
+	memset(&evd->direct, 0, sizeof(evd->direct));
 out_fd:
 	close(evd->wake_fd);
 	return rc;
@@ -534,6 +537,8 @@ void dapl_evd_quiesce(struct dapl_evd *evd)
 	if (evd_has_cq(evd)) {
 		evd->obj.ia->ops->cq_destroy(evd);
 		evd->cq_fd = -1;
+		/* whatever the transport did: no poll of a CQ that is gone */
+		memset(&evd->direct, 0, sizeof(evd->direct));
 	}
 }
 
@@ -724,6 +729,70 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 /* ---- dequeue, wait ---- */
 
+/*
+ * A dequeue's completion through the transport's direct poll
+ * (transport.h, struct dapl_cq_direct): the record is read here, in
+ * udapl's frame.  A success of a plain send, receive, RDMA write or read
+ * of a live EP is the event at once, as cqe_deliver makes it; anything
+ * else goes through the transport's cq_direct_cqe and cqe_deliver.  1
+ * with the event, 0 when the CQ has nothing more for the consumer.
+ */
+static inline __attribute__((always_inline)) int
+evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &ev->event_data.dto_completion_event_data;
+	uint64_t rec[DAPL_CQ_DIRECT_REC / sizeof(uint64_t)];
+	struct dapl_cqe cqe;
+
+	while (evd->direct.poll(evd->direct.cq, 1, rec) == 1) {
+		struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)rec[0];
+		DAT_DTO_COOKIE user_cookie;
+		struct dapl_ep *ep;
+		uint32_t status, len;
+		uint64_t length;
+		int signaled;
+		uint8_t op;
+
+		memcpy(&status, (const char *)rec + evd->direct.status_off,
+		       sizeof(status));
+		DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
+		op = c->op;
+		ep = c->ep;
+		if (dapl_unlikely(status != evd->direct.status_ok ||
+				  op > DAPL_OP_RDMA_READ || !ep)) {
+			evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
+			if (cqe_deliver(evd, &cqe, ev))
+				return 1;
+			continue;
+		}
+		/* The fields are read first: once put, a poster may reuse
+		 * it. */
+		user_cookie = c->user_cookie;
+		if (op == DAPL_OP_RECV) {
+			memcpy(&len, (const char *)rec + evd->direct.len_off,
+			       sizeof(len));
+			length = len;
+		} else {
+			length = c->length;
+		}
+		signaled = c->signaled;
+		dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring
+						   : &ep->send_ring,
+				c);
+		if (dapl_unlikely(!signaled))
+			continue;
+		ev->event_number = DAT_DTO_COMPLETION_EVENT;
+		ev->evd_handle = evd;
+		d->ep_handle = ep;
+		d->user_cookie = user_cookie;
+		d->status = DAT_DTO_SUCCESS;
+		d->transfered_length = length;
+		return 1;
+	}
+	return 0;
+}
+
 /* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
 static inline __attribute__((always_inline)) DAT_RETURN
 evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
@@ -737,6 +806,10 @@ evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 		ring_pop(&evd->ring, event);
 		return DAT_SUCCESS;
 	}
+	if (evd->direct.poll)
+		return evd_poll_direct(evd, event)
+			   ? DAT_SUCCESS
+			   : DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
 	/* A completion is turned into the caller's event in place: the
 	 * DAT_EVENT is written once. */
 	if (evd_has_cq(evd))

@@ -229,6 +229,9 @@ struct dapl_evd {
 	/* dat_evd_dequeue takes no lock: ia->nolock and only CQ streams
 	 * (no other thread of ours pushes into the ring then). */
 	int nolock;
+	/* The transport's direct poll (transport.h), poll NULL if none:
+	 * a dequeue's single completion. */
+	struct dapl_cq_direct direct;
 };
 
 struct dapl_cno {

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,63 @@ static DAT_RETURN f_mr_deregister(struct dapl_lmr *lmr DAPL_UNUSED)
 	return DAT_SUCCESS;
 }
 
+/*
+ * A direct poll (transport.h, struct dapl_cq_direct) over the same fake
+ * queue, with a record of its own layout and status values, so that
+ * udapl must read it at the offsets given: status 0x5a is a success,
+ * any other is the DAT status + 1, which only f_cq_direct_cqe knows.
+ */
+struct fake_rec {
+	uint64_t wr_id;
+	uint32_t pad;
+	uint32_t len;
+	uint32_t status;
+};
+#define FAKE_REC_OK 0x5a
+static int fake_direct, direct_polls, direct_cqes;
+
+static int f_poll_direct(void *cqp, int max, void *rec)
+{
+	struct fake_cq *cq = cqp;
+	struct fake_rec r;
+	struct dapl_cqe e;
+
+	if (max != 1)
+		abort();
+	pthread_mutex_lock(&cq->lock);
+	if (!cq->count) {
+		pthread_mutex_unlock(&cq->lock);
+		return 0;
+	}
+	e = cq->q[cq->head];
+	cq->head = (cq->head + 1) % 256;
+	cq->count--;
+	pthread_mutex_unlock(&cq->lock);
+	memset(&r, 0xee, sizeof(r));
+	r.wr_id = e.wr_id;
+	r.len = e.byte_len;
+	r.status = e.status == DAT_DTO_SUCCESS ? FAKE_REC_OK
+					       : (uint32_t)e.status + 1;
+	memcpy(rec, &r, sizeof(r));
+	direct_polls++;
+	return 1;
+}
+
+static void f_cq_direct_cqe(struct dapl_evd *evd DAPL_UNUSED,
+			    const void *rec, struct dapl_cqe *cqe)
+{
+	struct fake_rec r;
+
+	memcpy(&r, rec, sizeof(r));
+	cqe->wr_id = r.wr_id;
+	cqe->status = r.status == FAKE_REC_OK
+			  ? DAT_DTO_SUCCESS
+			  : (DAT_DTO_COMPLETION_STATUS)(r.status - 1);
+	cqe->byte_len = r.len;
+	cqe->ep = NULL;
+	direct_cqes++;
+}
+
 static DAT_RETURN f_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
 	struct fake_cq *cq = calloc(1, sizeof(*cq));
@@ -94,6 +152,17 @@ static DAT_RETURN f_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	evd->obj.tp = cq;
 	*fd = cq->fd;
 	(void)qlen;
+	if (fake_direct) {
+		const struct dapl_cq_direct d = {
+		    .poll = f_poll_direct,
+		    .cq = cq,
+		    .status_off = offsetof(struct fake_rec, status),
+		    .len_off = offsetof(struct fake_rec, len),
+		    .status_ok = FAKE_REC_OK,
+		};
+
+		dapl_evd_set_cq_direct(evd, &d);
+	}
 	return DAT_SUCCESS;
 }
 
@@ -178,6 +247,7 @@ static const struct dapl_ops fake_ops = {
     .cq_resize = f_cq_resize,
     .cq_destroy = f_cq_destroy,
     .cq_poll = f_cq_poll,
+    .cq_direct_cqe = f_cq_direct_cqe,
     .cq_arm = f_cq_arm,
     .cq_ack = f_cq_ack,
 };
@@ -1240,6 +1310,15 @@ int main(void)
 	CHECK(ia_opened == 10 && ia_closed == ia_opened,
 	      "ops->ia_close once per ops->ia_open");
 	test_thread_safety();
+	/* the same completions through the transport's direct poll: the
+	 * same events; only the flushed receive goes through the
+	 * transport's conversion, dat_evd_wait's batches through cq_poll */
+	fake_direct = 1;
+	test_evd_cq();
+	CHECK(direct_polls == 6 && direct_cqes == 1,
+	      "direct poll: a dequeue's completions read from the "
+	      "transport's record, an error converted by cq_direct_cqe");
+	fake_direct = 0;
 	test_lock();
 	dapl_obj_release_all();
 	return tap_done();
