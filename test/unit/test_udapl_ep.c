@@ -1009,6 +1009,143 @@ static void test_post1(void)
 	ia->ops = saved;
 }
 
+/*
+ * The direct posts (transport.h, struct dapl_post_direct): a transport
+ * that sets them at qp_create gets its one-segment sends and receives
+ * filled into its own request (the cookie, the segment, a send's flags)
+ * and one call, under ep->lock; an error comes back as the post's, with
+ * the cookie given back; cleared, the post goes to post_send1 again;
+ * two segments and RDMA keep post_send.  A transport without the
+ * one-segment ops cannot set them.
+ */
+static struct fake_tmpl {
+	uint64_t wr_id;
+	struct dapl_sge sge;
+	unsigned flags;
+	int posts, locked;
+	DAT_RETURN rc;
+} tsend, trecv;
+static struct dapl_ep *direct_ep;
+
+static DAT_RETURN direct_post(void *arg)
+{
+	struct fake_tmpl *t = arg;
+
+	t->posts++;
+	t->locked = dapl_trylock(&direct_ep->lock) != 0;
+	if (!t->locked)
+		dapl_unlock(&direct_ep->lock);
+	return t->rc;
+}
+
+static const struct dapl_post_direct dsend = {
+    direct_post, &tsend, &tsend.wr_id, &tsend.sge, &tsend.flags};
+static const struct dapl_post_direct drecv = {
+    direct_post, &trecv, &trecv.wr_id, &trecv.sge, NULL};
+
+static DAT_RETURN qp_create_direct(struct dapl_ep *ep)
+{
+	DAT_RETURN rc = qp_create(ep);
+
+	if (rc == DAT_SUCCESS)
+		dapl_ep_set_post_direct(ep, &dsend, &drecv);
+	return rc;
+}
+
+static void test_post_direct(void)
+{
+	static struct dapl_ops opsd;
+	const struct dapl_ops *saved = ia->ops;
+	DAT_RMR_TRIPLET rt = {.rmr_context = 77, .target_address = 0x1000,
+			      .segment_length = 16};
+	DAT_DTO_COOKIE c = {.as_64 = 5};
+	DAT_LMR_TRIPLET t2[2];
+	struct dapl_cookie *ck;
+	struct dapl_ep *ep;
+	int ps, ps1, pr1;
+	uint32_t out;
+	DAT_EVENT ev;
+
+	opsd = fake_ops;
+	opsd.post_send1 = post_send1;
+	opsd.post_recv1 = post_recv1;
+	opsd.qp_create = qp_create_direct;
+	ia->ops = &opsd;
+	memset(&tsend, 0, sizeof(tsend));
+	memset(&trecv, 0, sizeof(trecv));
+	ep = direct_ep = new_ep();
+	connect_ep(ep);
+	ps = f.post_send;
+	ps1 = f.post_send1;
+	pr1 = f.post_recv1;
+	tap_ok(ep->send_direct.post == direct_post &&
+		   ep->recv_direct.post == direct_post,
+	       "direct: qp_create set the EP's direct posts");
+	IS(send1(ep, DAT_COMPLETION_SOLICITED_WAIT_FLAG), DAT_SUCCESS,
+	   "direct: one-segment send");
+	ck = (struct dapl_cookie *)(uintptr_t)tsend.wr_id;
+	tap_ok(tsend.posts == 1 && tsend.locked == 1 && f.post_send == ps &&
+		   f.post_send1 == ps1 && ck && ck->ep == ep &&
+		   ck->user_cookie.as_64 == 1 && ck->length == 16 &&
+		   ck->op == DAPL_OP_SEND &&
+		   tsend.sge.addr == (uintptr_t)buf && tsend.sge.length == 16 &&
+		   tsend.sge.lkey == lctx &&
+		   (tsend.flags & (DAPL_POST_SIGNALED | DAPL_POST_SOLICITED)) ==
+		       (DAPL_POST_SIGNALED | DAPL_POST_SOLICITED),
+	       "direct: the cookie, the segment and the flags in the "
+	       "transport's request, one call under ep->lock, no op");
+	IS(recv1(ep), DAT_SUCCESS, "direct: one-segment receive");
+	ck = (struct dapl_cookie *)(uintptr_t)trecv.wr_id;
+	tap_ok(trecv.posts == 1 && trecv.locked == 1 && f.post_recv1 == pr1 &&
+		   ck && ck->op == DAPL_OP_RECV && trecv.sge.length == 128,
+	       "direct: the receive too");
+	t2[0] = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 8};
+	t2[1] = t2[0];
+	IS(dapl_ep_post_send(ep, 2, t2, c, 0), DAT_SUCCESS,
+	   "direct: two segments");
+	IS(dapl_ep_post_rdma_write(ep, 1, t2, c, &rt, 0), DAT_SUCCESS,
+	   "direct: rdma write");
+	tap_ok(f.post_send == ps + 2 && tsend.posts == 1,
+	       "direct: two segments and RDMA go through post_send");
+	/* the same checks before it */
+	IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "direct: UNSIGNALLED not allowed");
+	t2[0] = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
+	IS(dapl_ep_post_recv(ep, 1, t2, c, 0),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "direct: recv into a read-only LMR");
+	tap_ok(tsend.posts == 1 && trecv.posts == 1,
+	       "direct: a refused post reaches no request");
+	/* the transport's error is the post's; the cookie is given back */
+	out = dapl_cookie_outstanding(&ep->send_ring);
+	tsend.rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	IS(send1(ep, 0), ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP),
+	   "direct: the transport's error");
+	tap_ok(tsend.posts == 2 &&
+		   dapl_cookie_outstanding(&ep->send_ring) == out,
+	       "direct: a failed post gives its cookie back");
+	tsend.rc = DAT_SUCCESS;
+	/* cleared (as qp_destroy does): the one-segment op again */
+	dapl_ep_set_post_direct(ep, NULL, NULL);
+	IS(send1(ep, 0), DAT_SUCCESS, "direct: cleared, a send");
+	tap_ok(tsend.posts == 2 && f.post_send1 == ps1 + 1,
+	       "direct: cleared, the send goes to post_send1");
+	/* a transport without the one-segment ops cannot set them */
+	ia->ops = &fake_ops;
+	dapl_ep_set_post_direct(ep, &dsend, &drecv);
+	tap_ok(!ep->send_direct.post && !ep->recv_direct.post,
+	       "direct: not taken from a transport without post_send1");
+	ia->ops = &opsd;
+
+	dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	dapl_ep_free(ep);
+	while (next_event(conn_evd, &ev))
+		;
+	ia->ops = saved;
+}
+
 int main(void)
 {
 	setup();
@@ -1016,6 +1153,7 @@ int main(void)
 	test_posts();
 	test_nolock();
 	test_post1();
+	test_post_direct();
 	test_active();
 	test_modify();
 	test_passive();
