@@ -87,17 +87,11 @@ _Static_assert(DAPL_POST_FENCE == 1 &&
  * and the transport's post.  An IA opened nonthreadsafe with
  * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c).
  */
-/* How dto_submit_op hands the request on: a struct dapl_post to
- * post_send/post_recv, one segment to post_send1/post_recv1, or one
- * segment into the transport's direct post (transport.h). */
-enum dto_via { VIA_POST, VIA_ONE, VIA_DIRECT };
-
 DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 				    struct dapl_post *p,
 				    const struct dapl_sge *one,
 				    DAT_DTO_COOKIE user_cookie,
-				    DAT_COMPLETION_FLAGS flags, uint64_t total,
-				    const enum dto_via via)
+				    DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
 	const int recv = op == DAPL_OP_RECV;
 	const int locked = !ep->nolock;
@@ -152,25 +146,7 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 	if (!recv && dapl_unlikely(ep->rmr_fence))
 		pf |= DAPL_POST_FENCE;
 	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
-	if (via == VIA_DIRECT) {
-		/* The transport's own request, filled in place.  Read
-		 * under ep->lock: dat_ep_modify replaces the queue pair
-		 * (and clears or renews this) under it. */
-		const struct dapl_post_direct *d =
-		    recv ? &ep->recv_direct : &ep->send_direct;
-		DAT_RETURN (*post)(void *) = d->post;
-
-		if (dapl_likely(post != NULL)) {
-			*d->wr_id = (uintptr_t)c;
-			*d->sge = *one;
-			if (!recv)
-				*d->flags = pf;
-			rc = post(d->arg);
-		} else {
-			rc = recv ? ops->post_recv1(ep, c, one)
-				  : ops->post_send1(ep, c, one, pf);
-		}
-	} else if (via == VIA_ONE) {
+	if (one) {
 		/* the transport's one-segment op (post_two_sided made
 		 * sure it has one): no struct dapl_post */
 		rc = recv ? ops->post_recv1(ep, c, one)
@@ -195,8 +171,7 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,
 				 DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
-	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total,
-			     VIA_POST);
+	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total);
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
@@ -248,21 +223,13 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
 	if (dapl_unlikely(rc))
 		return rc;
-	/* One segment: into the transport's direct post if it has one
-	 * (checked again under the lock), else to its one-segment op if
-	 * it has that; no struct dapl_post either way. */
-	if (dapl_likely(num_segments == 1)) {
-		if (dapl_likely((recv ? ep->recv_direct.post
-				      : ep->send_direct.post) != NULL))
-			return dto_submit_op(
-			    ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL, sge,
-			    user_cookie, flags, total, VIA_DIRECT);
-		if (recv ? ep->obj.ia->ops->post_recv1 != NULL
-			 : ep->obj.ia->ops->post_send1 != NULL)
-			return dto_submit_op(
-			    ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL, sge,
-			    user_cookie, flags, total, VIA_ONE);
-	}
+	/* One segment, and the transport has the op for it: the segment
+	 * goes to the transport as it is, no struct dapl_post. */
+	if (dapl_likely(num_segments == 1) &&
+	    dapl_likely(recv ? ep->obj.ia->ops->post_recv1 != NULL
+			     : ep->obj.ia->ops->post_send1 != NULL))
+		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
+				     NULL, sge, user_cookie, flags, total);
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
 	p.sge = sge;
 	p.num_sge = num_segments;

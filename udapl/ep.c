@@ -797,10 +797,8 @@ static DAT_RETURN ep_rebuild_qp(struct dapl_ep *ep, const struct ep_shape *n)
 				DAT_RESOURCE_MEMORY);
 	}
 	ep_shape_get(ep, &old);
-	if (ep_has_qp(ep->state)) {
+	if (ep_has_qp(ep->state))
 		ops->qp_destroy(ep);
-		dapl_ep_set_post_direct(ep, NULL, NULL);
-	}
 	ep_shape_set(ep, n);
 	rc = ops->qp_create(ep);
 	if (rc) {
@@ -1004,10 +1002,8 @@ static void ep_release(struct dapl_ep *ep)
 	 * (not for one of this thread: a CNO agent freeing inside it). */
 	if (ep_may_be_connected(s))
 		ops->disconnect(ep, 1);
-	if (ep_has_qp(s)) {
+	if (ep_has_qp(s))
 		ops->qp_destroy(ep);
-		dapl_ep_set_post_direct(ep, NULL, NULL);
-	}
 	dapl_progress_quiesce(ep);
 
 	pz_ref(ep->pz, -1);

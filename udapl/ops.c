@@ -153,28 +153,6 @@ void dapl_evd_set_cq_direct(struct dapl_evd *evd,
 		memset(&evd->direct, 0, sizeof(evd->direct));
 }
 
-static void post_direct_set(struct dapl_post_direct *to,
-			    const struct dapl_post_direct *d, int send)
-{
-	/* Taken only whole: a send's needs its flags word. */
-	if (d && d->post && d->wr_id && d->sge && (!send || d->flags))
-		*to = *d;
-	else
-		memset(to, 0, sizeof(*to));
-}
-
-void dapl_ep_set_post_direct(struct dapl_ep *ep,
-			     const struct dapl_post_direct *send,
-			     const struct dapl_post_direct *recv)
-{
-	const struct dapl_ops *ops = ep->obj.ia->ops;
-
-	/* post_send1/post_recv1 stand in when a post finds the direct
-	 * post cleared under the lock (dto.c). */
-	post_direct_set(&ep->send_direct, ops->post_send1 ? send : NULL, 1);
-	post_direct_set(&ep->recv_direct, ops->post_recv1 ? recv : NULL, 0);
-}
-
 void dapl_ep_set_max_inline(struct dapl_ep *ep, uint32_t max_inline)
 {
 	ep->max_inline = max_inline;

@@ -375,26 +375,6 @@ struct dapl_cq_direct {
 	uint32_t status_ok;
 };
 
-/*
- * A direct post (optional; dapl_ep_set_post_direct): the one-segment send
- * or receive of an EP as a request the transport built once, which udapl
- * fills in place and hands on with one call, instead of calling
- * post_send1/post_recv1 (which then copy the same fields into it).
- * udapl, after its checks and with the cookie taken, stores the cookie
- * at *wr_id, the checked segment at *sge and, for a send, the DAPL_POST_*
- * flags at *flags, then calls post(arg): DAT_SUCCESS, or the error
- * post_send1 would have returned.  The same locking as post_send1.  The
- * pointers stay valid until the transport clears the direct post
- * (qp_destroy, or whenever the request may not be used).
- */
-struct dapl_post_direct {
-	DAT_RETURN (*post)(void *arg);
-	void *arg;
-	uint64_t *wr_id;
-	struct dapl_sge *sge;
-	unsigned *flags;		/* a send's; NULL for a receive */
-};
-
 /* Connection events a transport reports for an active or accepted EP
  * (dapl_cm_ep_event). */
 enum dapl_cm_event {
@@ -717,12 +697,6 @@ struct dapl_pz *dapl_ep_pz(const struct dapl_ep *ep);
 struct dapl_evd *dapl_ep_request_evd(const struct dapl_ep *ep);
 struct dapl_evd *dapl_ep_recv_evd(const struct dapl_ep *ep);
 struct dapl_srq *dapl_ep_srq(const struct dapl_ep *ep);
-/* The EP's direct posts (struct dapl_post_direct), copied; NULL clears
- * one.  Set by qp_create, cleared by qp_destroy (udapl clears them after
- * qp_destroy too). */
-void dapl_ep_set_post_direct(struct dapl_ep *ep,
-			     const struct dapl_post_direct *send,
-			     const struct dapl_post_direct *recv);
 /* Inline data the endpoint takes: udapl sends that small inline. */
 void dapl_ep_set_max_inline(struct dapl_ep *ep, uint32_t max_inline);
 /* Requests or receives posted and not yet completed. */

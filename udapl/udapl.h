@@ -276,9 +276,6 @@ struct dapl_ep {
 	 * refilled before ep->lock (two threads may post at once on a
 	 * threadsafe IA), and a hit checks the LMR it names in full. */
 	struct dapl_lmr *lc_lmr;
-	/* The transport's direct posts (transport.h), post NULL if none:
-	 * the one-segment send and receive. */
-	struct dapl_post_direct send_direct, recv_direct;
 };
 
 /* PSP and RSP: both service points. */

@@ -129,55 +129,6 @@ void verbs_post_init(struct dapl_tp_ep *cep)
 	cep->recv1.num_sge = 1;
 }
 
-/*
- * udapl's direct posts (transport.h, struct dapl_post_direct): the same
- * templates, which udapl fills in place (the cookie into wr_id, the
- * checked segment into the ibv_sge, a send's flags into send_flags:
- * DAPL_POST_* are the IBV_SEND_* values), then calls these with the
- * cep.  The device call stays here; what udapl saves is our
- * post_send1/post_recv1 frame and the copy of each field into it.
- */
-static DAT_RETURN verbs_post_direct_send(void *arg)
-{
-	struct dapl_tp_ep *cep = arg;
-	struct ibv_send_wr *bad;
-	int rc = ibv_post_send(cep->qp, &cep->send1, &bad);
-
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
-}
-
-static DAT_RETURN verbs_post_direct_recv(void *arg)
-{
-	struct dapl_tp_ep *cep = arg;
-	struct ibv_recv_wr *bad;
-	int rc = ibv_post_recv(cep->qp, &cep->recv1, &bad);
-
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
-}
-
-void verbs_post_direct_set(struct dapl_ep *ep, struct dapl_tp_ep *cep)
-{
-	const struct dapl_post_direct send = {
-	    .post = verbs_post_direct_send,
-	    .arg = cep,
-	    .wr_id = &cep->send1.wr_id,
-	    .sge = (struct dapl_sge *)&cep->send1_sge,
-	    .flags = &cep->send1.send_flags,
-	};
-	const struct dapl_post_direct recv = {
-	    .post = verbs_post_direct_recv,
-	    .arg = cep,
-	    .wr_id = &cep->recv1.wr_id,
-	    .sge = (struct dapl_sge *)&cep->recv1_sge,
-	    .flags = NULL,
-	};
-
-	_Static_assert(sizeof(cep->send1.wr_id) == sizeof(uint64_t) &&
-			   sizeof(cep->send1.send_flags) == sizeof(unsigned),
-		       "struct dapl_post_direct's fields");
-	dapl_ep_set_post_direct(ep, &send, &recv);
-}
-
 DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    const struct dapl_sge *sge, unsigned flags)
 {

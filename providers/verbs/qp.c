@@ -205,7 +205,6 @@ DAT_RETURN verbs_qp_create(struct dapl_ep *ep)
 	}
 	verbs_post_init(cep);
 	dapl_ep_set_tp(ep, cep);
-	verbs_post_direct_set(ep, cep);
 	return DAT_SUCCESS;
 }
 
@@ -222,7 +221,6 @@ void verbs_qp_destroy(struct dapl_ep *ep)
 	pthread_mutex_lock(&cia->lock);
 	dapl_ep_set_tp(ep, NULL);
 	pthread_mutex_unlock(&cia->lock);
-	dapl_ep_set_post_direct(ep, NULL, NULL);
 	verbs_qp_free(cep);
 	free(cep);
 }

@@ -229,9 +229,6 @@ DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    unsigned flags) DAPL_HIDDEN;
 DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    const struct dapl_sge *sge) DAPL_HIDDEN;
-/* udapl's direct posts over cep's templates (after verbs_post_init) */
-void verbs_post_direct_set(struct dapl_ep *ep,
-			   struct dapl_tp_ep *cep) DAPL_HIDDEN;
 /* the templates of verbs_post_send1/recv1 in a new cep */
 void verbs_post_init(struct dapl_tp_ep *cep) DAPL_HIDDEN;
 
