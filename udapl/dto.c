@@ -180,14 +180,21 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				DAT_MEM_PRIV_FLAGS need_priv,
 				struct dapl_sge *sge, uint64_t *total)
 {
+	/* One segment is the common post: straight-line, no loop, and
+	 * the same two checks as below for num 1 (more than max: only a
+	 * max of 0, as an unsigned compare). */
+	if (dapl_likely(num == 1)) {
+		if (dapl_unlikely(max == 0))
+			return bad_arg(DAT_INVALID_ARG2);
+		if (dapl_unlikely(!iov))
+			return bad_arg(DAT_INVALID_ARG3);
+		return dapl_lmr_check_ep_one(ep, need_priv, iov, sge, total);
+	}
 	if (dapl_unlikely((unsigned)num > (unsigned)max ||
 			  num > DAPL_MAX_SGE))
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(num && !iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	/* One segment is the common post: straight-line, no loop. */
-	if (dapl_likely(num == 1))
-		return dapl_lmr_check_ep_one(ep, need_priv, iov, sge, total);
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 

@@ -737,13 +737,24 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
  * else goes through the transport's cq_direct_cqe and cqe_deliver.  1
  * with the event, 0 when the CQ has nothing more for the consumer.
  */
+/* A record the dequeue does not take itself: the transport's conversion,
+ * then cqe_deliver.  Out of line, so that the common path's frame does
+ * not carry a struct dapl_cqe. */
+static __attribute__((noinline)) int
+evd_direct_other(struct dapl_evd *evd, const void *rec, DAT_EVENT *ev)
+{
+	struct dapl_cqe cqe;
+
+	evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
+	return cqe_deliver(evd, &cqe, ev);
+}
+
 static inline __attribute__((always_inline)) int
 evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
 {
 	DAT_DTO_COMPLETION_EVENT_DATA *d =
 	    &ev->event_data.dto_completion_event_data;
 	uint64_t rec[DAPL_CQ_DIRECT_REC / sizeof(uint64_t)];
-	struct dapl_cqe cqe;
 
 	while (evd->direct.poll(evd->direct.cq, 1, rec) == 1) {
 		struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)rec[0];
@@ -761,8 +772,7 @@ evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
 		ep = c->ep;
 		if (dapl_unlikely(status != evd->direct.status_ok ||
 				  op > DAPL_OP_RDMA_READ || !ep)) {
-			evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
-			if (cqe_deliver(evd, &cqe, ev))
+			if (evd_direct_other(evd, rec, ev))
 				return 1;
 			continue;
 		}
@@ -793,12 +803,26 @@ evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
 	return 0;
 }
 
+/* A dequeue through the transport's cq_poll (no direct poll): out of
+ * line, so that the direct path's frame does not carry it. */
+static __attribute__((noinline)) DAT_RETURN
+evd_dequeue_cq(struct dapl_evd *evd, DAT_EVENT *event)
+{
+	struct dapl_cqe cqe;
+
+	/* A completion is turned into the caller's event in place: the
+	 * DAT_EVENT is written once. */
+	if (evd_has_cq(evd))
+		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1)
+			if (cqe_deliver(evd, &cqe, event))
+				return DAT_SUCCESS;
+	return DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+}
+
 /* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
 static inline __attribute__((always_inline)) DAT_RETURN
 evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 {
-	struct dapl_cqe cqe;
-
 	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
 	if (dapl_unlikely(evd->waiters))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
@@ -810,13 +834,7 @@ evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 		return evd_poll_direct(evd, event)
 			   ? DAT_SUCCESS
 			   : DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
-	/* A completion is turned into the caller's event in place: the
-	 * DAT_EVENT is written once. */
-	if (evd_has_cq(evd))
-		while (evd->obj.ia->ops->cq_poll(evd, &cqe, 1) == 1)
-			if (cqe_deliver(evd, &cqe, event))
-				return DAT_SUCCESS;
-	return DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	return evd_dequeue_cq(evd, event);
 }
 
 DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
