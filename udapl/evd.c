@@ -803,9 +803,8 @@ evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
 	return 0;
 }
 
-/* A dequeue through the transport's cq_poll (no direct poll): out of
- * line, so that the direct path's frame does not carry it. */
-static __attribute__((noinline)) DAT_RETURN
+/* A dequeue through the transport's cq_poll (no direct poll). */
+static inline __attribute__((always_inline)) DAT_RETURN
 evd_dequeue_cq(struct dapl_evd *evd, DAT_EVENT *event)
 {
 	struct dapl_cqe cqe;
