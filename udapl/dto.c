@@ -7,8 +7,8 @@
  * on the stack (dapl_lmr_check_sge, inline in udapl.h, checks each one
  * against its LMR), takes a cookie from the EP's ring and hands one work
  * request to the provider.  No allocation, no system call of our own,
- * one uncontended mutex (ep->lock, which orders the ring's head and the
- * state against CM upcalls).
+ * one uncontended lock (ep->lock, lock.h: inline, no call; it orders the
+ * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
  * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
