@@ -20,7 +20,8 @@
 #define dat_likely(x) __builtin_expect(!!(x), 1)
 #define dat_unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The full probe, out of line: a table away from its hash, or no table. */
+/* The full probe, out of line: a table other than the common one, or no
+ * table. */
 static __attribute__((noinline, cold)) DAT_PROVIDER *
 dat_handle_slow(DAT_PROVIDER *p)
 {
@@ -28,37 +29,45 @@ dat_handle_slow(DAT_PROVIDER *p)
 }
 
 /*
- * The provider table of a handle, or NULL when the handle is bad.  The
- * common case first: a registered table nearly always sits at its own
- * hash (the set is at most half full), so one load and compare settle
- * it; anything else takes the full probe.  A first word of NULL or the
- * tombstone can equal the entry it hashes to, so a hit is only taken
- * for a word above the tombstone.
+ * An empty slot.  The table may be dat_dr_none (the common-case word's
+ * stand-in when no table is there, never registered), so the set says
+ * whether it is a table at all before the answer is "not implemented".
  */
-static inline DAT_PROVIDER *dat_handle_provider(const void *handle)
+static __attribute__((noinline, cold)) DAT_RETURN
+dat_empty_slot(const DAT_PROVIDER *p, DAT_RETURN subtype)
 {
-	DAT_PROVIDER *p;
-
-	if (dat_unlikely(!handle || ((uintptr_t)handle & 3)))
-		return NULL;
-	p = *(DAT_PROVIDER *const *)handle;
-	if (dat_likely(atomic_load_explicit(&dat_dr_set[dat_dr_set_hash(p)],
-					    memory_order_acquire) == p &&
-		       (uintptr_t)p > (uintptr_t)DAT_DR_SET_TOMB))
-		return p;
-	return dat_handle_slow(p);
+	if (!dat_dr_is_provider(p))
+		return DAT_ERROR(DAT_INVALID_HANDLE, subtype);
+	return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
 }
 
 /*
- * A third-party provider may leave a slot empty; that call then does not
- * exist for it, which is exactly what DAT_NOT_IMPLEMENTED says.
+ * The checks in front of every call: NULL or not 4-byte aligned, as the
+ * reference; then the handle's first word must be a registered table.
+ * The common case first: the word is the table in dat_dr_hot
+ * (registry.h), one load and one compare, and the call is a tail call
+ * from there (no frame); any other word takes the full probe of the
+ * registered set, out of line.  A third-party provider may leave a slot
+ * empty; that call then does not exist for it, which is exactly what
+ * DAT_NOT_IMPLEMENTED says.
  */
 #define DAT_DISPATCH(handle, subtype, slot, ...)                               \
 	do {                                                                   \
-		DAT_PROVIDER *provider_ = dat_handle_provider(handle);         \
-		if (dat_unlikely(!provider_))                                  \
+		const DAT_PROVIDER *hot_;                                      \
+		DAT_PROVIDER *provider_;                                       \
+		if (dat_unlikely(!(handle) || ((uintptr_t)(handle) & 3)))      \
 			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
-		if (dat_unlikely(!provider_->slot))                            \
+		hot_ = atomic_load_explicit(&dat_dr_hot,                       \
+					    memory_order_acquire);             \
+		if (dat_likely(*(DAT_PROVIDER *const *)(handle) == hot_)) {    \
+			if (dat_unlikely(!hot_->slot))                         \
+				return dat_empty_slot(hot_, subtype);          \
+			return hot_->slot(__VA_ARGS__);                        \
+		}                                                              \
+		provider_ = dat_handle_slow(*(DAT_PROVIDER *const *)(handle)); \
+		if (!provider_)                                                \
+			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
+		if (!provider_->slot)                                          \
 			return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE); \
 		return provider_->slot(__VA_ARGS__);                           \
 	} while (0)

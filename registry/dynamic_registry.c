@@ -41,6 +41,33 @@ static _Atomic unsigned dr_high;
  */
 const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE];
 static unsigned dr_set_refs[DAT_DR_SET_SIZE];
+const DAT_PROVIDER dat_dr_none;
+const DAT_PROVIDER *_Atomic dat_dr_hot = &dat_dr_none;
+
+/* Under dr_mutex: p (registered) becomes the dispatch's common case. */
+static void dr_hot_set(const DAT_PROVIDER *p)
+{
+	atomic_store_explicit(&dat_dr_hot, p, memory_order_release);
+}
+
+/* Under dr_mutex, once p has left the set: another registered table (or
+ * none) takes its place in the common case. */
+static void dr_hot_drop(const DAT_PROVIDER *p)
+{
+	const DAT_PROVIDER *q, *next = &dat_dr_none;
+	unsigned i;
+
+	if (atomic_load_explicit(&dat_dr_hot, memory_order_relaxed) != p)
+		return;
+	for (i = 0; i < DAT_DR_SET_SIZE; i++) {
+		q = atomic_load_explicit(&dat_dr_set[i], memory_order_relaxed);
+		if ((uintptr_t)q > (uintptr_t)DAT_DR_SET_TOMB) {
+			next = q;
+			break;
+		}
+	}
+	atomic_store_explicit(&dat_dr_hot, next, memory_order_release);
+}
 
 /* Under dr_mutex: the entry of p, or of the place to insert it. */
 static unsigned dr_set_find(const DAT_PROVIDER *p, int *found)
@@ -73,6 +100,7 @@ static void dr_set_add(const DAT_PROVIDER *p)
 	if (!found)
 		atomic_store_explicit(&dat_dr_set[i], p, memory_order_release);
 	dr_set_refs[i]++;
+	dr_hot_set(p);
 }
 
 static void dr_set_del(const DAT_PROVIDER *p)
@@ -80,9 +108,11 @@ static void dr_set_del(const DAT_PROVIDER *p)
 	int found;
 	unsigned i = dr_set_find(p, &found);
 
-	if (found && !--dr_set_refs[i])
+	if (found && !--dr_set_refs[i]) {
 		atomic_store_explicit(&dat_dr_set[i], DAT_DR_SET_TOMB,
 				      memory_order_release);
+		dr_hot_drop(p);
+	}
 }
 
 void dat_dr_lock(void)
@@ -206,8 +236,12 @@ DAT_RETURN dat_dr_hold(const DAT_PROVIDER_INFO *key, DAT_PROVIDER **provider)
 	dat_dr_lock();
 	slot = dr_find(key);
 	*provider = slot ? slot->provider : NULL;
-	if (slot)
+	if (slot) {
 		slot->opening++;
+		/* the provider of the IA opened last is the likeliest to
+		 * be dispatched to next */
+		dr_hot_set(slot->provider);
+	}
 	dat_dr_unlock();
 	return slot ? DAT_SUCCESS :
 		      DAT_ERROR(DAT_PROVIDER_NOT_FOUND, DAT_NAME_NOT_REGISTERED);

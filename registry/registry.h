@@ -107,6 +107,20 @@ DAT_COUNT dat_dr_list_extra(DAT_COUNT max, DAT_COUNT filled,
 extern const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE]
     __attribute__((visibility("hidden")));
 
+/*
+ * The dispatch's common case: one registered table (the last one
+ * registered, or whose IA was opened last) kept in a word of its own, so
+ * a handle of that provider is checked with one load and one compare.
+ * Never NULL: with no table there it holds dat_dr_none, a table with no
+ * slot filled that is never registered, so a handle whose first word is
+ * NULL (or the tombstone) never matches it; a match of dat_dr_none itself
+ * finds an empty slot, and the dispatch's empty-slot path asks the set
+ * before answering.  Written under dr_mutex only, after the set.
+ */
+extern const DAT_PROVIDER dat_dr_none __attribute__((visibility("hidden")));
+extern const DAT_PROVIDER *_Atomic dat_dr_hot
+    __attribute__((visibility("hidden")));
+
 static inline unsigned dat_dr_set_hash(const DAT_PROVIDER *p)
 {
 	/* tables are at least 8-aligned: drop the zero bits, then spread */

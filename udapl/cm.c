@@ -187,13 +187,13 @@ void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
 
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	n = cm_transition(ep, event);
 	if (n) {
 		ep_set_pdata(ep, pdata, plen);
 		post_conn_event(ep, n);
 	}
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	dapl_dbg(DAPL_DBG_CM, "ep %p: cm event %d -> DAT event 0x%x\n",
 		 (void *)ep, (int)event, (unsigned)n);
 }
@@ -334,14 +334,14 @@ static void rsp_release_ep(struct dapl_sp *sp)
 
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_RESERVED)
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 	else if (ep->state == DAT_EP_STATE_UNCONFIGURED_RESERVED)
 		ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
 	if (ep->sp == sp)
 		ep->sp = NULL;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 }
 
 /*
@@ -400,23 +400,23 @@ DAT_RETURN dapl_rsp_create(DAT_IA_HANDLE ia_handle, DAT_CONN_QUAL conn_qual,
 	if (!rsp_handle)
 		return bad_arg(DAT_INVALID_ARG5);
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = dapl_ep_state_error(ep->state);
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return rc;
 	}
 	ep->state = DAT_EP_STATE_RESERVED;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 
 	rc = sp_create(ia, DAT_HANDLE_TYPE_RSP, &conn_qual, evd_handle,
 		       DAT_PSP_CONSUMER_FLAG, ep, &sp);
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (rc && ep->state == DAT_EP_STATE_RESERVED)
 		ep->state = DAT_EP_STATE_UNCONNECTED;
 	else if (!rc)
 		ep->sp = sp;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	if (!rc)
 		*rsp_handle = sp;
 	return rc;
@@ -480,27 +480,27 @@ static int cr_bind(struct dapl_sp *sp, struct dapl_cr *cr)
 		/* Provider-created EP: the CR holds it until accepted */
 		if (dapl_ep_provider_create(sp->obj.ia, &ep))
 			return -1;
-		pthread_mutex_lock(&ep->lock);
+		dapl_lock(&ep->lock);
 		ep->cr = cr;
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		cr->ep = ep;
 		cr->provider_ep = 1;
 		return 0;
 	}
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return -1;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_RESERVED ||
 	    !__atomic_compare_exchange_n(&sp->listening, &listening,
 					 SP_CONSUMED, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return -1;
 	}
 	ep->state = DAT_EP_STATE_PASSIVE_CONNECTION_PENDING;
 	ep->cr = cr;
 	cr->ep = ep;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	return 0;
 }
 
@@ -582,7 +582,7 @@ static void cr_release_ep(struct dapl_cr *cr, int free_provider_ep)
 
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->cr == cr) {
 		ep->cr = NULL;
 		if (ep->state == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
@@ -592,7 +592,7 @@ static void cr_release_ep(struct dapl_cr *cr, int free_provider_ep)
 			 ep->state == DAT_EP_STATE_UNCONFIGURED_TENTATIVE)
 			ep->state = DAT_EP_STATE_UNCONFIGURED_UNCONNECTED;
 	}
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	if (cr->provider_ep && free_provider_ep) {
 		/* "control of the Local Endpoint is returned back to the
 		 * Provider and its ep_handle is no longer usable" */
@@ -678,10 +678,10 @@ DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	want = cr->provider_ep ? DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING
 	       : cr->ep	       ? DAT_EP_STATE_PASSIVE_CONNECTION_PENDING
 			       : DAT_EP_STATE_UNCONNECTED;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state != want) {
 		rc = dapl_ep_state_error(ep->state);
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return rc;
 	}
 	ep->state = DAT_EP_STATE_COMPLETION_PENDING;
@@ -691,11 +691,11 @@ DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	ep->remote_qual = cr->remote_qual;
 	if (sp_alive(cr->sp))
 		ep->local_qual = cr->sp->qual;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 
 	rc = ops->accept(cr, ep, private_data, private_data_size);
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (rc) {
 		/* No effect on the EP or the CR (dat_cr_accept(3DAT)). */
 		if (ep->state == DAT_EP_STATE_COMPLETION_PENDING &&
@@ -704,7 +704,7 @@ DAT_RETURN dapl_cr_accept(DAT_CR_HANDLE cr_handle, DAT_EP_HANDLE ep_handle,
 	} else if (ep->cr == cr) {
 		ep->cr = NULL;
 	}
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	if (!rc)
 		cr_free(cr); /* the provider's part now belongs to the EP */
 	return rc;
@@ -857,10 +857,10 @@ static DAT_RETURN ep_start_connect(struct dapl_ep *ep,
 	/* A copy: dup_connect's source may change under us. */
 	memset(&addr, 0, sizeof(addr));
 	memcpy(&addr, remote, addr_len(remote));
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = dapl_ep_state_error(ep->state);
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return rc;
 	}
 	ep->state = DAT_EP_STATE_ACTIVE_CONNECTION_PENDING;
@@ -868,18 +868,18 @@ static DAT_RETURN ep_start_connect(struct dapl_ep *ep,
 	ep->pdata_len = 0;
 	ep->remote_addr = addr;
 	ep->remote_qual = qual;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 
 	rc = ep->obj.ia->ops->connect(ep, (struct sockaddr *)&addr, qual,
 				      timeout, pdata, plen);
 	if (rc) {
 		/* A provider that fails connect reports no event for it. */
-		pthread_mutex_lock(&ep->lock);
+		dapl_lock(&ep->lock);
 		if (ep->state == DAT_EP_STATE_ACTIVE_CONNECTION_PENDING)
 			ep->state = DAT_EP_STATE_UNCONNECTED;
 		memset(&ep->remote_addr, 0, sizeof(ep->remote_addr));
 		ep->remote_qual = 0;
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 	}
 	return rc;
 }
@@ -939,15 +939,15 @@ DAT_RETURN dapl_ep_dup_connect(DAT_EP_HANDLE ep_handle,
 		return rc;
 	/* The remote end of a connected EP: its peer's address and the
 	 * qualifier it connected to. */
-	pthread_mutex_lock(&dup->lock);
+	dapl_lock(&dup->lock);
 	if (dup->state != DAT_EP_STATE_CONNECTED) {
 		rc = dapl_ep_state_error(dup->state);
-		pthread_mutex_unlock(&dup->lock);
+		dapl_unlock(&dup->lock);
 		return rc;
 	}
 	addr = dup->remote_addr;
 	qual = dup->remote_qual;
-	pthread_mutex_unlock(&dup->lock);
+	dapl_unlock(&dup->lock);
 	return ep_start_connect(ep, (struct sockaddr *)&addr, qual, timeout,
 				private_data, private_data_size);
 }
@@ -968,18 +968,18 @@ DAT_RETURN dapl_ep_disconnect(DAT_EP_HANDLE ep_handle,
 	    close_flags != DAT_CLOSE_GRACEFUL_FLAG)
 		return bad_arg(DAT_INVALID_ARG2);
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	s = ep->state;
 	switch (s) {
 	case DAT_EP_STATE_DISCONNECTED:
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return DAT_SUCCESS; /* a no-op */
 	case DAT_EP_STATE_CONNECTED:
 		abrupt = close_flags == DAT_CLOSE_ABRUPT_FLAG;
 		break;
 	case DAT_EP_STATE_DISCONNECT_PENDING:
 		if (close_flags == DAT_CLOSE_GRACEFUL_FLAG) {
-			pthread_mutex_unlock(&ep->lock);
+			dapl_unlock(&ep->lock);
 			return DAT_SUCCESS; /* "has no effect" */
 		}
 		abrupt = 1;
@@ -990,7 +990,7 @@ DAT_RETURN dapl_ep_disconnect(DAT_EP_HANDLE ep_handle,
 		break;
 	default:
 		rc = dapl_ep_state_error(s);
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return rc;
 	}
 	if (abrupt) {
@@ -1004,14 +1004,14 @@ DAT_RETURN dapl_ep_disconnect(DAT_EP_HANDLE ep_handle,
 	} else {
 		ep->state = DAT_EP_STATE_DISCONNECT_PENDING;
 	}
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 
 	rc = ep->obj.ia->ops->disconnect(ep, abrupt);
 	if (rc && !abrupt) {
-		pthread_mutex_lock(&ep->lock);
+		dapl_lock(&ep->lock);
 		if (ep->state == DAT_EP_STATE_DISCONNECT_PENDING)
 			ep->state = DAT_EP_STATE_CONNECTED;
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 		return rc;
 	}
 	/* An abrupt disconnect has happened for the consumer whatever the

@@ -120,11 +120,11 @@ static struct dapl_evd *cno_scan(struct dapl_cno *cno)
 		    dapl_container_of(pos, struct dapl_evd, cno_link);
 		int found = 0;
 
-		pthread_mutex_lock(&evd->lock);
+		dapl_lock(&evd->lock);
 		if ((evd->state & DAT_EVD_STATE_ENABLED) && !evd->waiters &&
 		    !evd->closing)
 			found = dapl_evd_ready(evd);
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		if (found)
 			return evd;
 	}
@@ -186,10 +186,10 @@ static void cno_ack(struct dapl_cno *cno, struct pollfd *pfd,
 
 		if (!(pfd[i].revents & POLLIN) || !cno_attached(cno, evd))
 			continue;
-		pthread_mutex_lock(&evd->lock);
+		dapl_lock(&evd->lock);
 		if (evd->cq_fd >= 0 && !evd->waiters)
 			evd->obj.ia->ops->cq_ack(evd);
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 	}
 }
 
@@ -300,10 +300,10 @@ void dapl_cno_teardown(struct dapl_cno *cno)
 		struct dapl_evd *evd =
 		    dapl_container_of(pos, struct dapl_evd, cno_link);
 
-		pthread_mutex_lock(&evd->lock);
+		dapl_lock(&evd->lock);
 		dapl_list_del(&evd->cno_link);
 		evd->cno = NULL;
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 	}
 	cno->use_count = 0;
 	/* Waiters return DAT_SUCCESS with a NULL handle. */

@@ -7,8 +7,8 @@
  * on the stack (dapl_lmr_check_sge, inline in udapl.h, checks each one
  * against its LMR), takes a cookie from the EP's ring and hands one work
  * request to the provider.  No allocation, no system call of our own,
- * one uncontended mutex (ep->lock, which orders the ring's head and the
- * state against CM upcalls).
+ * one uncontended lock (ep->lock, lock.h: inline, no call; it orders the
+ * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
  * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
@@ -116,7 +116,7 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 			pf |= DAPL_POST_INLINE;
 	}
 	if (locked)
-		pthread_mutex_lock(&ep->lock);
+		dapl_lock(&ep->lock);
 	if (dapl_unlikely(recv ? !recv_state_ok(ep->state)
 			       : !request_state_ok(ep->state))) {
 		rc = dapl_ep_state_error(ep->state);
@@ -162,7 +162,7 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 		dapl_rmr_fenced(ep);
 out:
 	if (locked)
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 	return rc;
 }
 
@@ -180,14 +180,21 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				DAT_MEM_PRIV_FLAGS need_priv,
 				struct dapl_sge *sge, uint64_t *total)
 {
+	/* One segment is the common post: straight-line, no loop, and
+	 * the same two checks as below for num 1 (more than max: only a
+	 * max of 0, as an unsigned compare). */
+	if (dapl_likely(num == 1)) {
+		if (dapl_unlikely(max == 0))
+			return bad_arg(DAT_INVALID_ARG2);
+		if (dapl_unlikely(!iov))
+			return bad_arg(DAT_INVALID_ARG3);
+		return dapl_lmr_check_ep_one(ep, need_priv, iov, sge, total);
+	}
 	if (dapl_unlikely((unsigned)num > (unsigned)max ||
 			  num > DAPL_MAX_SGE))
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(num && !iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	/* One segment is the common post: straight-line, no loop. */
-	if (dapl_likely(num == 1))
-		return dapl_lmr_check_ep_one(ep, need_priv, iov, sge, total);
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 

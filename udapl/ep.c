@@ -336,7 +336,7 @@ static void ep_destroy_mem(struct dapl_ep *ep)
 {
 	ring_release(&ep->send_ring);
 	ring_release(&ep->recv_ring);
-	pthread_mutex_destroy(&ep->lock);
+	dapl_lock_destroy(&ep->lock);
 	dapl_obj_free(ep);
 }
 
@@ -396,7 +396,7 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	if (!ep)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	pthread_mutex_init(&ep->lock, NULL);
+	dapl_lock_init(&ep->lock);
 	ep->nolock = ia->nolock;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->attr = attr;
@@ -436,7 +436,7 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 	if (!ep)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
-	pthread_mutex_init(&ep->lock, NULL);
+	dapl_lock_init(&ep->lock);
 	ep->nolock = ia->nolock;
 	/* no PZ: no queue pair until dat_ep_modify sets one */
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
@@ -541,7 +541,7 @@ DAT_RETURN dapl_ep_query(DAT_EP_HANDLE ep_handle,
 	if (!p)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (m & DAT_EP_FIELD_IA_HANDLE)
 		p->ia_handle = ep->obj.ia;
 	if (m & DAT_EP_FIELD_EP_STATE)
@@ -568,7 +568,7 @@ DAT_RETURN dapl_ep_query(DAT_EP_HANDLE ep_handle,
 	 * is the "can return values for any other parameters" latitude. */
 	if (m & DAT_EP_FIELD_EP_ATTR_ALL)
 		p->ep_attr = ep->attr;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	return DAT_SUCCESS;
 }
 
@@ -907,9 +907,9 @@ DAT_RETURN dapl_ep_modify(DAT_EP_HANDLE ep_handle,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!ep_param_mask)
 		return DAT_SUCCESS;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	rc = ep_modify_locked(ep, ep_param_mask, ep_param, &old, &n);
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	if (!rc)
 		ep_shape_refs(&old, &n);
 	return rc;
@@ -940,7 +940,7 @@ DAT_RETURN dapl_ep_reset(DAT_EP_HANDLE ep_handle)
 
 	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
 		return EP_ERR_HANDLE;
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_UNCONNECTED) {
 		rc = DAT_SUCCESS; /* a no-op, preposted receives stay */
 		goto out;
@@ -970,7 +970,7 @@ DAT_RETURN dapl_ep_reset(DAT_EP_HANDLE ep_handle)
 	/* an event the old connection deferred is not the new one's */
 	dapl_progress_purge_ep(ep);
 out:
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	return rc;
 }
 
@@ -989,12 +989,12 @@ static void ep_release(struct dapl_ep *ep)
 	const struct dapl_ops *ops = ep->obj.ia->ops;
 	DAT_EP_STATE s;
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	s = ep->state;
 	/* Posts and late CM events now see a disconnected EP. */
 	ep->state = DAT_EP_STATE_DISCONNECTED;
 	ep->cm_done = 1;
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 
 	/* Outside the lock: an upcall for this EP may be running on the
 	 * engine's thread and want it.  After qp_destroy the transport

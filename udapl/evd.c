@@ -267,6 +267,8 @@ static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
 	DAT_RETURN rc;
 
 	evd->cq_fd = -1;
+	/* cq_create may set a direct poll (transport.h) */
+	memset(&evd->direct, 0, sizeof(evd->direct));
 	evd->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (evd->wake_fd < 0)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -286,13 +288,14 @@ static DAT_RETURN evd_init(struct dapl_evd *evd, DAT_COUNT qlen)
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out_cq;
 	}
-	pthread_mutex_init(&evd->lock, NULL);
-	pthread_cond_init(&evd->cond, NULL);
+	dapl_lock_init(&evd->lock);
+	dapl_cond_init(&evd->cond);
 	return DAT_SUCCESS;
 
 out_cq:
 	if (evd_has_cq(evd))
 		ia->ops->cq_destroy(evd);
+	memset(&evd->direct, 0, sizeof(evd->direct));
 out_fd:
 	close(evd->wake_fd);
 	return rc;
@@ -377,7 +380,7 @@ DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (!p)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd_param_mask & DAT_EVD_FIELD_IA_HANDLE)
 		p->ia_handle = evd->obj.ia;
 	if (evd_param_mask & DAT_EVD_FIELD_EVD_QLEN)
@@ -388,7 +391,7 @@ DAT_RETURN dapl_evd_query(DAT_EVD_HANDLE evd_handle,
 		p->cno_handle = evd->cno;
 	if (evd_param_mask & DAT_EVD_FIELD_EVD_FLAGS)
 		p->evd_flags = evd->flags;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
 
@@ -419,7 +422,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 	if (cno && !cno_ok(ia, cno))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CNO);
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd->cno != cno) {
 		evd_cno_detach(evd);
 		if (cno) {
@@ -430,7 +433,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			wake(cno->wake_fd);
 		}
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	pthread_mutex_unlock(&ia->lock);
 	return DAT_SUCCESS;
 }
@@ -442,12 +445,12 @@ static DAT_RETURN evd_state_set(DAT_EVD_HANDLE h, int clear, int set)
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->state = (DAT_EVD_STATE)((evd->state & ~clear) | set);
 	/* A waiter must notice unwaitable or disabled at once. */
 	if (evd->waiters)
 		wake(evd->wake_fd);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }
 
@@ -485,7 +488,7 @@ DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 		return BAD_EVD;
 	if (qlen < 1 || qlen > evd->obj.ia->attr.max_evd_qlen)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (qlen < evd->ring.count + evd->reserved ||
 	    (evd->waiters && qlen < evd->threshold)) {
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
@@ -502,7 +505,7 @@ DAT_RETURN dapl_evd_resize(DAT_EVD_HANDLE evd_handle, DAT_COUNT evd_min_qlen)
 	}
 	evd->qlen = qlen;
 out:
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
@@ -519,13 +522,13 @@ void dapl_evd_put(struct dapl_evd *evd)
 /* Marks the EVD closing and waits until its waiter has left. */
 static void evd_abort_waiters(struct dapl_evd *evd)
 {
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->closing = 1;
 	if (evd->waiters)
 		wake(evd->wake_fd);
 	while (evd->waiters)
-		pthread_cond_wait(&evd->cond, &evd->lock);
-	pthread_mutex_unlock(&evd->lock);
+		dapl_cond_wait(&evd->cond, &evd->lock);
+	dapl_unlock(&evd->lock);
 }
 
 void dapl_evd_quiesce(struct dapl_evd *evd)
@@ -534,6 +537,8 @@ void dapl_evd_quiesce(struct dapl_evd *evd)
 	if (evd_has_cq(evd)) {
 		evd->obj.ia->ops->cq_destroy(evd);
 		evd->cq_fd = -1;
+		/* whatever the transport did: no poll of a CQ that is gone */
+		memset(&evd->direct, 0, sizeof(evd->direct));
 	}
 }
 
@@ -543,16 +548,15 @@ void dapl_evd_teardown(struct dapl_evd *evd)
 
 	dapl_evd_quiesce(evd);
 	pthread_mutex_lock(&ia->lock);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd_cno_detach(evd);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	pthread_mutex_unlock(&ia->lock);
 	close(evd->wake_fd);
 	evd->wake_fd = -1;
 	free(evd->ring.ev);
 	evd->ring.ev = NULL;
-	pthread_cond_destroy(&evd->cond);
-	pthread_mutex_destroy(&evd->lock);
+	dapl_lock_destroy(&evd->lock);
 	dapl_obj_free(evd);
 }
 
@@ -563,10 +567,10 @@ DAT_RETURN dapl_evd_free(DAT_EVD_HANDLE evd_handle)
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	busy = __atomic_load_n(&evd->use_count, __ATOMIC_ACQUIRE) > 0 ||
 	       evd->waiters > 0 || evd->closing;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (busy)
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EVD_IN_USE);
@@ -605,22 +609,22 @@ int dapl_evd_reserve(struct dapl_evd *evd)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (evd->closing || evd->dead)
 		rc = DAPL_EVD_GONE;
 	else if (evd->ring.count + evd->reserved >= evd->ring.size)
 		rc = DAPL_EVD_FULL;
 	else
 		evd->reserved++;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
 void dapl_evd_unreserve(struct dapl_evd *evd)
 {
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	evd->reserved--;
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 }
 
 static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
@@ -631,11 +635,11 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 	DAT_EVENT ev = *event;
 
 	ev.evd_handle = evd;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	/* the reserved slot becomes the event's own, so it cannot overflow */
 	evd->reserved -= reserved;
 	if (evd->closing || evd->dead) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return;
 	}
 	if (evd_enqueue(evd, &ev, &agent)) {
@@ -648,7 +652,7 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 				wake(evd->wake_fd);
 		}
 	}
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	agent_call(&agent, evd);
 	if (overflow) {
 		dapl_dbg(DAPL_DBG_EVD, "evd %p overflow, event %#x dropped",
@@ -713,10 +717,10 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 	ev = *event;
 	ev.evd_handle = evd;
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	/* A full queue refuses the event; no overflow is reported. */
 	full = evd->closing || evd_enqueue(evd, &ev, &agent);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (full)
 		return DAPL_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
 	agent_call(&agent, evd);
@@ -725,19 +729,86 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 
 /* ---- dequeue, wait ---- */
 
-/* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
-static inline __attribute__((always_inline)) DAT_RETURN
-evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
+/*
+ * A dequeue's completion through the transport's direct poll
+ * (transport.h, struct dapl_cq_direct): the record is read here, in
+ * udapl's frame.  A success of a plain send, receive, RDMA write or read
+ * of a live EP is the event at once, as cqe_deliver makes it; anything
+ * else goes through the transport's cq_direct_cqe and cqe_deliver.  1
+ * with the event, 0 when the CQ has nothing more for the consumer.
+ */
+/* A record the dequeue does not take itself: the transport's conversion,
+ * then cqe_deliver.  Out of line, so that the common path's frame does
+ * not carry a struct dapl_cqe. */
+static __attribute__((noinline)) int
+evd_direct_other(struct dapl_evd *evd, const void *rec, DAT_EVENT *ev)
 {
 	struct dapl_cqe cqe;
 
-	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
-	if (dapl_unlikely(evd->waiters))
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
-	if (evd->ring.count) {
-		ring_pop(&evd->ring, event);
-		return DAT_SUCCESS;
+	evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
+	return cqe_deliver(evd, &cqe, ev);
+}
+
+static inline __attribute__((always_inline)) int
+evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &ev->event_data.dto_completion_event_data;
+	uint64_t rec[DAPL_CQ_DIRECT_REC / sizeof(uint64_t)];
+
+	while (evd->direct.poll(evd->direct.cq, 1, rec) == 1) {
+		struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)rec[0];
+		DAT_DTO_COOKIE user_cookie;
+		struct dapl_ep *ep;
+		uint32_t status, len;
+		uint64_t length;
+		int signaled;
+		uint8_t op;
+
+		memcpy(&status, (const char *)rec + evd->direct.status_off,
+		       sizeof(status));
+		DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
+		op = c->op;
+		ep = c->ep;
+		if (dapl_unlikely(status != evd->direct.status_ok ||
+				  op > DAPL_OP_RDMA_READ || !ep)) {
+			if (evd_direct_other(evd, rec, ev))
+				return 1;
+			continue;
+		}
+		/* The fields are read first: once put, a poster may reuse
+		 * it. */
+		user_cookie = c->user_cookie;
+		if (op == DAPL_OP_RECV) {
+			memcpy(&len, (const char *)rec + evd->direct.len_off,
+			       sizeof(len));
+			length = len;
+		} else {
+			length = c->length;
+		}
+		signaled = c->signaled;
+		dapl_cookie_put(op == DAPL_OP_RECV ? &ep->recv_ring
+						   : &ep->send_ring,
+				c);
+		if (dapl_unlikely(!signaled))
+			continue;
+		ev->event_number = DAT_DTO_COMPLETION_EVENT;
+		ev->evd_handle = evd;
+		d->ep_handle = ep;
+		d->user_cookie = user_cookie;
+		d->status = DAT_DTO_SUCCESS;
+		d->transfered_length = length;
+		return 1;
 	}
+	return 0;
+}
+
+/* A dequeue through the transport's cq_poll (no direct poll). */
+static inline __attribute__((always_inline)) DAT_RETURN
+evd_dequeue_cq(struct dapl_evd *evd, DAT_EVENT *event)
+{
+	struct dapl_cqe cqe;
+
 	/* A completion is turned into the caller's event in place: the
 	 * DAT_EVENT is written once. */
 	if (evd_has_cq(evd))
@@ -745,6 +816,24 @@ evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 			if (cqe_deliver(evd, &cqe, event))
 				return DAT_SUCCESS;
 	return DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+}
+
+/* The dequeue itself: under evd->lock, or on a nolock EVD without it. */
+static inline __attribute__((always_inline)) DAT_RETURN
+evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
+{
+	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
+	if (dapl_unlikely(evd->waiters))
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
+	if (evd->ring.count) {
+		ring_pop(&evd->ring, event);
+		return DAT_SUCCESS;
+	}
+	if (evd->direct.poll)
+		return evd_poll_direct(evd, event)
+			   ? DAT_SUCCESS
+			   : DAPL_ERR(DAT_QUEUE_EMPTY, DAT_NO_SUBTYPE);
+	return evd_dequeue_cq(evd, event);
 }
 
 DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
@@ -761,9 +850,9 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	 * carries the other's lock bookkeeping. */
 	if (evd->nolock)
 		return evd_dequeue_body(evd, event);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	rc = evd_dequeue_body(evd, event);
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	return rc;
 }
 
@@ -856,7 +945,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 	uint64_t next = 0;
 	int n = 0;
 
-	pthread_mutex_unlock(&evd->lock);
+	dapl_unlock(&evd->lock);
 	if (spin) {
 		if (ms >= 0 && spin > ms * 1000000ull)
 			spin = ms * 1000000ull;
@@ -890,7 +979,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 	}
 	if (n == 0)
 		n = poll(pfd, 2, ms);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (n <= 0)
 		return; /* timeout, or EINTR: the loop goes on */
 	if (pfd[0].revents & POLLIN)
@@ -943,16 +1032,16 @@ DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		return BAD_EVD;
 	if (!event)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	pthread_mutex_lock(&evd->lock);
+	dapl_lock(&evd->lock);
 	if (threshold < 1 || threshold > evd->qlen) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	}
 	rc = evd_wait_state(evd);
 	if (rc == DAT_SUCCESS && evd->waiters)
 		rc = DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
 	if (rc != DAT_SUCCESS) {
-		pthread_mutex_unlock(&evd->lock);
+		dapl_unlock(&evd->lock);
 		return rc;
 	}
 	evd->waiters = 1;
@@ -962,7 +1051,7 @@ DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 		*n_more_events = evd->ring.count;
 	evd->waiters = 0;
 	if (evd->closing)
-		pthread_cond_broadcast(&evd->cond);
-	pthread_mutex_unlock(&evd->lock);
+		dapl_cond_broadcast(&evd->cond);
+	dapl_unlock(&evd->lock);
 	return rc;
 }

@@ -139,6 +139,20 @@ struct dapl_srq *dapl_ep_srq(const struct dapl_ep *ep)
 	return ep->srq;
 }
 
+void dapl_evd_set_cq_direct(struct dapl_evd *evd,
+			    const struct dapl_cq_direct *d)
+{
+	/* Taken only whole: a poll, the op that converts what udapl does
+	 * not take, and offsets inside the record. */
+	if (d && d->poll && evd->obj.ia->ops->cq_direct_cqe &&
+	    d->status_off <= DAPL_CQ_DIRECT_REC - sizeof(uint32_t) &&
+	    d->len_off <= DAPL_CQ_DIRECT_REC - sizeof(uint32_t) &&
+	    d->status_off >= sizeof(uint64_t) && d->len_off >= sizeof(uint64_t))
+		evd->direct = *d;
+	else
+		memset(&evd->direct, 0, sizeof(evd->direct));
+}
+
 void dapl_ep_set_max_inline(struct dapl_ep *ep, uint32_t max_inline)
 {
 	ep->max_inline = max_inline;

@@ -332,7 +332,7 @@ static DAT_RETURN bind_on_ep(struct bind_req *b)
 	struct dapl_ep *ep = b->ep;
 	DAT_RETURN rc;
 
-	pthread_mutex_lock(&ep->lock);
+	dapl_lock(&ep->lock);
 	if (ep->state == DAT_EP_STATE_DISCONNECTED) {
 		b->mw.flush = 1; /* the QP is in error: flushed at once */
 	} else if (ep->state != DAT_EP_STATE_CONNECTED) {
@@ -343,7 +343,7 @@ static DAT_RETURN bind_on_ep(struct bind_req *b)
 	if (!b->mw.flush && b->posted && !b->soft)
 		ep->rmr_fence = 1;
 out:
-	pthread_mutex_unlock(&ep->lock);
+	dapl_unlock(&ep->lock);
 	return rc;
 }
 

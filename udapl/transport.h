@@ -376,6 +376,33 @@ struct dapl_cqe {
 	struct dapl_ep *ep;
 };
 
+/*
+ * A direct poll (optional; dapl_evd_set_cq_direct): what a dequeue of
+ * one completion calls instead of ops->cq_poll, so that the common
+ * completion is read by udapl from the transport's own record, without
+ * the transport's cq_poll frame and without struct dapl_cqe.
+ *
+ * poll(cq, 1, rec) fills rec with one record of the transport's format
+ * (at most DAPL_CQ_DIRECT_REC bytes, 8-byte aligned) and returns 1, or
+ * 0 when the queue is empty, or < 0; it is the transport's device call
+ * itself or a tail call into it.  The record holds the wr_id (the
+ * cookie) as a uint64_t at offset 0, the status as a uint32_t at
+ * status_off and the byte count as a uint32_t at len_off.  udapl takes a
+ * record whose status is status_ok and whose cookie is a plain send,
+ * receive, RDMA write or read of a live EP as a success of byte_len
+ * bytes; every other record (an error, an SRQ receive, a bind, an
+ * atomic) goes to ops->cq_direct_cqe, which turns it into a struct
+ * dapl_cqe as cq_poll would have.  Under the EVD's lock, as cq_poll.
+ * The batch of dat_evd_wait keeps ops->cq_poll.
+ */
+#define DAPL_CQ_DIRECT_REC 64
+struct dapl_cq_direct {
+	int (*poll)(void *cq, int max, void *rec);
+	void *cq;
+	uint32_t status_off, len_off;
+	uint32_t status_ok;
+};
+
 /* Connection events a transport reports for an active or accepted EP
  * (dapl_cm_ep_event). */
 enum dapl_cm_event {
@@ -494,6 +521,11 @@ struct dapl_ops {
 	 * callers poll again while they got all they asked for.  Called
 	 * under the EVD's lock. */
 	int (*cq_poll)(struct dapl_evd *evd, struct dapl_cqe *cqe, int max);
+	/* Required with a direct poll (struct dapl_cq_direct): the
+	 * struct dapl_cqe of a record the direct poll returned that udapl
+	 * does not take itself (cq_poll's answer for it). */
+	void (*cq_direct_cqe)(struct dapl_evd *evd, const void *rec,
+			      struct dapl_cqe *cqe);
 	/* Arms the next notification (solicited only, or any). */
 	DAT_RETURN (*cq_arm)(struct dapl_evd *evd, int solicited_only);
 	/* After fd was readable: consume the notification. */
@@ -680,6 +712,12 @@ const struct sockaddr *dapl_ia_addr(const struct dapl_ia *ia);
 void dapl_ia_set_addr(struct dapl_ia *ia, const struct sockaddr *sa);
 /* The record ops->ia_open filled (udapl's copy, after its own checks). */
 const struct dapl_caps *dapl_ia_caps(const struct dapl_ia *ia);
+
+/* EVD.  The direct poll of its CQ (struct dapl_cq_direct), copied; set
+ * by cq_create once the CQ exists, NULL (cq_poll only) by cq_destroy
+ * before the CQ goes. */
+void dapl_evd_set_cq_direct(struct dapl_evd *evd,
+			    const struct dapl_cq_direct *d);
 
 /* EP */
 const DAT_EP_ATTR *dapl_ep_attr(const struct dapl_ep *ep);

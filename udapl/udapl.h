@@ -101,6 +101,9 @@ struct dapl_cookie_ring {
 #define DAPL_ATOMIC_VAR(var) ((void)&(var))
 #endif
 
+/* ep->lock and evd->lock: an inline futex lock (lock.h says why). */
+#include "lock.h"
+
 /* The next free slot, or NULL if size posts are outstanding. */
 static inline struct dapl_cookie *dapl_cookie_get(struct dapl_cookie_ring *r)
 {
@@ -205,8 +208,8 @@ struct dapl_event_ring {
 
 struct dapl_evd {
 	struct dapl_obj obj;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	struct dapl_lock lock;		/* lock.h */
+	struct dapl_cond cond;		/* teardown waits for the waiter */
 	DAT_EVD_FLAGS flags;
 	DAT_COUNT qlen;
 	DAT_EVD_STATE state;		/* ENABLED/DISABLED | WAITABLE/UNWAITABLE */
@@ -226,6 +229,9 @@ struct dapl_evd {
 	/* dat_evd_dequeue takes no lock: ia->nolock and only CQ streams
 	 * (no other thread of ours pushes into the ring then). */
 	int nolock;
+	/* The transport's direct poll (transport.h), poll NULL if none:
+	 * a dequeue's single completion. */
+	struct dapl_cq_direct direct;
 };
 
 struct dapl_cno {
@@ -242,7 +248,7 @@ struct dapl_cno {
 
 struct dapl_ep {
 	struct dapl_obj obj;
-	pthread_mutex_t lock;
+	struct dapl_lock lock;		/* lock.h */
 	DAT_EP_STATE state;
 	DAT_EP_ATTR attr;
 	struct dapl_pz *pz;

@@ -79,6 +79,41 @@ static DAT_RETURN verbs_cq_new(struct dapl_evd *evd, struct dapl_tp_evd *c,
 	return DAT_SUCCESS;
 }
 
+/*
+ * udapl's direct poll of a dequeue (transport.h, struct dapl_cq_direct):
+ * ibv_poll_cq itself, so that udapl reads the ibv_wc of a dequeue's
+ * single completion in its own frame.  The layering stays: udapl calls a
+ * function of ours through a pointer, as it calls every op, and reads
+ * the record only at the offsets given here; the device call is made
+ * here (a tail call into the device library's poll, the same call
+ * ibv_poll_cq always makes), and whatever udapl does not take itself (an
+ * error, an SRQ receive, a bind, an atomic) comes back to
+ * verbs_cq_direct_cqe below.
+ */
+static int verbs_poll_direct(void *cq, int max, void *wc)
+{
+	return ibv_poll_cq(cq, max, wc);
+}
+
+static void verbs_cq_set_direct(struct dapl_evd *evd, struct ibv_cq *cq)
+{
+	const struct dapl_cq_direct d = {
+	    .poll = verbs_poll_direct,
+	    .cq = cq,
+	    .status_off = offsetof(struct ibv_wc, status),
+	    .len_off = offsetof(struct ibv_wc, byte_len),
+	    .status_ok = IBV_WC_SUCCESS,
+	};
+
+	_Static_assert(sizeof(struct ibv_wc) <= DAPL_CQ_DIRECT_REC &&
+			   offsetof(struct ibv_wc, wr_id) == 0 &&
+			   sizeof(((struct ibv_wc *)0)->wr_id) == 8 &&
+			   sizeof(((struct ibv_wc *)0)->status) == 4 &&
+			   sizeof(((struct ibv_wc *)0)->byte_len) == 4,
+		       "struct dapl_cq_direct's record rules");
+	dapl_evd_set_cq_direct(evd, &d);
+}
+
 DAT_RETURN verbs_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
 	struct dapl_tp_evd *c = calloc(1, sizeof(*c));
@@ -93,6 +128,7 @@ DAT_RETURN verbs_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 		return ret;
 	}
 	dapl_evd_set_tp(evd, c);
+	verbs_cq_set_direct(evd, c->cq);
 	*fd = c->ch->fd;
 	return DAT_SUCCESS;
 }
@@ -121,6 +157,7 @@ void verbs_cq_destroy(struct dapl_evd *evd)
 	if (!c)
 		return;
 	dapl_evd_set_tp(evd, NULL);
+	dapl_evd_set_cq_direct(evd, NULL);
 	/* cq_ack acknowledges every event it takes, so this cannot wait. */
 	if (ibv_destroy_cq(c->cq))
 		dapl_dbg(DAPL_DBG_ERR, "verbs: ibv_destroy_cq failed (in use?)");
@@ -208,6 +245,15 @@ int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 	if (n == 1)
 		verbs_cqe_fill(cqe, &wc, dapl_tp_ia_of(evd));
 	return n;
+}
+
+/* A record of the direct poll that udapl did not take: cq_poll's
+ * conversion (error status, the CM told of a broken QP, an SRQ
+ * receive's EP). */
+void verbs_cq_direct_cqe(struct dapl_evd *evd, const void *rec,
+			 struct dapl_cqe *cqe)
+{
+	verbs_cqe_fill(cqe, rec, dapl_tp_ia_of(evd));
 }
 
 DAT_RETURN verbs_cq_arm(struct dapl_evd *evd, int solicited_only)

@@ -144,7 +144,8 @@ static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
 	.mr_deregister = verbs_mr_deregister, .mw_alloc = verbs_mw_alloc,      \
 	.mw_free = verbs_mw_free, .cq_create = verbs_cq_create,                \
 	.cq_resize = verbs_cq_resize, .cq_destroy = verbs_cq_destroy,          \
-	.cq_poll = verbs_cq_poll, .cq_arm = verbs_cq_arm,                      \
+	.cq_poll = verbs_cq_poll, .cq_direct_cqe = verbs_cq_direct_cqe,        \
+	.cq_arm = verbs_cq_arm,                                                \
 	.cq_ack = verbs_cq_ack, .qp_create = verbs_qp_create,                  \
 	.qp_destroy = verbs_qp_destroy, .qp_reset = verbs_qp_reset,            \
 	.qp_modify = verbs_qp_modify, .post_send = verbs_post_send,            \
@@ -197,6 +198,8 @@ DAT_RETURN verbs_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen) DAPL_HIDDEN;
 void verbs_cq_destroy(struct dapl_evd *evd) DAPL_HIDDEN;
 int verbs_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe,
 		int max) DAPL_HIDDEN;
+void verbs_cq_direct_cqe(struct dapl_evd *evd, const void *rec,
+			 struct dapl_cqe *cqe) DAPL_HIDDEN;
 DAT_RETURN verbs_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
 void verbs_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
 DAT_DTO_COMPLETION_STATUS verbs_wc_status(enum ibv_wc_status st) DAPL_HIDDEN;

@@ -154,11 +154,15 @@ rsocket_table() {
 }
 
 # ---- callgrind ---------------------------------------------------------
-# group OBJECT FILE -> the component a function belongs to
+# group OBJECT FILE [FUNCTION] -> the component a function belongs to
+# (in libdaplcma, a provider function whose lines come from a header,
+# such as an inline of <infiniband/verbs.h>, is still the provider's:
+# its verbs_/cma_ name says so)
 GROUPS_AWK='
-function group(ob, fl) {
+function group(ob, fl, fn) {
 	if (ob ~ /libdat\.so/) return "libdat"
-	if (ob ~ /libdaplcma\.so/) return fl ~ /providers\/(cma|verbs)\// ? "cma" : "udapl"
+	if (ob ~ /libdaplcma\.so/)
+		return fl ~ /providers\/(cma|verbs)\// || fn ~ /^(verbs|cma)_/ ? "cma" : "udapl"
 	if (ob ~ /libibverbs\.so/) return "libibverbs"
 	if (ob ~ /libibverbs\/lib.*-rdmav[0-9]*\.so/) return "device"
 	if (ob ~ /librdmacm/) return "librdmacm"
@@ -177,7 +181,7 @@ percomp() {
 	{ awk -f "$HERE/cgsum.awk" "$W/cg-$s.loop" | sed 's/^/+\t/'
 	  awk -f "$HERE/cgsum.awk" "$W/cg-$s.empty" | sed 's/^/-\t/'; } |
 	awk -F'\t' -v ops="$ops" "$GROUPS_AWK"'
-	$2 == "self" { g = group($3, $4); c[g] += ($1 == "+" ? $6 : -$6); tot += ($1 == "+" ? $6 : -$6) }
+	$2 == "self" { g = group($3, $4, $5); c[g] += ($1 == "+" ? $6 : -$6); tot += ($1 == "+" ? $6 : -$6) }
 	$2 == "arc" && $1 == "+" { if (ours(group($3, "")) && group($4, "") == "libc") libc_ours += $5 }
 	$2 == "arc" && $1 == "-" { if (ours(group($3, "")) && group($4, "") == "libc") libc_ours -= $5 }
 	END {
@@ -195,7 +199,7 @@ topfuncs() {
 	{ awk -f "$HERE/cgsum.awk" "$W/cg-$s.loop" | sed 's/^/+\t/'
 	  awk -f "$HERE/cgsum.awk" "$W/cg-$s.empty" | sed 's/^/-\t/'; } |
 	awk -F'\t' -v ops="$ops" -v only="$only" "$GROUPS_AWK"'
-	$2 == "self" { k = group($3, $4) "\t" $5 "\t" $4; c[k] += ($1 == "+" ? $6 : -$6) }
+	$2 == "self" { k = group($3, $4, $5) "\t" $5 "\t" $4; c[k] += ($1 == "+" ? $6 : -$6) }
 	END { for (k in c) { split(k, p, "\t"); if (only == "" || ours(p[1])) if (c[k] / ops >= 0.05) printf "%.1f\t%s\n", c[k] / ops, k } }' |
 	sort -t$'\t' -k1,1 -rn | head -n "$n"
 }

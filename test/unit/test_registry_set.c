@@ -135,5 +135,39 @@ int main(void)
 				       DAT_INVALID_HANDLE;
 		tap_ok(ok, "a handle whose first word is NULL, 1 or misaligned is refused");
 	}
+	{
+		/* libdat checks the table registered (or opened) last with
+		 * one compare (registry.h dat_dr_hot) and every other one
+		 * through the set: both paths give the same answers, an
+		 * empty slot included, and the word follows removals */
+		DAT_PROVIDER *bad[2] = {NULL, (DAT_PROVIDER *)1};
+		DAT_CONTEXT ctx;
+		DAT_HANDLE_TYPE type;
+
+		ok = add(0, 9) == DAT_SUCCESS && add(1, 9) == DAT_SUCCESS;
+		/* 1 is the common case now, 0 goes through the set */
+		ok = ok && reaches(0) && reaches(1);
+		for (t = 0; t < 2; t++)
+			ok = ok && dat_get_consumer_context(&handles[t], &ctx) ==
+					   (DAT_RETURN)(DAT_CLASS_ERROR | DAT_NOT_IMPLEMENTED |
+						     DAT_NO_SUBTYPE);
+		for (t = 0; t < 2; t++)
+			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
+								    &type)) ==
+				       DAT_INVALID_HANDLE;
+		tap_ok(ok, "two tables: each reached, an empty slot is DAT_NOT_IMPLEMENTED for both, NULL and 1 refused");
+		ok = del(1, 9) == DAT_SUCCESS && refused(1) && reaches(0) &&
+		     dat_get_consumer_context(&handles[1], &ctx) ==
+			     (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_HANDLE | DAT_INVALID_HANDLE1);
+		tap_ok(ok, "the last one registered removed: refused (an empty slot too), the other still reached");
+		ok = del(0, 9) == DAT_SUCCESS && refused(0) &&
+		     dat_get_consumer_context(&handles[0], &ctx) ==
+			     (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_HANDLE | DAT_INVALID_HANDLE1);
+		for (t = 0; t < 2; t++)
+			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
+								    &type)) ==
+				       DAT_INVALID_HANDLE;
+		tap_ok(ok, "none registered: refused, an empty slot too; NULL and 1 refused");
+	}
 	return tap_done();
 }

@@ -151,9 +151,9 @@ static DAT_RETURN qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *a)
 static DAT_RETURN post_send(struct dapl_ep *ep, const struct dapl_post *p)
 {
 	/* whether udapl holds ep->lock around the transport's post */
-	f.post_locked = pthread_mutex_trylock(&ep->lock) != 0;
+	f.post_locked = dapl_trylock(&ep->lock) != 0;
 	if (!f.post_locked)
-		pthread_mutex_unlock(&ep->lock);
+		dapl_unlock(&ep->lock);
 	f.post_send++;
 	keep(p);
 	return DAT_SUCCESS;
@@ -946,6 +946,19 @@ static void test_post1(void)
 	IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
 	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
 	   "post1: UNSIGNALLED not allowed");
+	/* one segment where the EP takes none: the count, before the iov */
+	i = ep->attr.max_request_iov;
+	ep->attr.max_request_iov = 0;
+	IS(dapl_ep_post_send(ep, 1, NULL, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+	   "post1: one segment, max_request_iov 0");
+	ep->attr.max_request_iov = i;
+	IS(dapl_ep_post_send(ep, 1, NULL, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "post1: one segment, NULL local_iov");
+	IS(dapl_ep_post_recv(ep, 1, NULL, c, 0),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "post1: one receive segment, NULL local_iov");
 	t2[0] = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
 	IS(dapl_ep_post_recv(ep, 1, t2, c, 0),
 	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -82,6 +84,63 @@ static DAT_RETURN f_mr_deregister(struct dapl_lmr *lmr DAPL_UNUSED)
 	return DAT_SUCCESS;
 }
 
+/*
+ * A direct poll (transport.h, struct dapl_cq_direct) over the same fake
+ * queue, with a record of its own layout and status values, so that
+ * udapl must read it at the offsets given: status 0x5a is a success,
+ * any other is the DAT status + 1, which only f_cq_direct_cqe knows.
+ */
+struct fake_rec {
+	uint64_t wr_id;
+	uint32_t pad;
+	uint32_t len;
+	uint32_t status;
+};
+#define FAKE_REC_OK 0x5a
+static int fake_direct, direct_polls, direct_cqes;
+
+static int f_poll_direct(void *cqp, int max, void *rec)
+{
+	struct fake_cq *cq = cqp;
+	struct fake_rec r;
+	struct dapl_cqe e;
+
+	if (max != 1)
+		abort();
+	pthread_mutex_lock(&cq->lock);
+	if (!cq->count) {
+		pthread_mutex_unlock(&cq->lock);
+		return 0;
+	}
+	e = cq->q[cq->head];
+	cq->head = (cq->head + 1) % 256;
+	cq->count--;
+	pthread_mutex_unlock(&cq->lock);
+	memset(&r, 0xee, sizeof(r));
+	r.wr_id = e.wr_id;
+	r.len = e.byte_len;
+	r.status = e.status == DAT_DTO_SUCCESS ? FAKE_REC_OK
+					       : (uint32_t)e.status + 1;
+	memcpy(rec, &r, sizeof(r));
+	direct_polls++;
+	return 1;
+}
+
+static void f_cq_direct_cqe(struct dapl_evd *evd DAPL_UNUSED,
+			    const void *rec, struct dapl_cqe *cqe)
+{
+	struct fake_rec r;
+
+	memcpy(&r, rec, sizeof(r));
+	cqe->wr_id = r.wr_id;
+	cqe->status = r.status == FAKE_REC_OK
+			  ? DAT_DTO_SUCCESS
+			  : (DAT_DTO_COMPLETION_STATUS)(r.status - 1);
+	cqe->byte_len = r.len;
+	cqe->ep = NULL;
+	direct_cqes++;
+}
+
 static DAT_RETURN f_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
 	struct fake_cq *cq = calloc(1, sizeof(*cq));
@@ -93,6 +152,17 @@ static DAT_RETURN f_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	evd->obj.tp = cq;
 	*fd = cq->fd;
 	(void)qlen;
+	if (fake_direct) {
+		const struct dapl_cq_direct d = {
+		    .poll = f_poll_direct,
+		    .cq = cq,
+		    .status_off = offsetof(struct fake_rec, status),
+		    .len_off = offsetof(struct fake_rec, len),
+		    .status_ok = FAKE_REC_OK,
+		};
+
+		dapl_evd_set_cq_direct(evd, &d);
+	}
 	return DAT_SUCCESS;
 }
 
@@ -177,6 +247,7 @@ static const struct dapl_ops fake_ops = {
     .cq_resize = f_cq_resize,
     .cq_destroy = f_cq_destroy,
     .cq_poll = f_cq_poll,
+    .cq_direct_cqe = f_cq_direct_cqe,
     .cq_arm = f_cq_arm,
     .cq_ack = f_cq_ack,
 };
@@ -1113,6 +1184,116 @@ static void test_thread_safety(void)
 	      "DTO EVD unlocked, one with software events still locked");
 }
 
+/* ---- lock.h: the futex lock of ep->lock and evd->lock ---- */
+
+static struct dapl_lock t_lock;
+static struct dapl_cond t_cond;
+static long t_counter;
+static int t_go, t_waiting, t_saw_go;
+
+static void *lock_hammer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 20000; i++) {
+		dapl_lock(&t_lock);
+		t_counter++;
+		/* now and then give the CPU away while holding it, so
+		 * that the others find it held and go to sleep */
+		if (!(i & 1023))
+			sched_yield();
+		dapl_unlock(&t_lock);
+	}
+	return NULL;
+}
+
+static void *lock_sleeper(void *arg)
+{
+	(void)arg;
+	dapl_lock(&t_lock);
+	t_counter++;
+	dapl_unlock(&t_lock);
+	return NULL;
+}
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	dapl_lock(&t_lock);
+	t_waiting = 1;
+	while (!t_go)
+		dapl_cond_wait(&t_cond, &t_lock);
+	t_saw_go = t_go;
+	dapl_unlock(&t_lock);
+	return NULL;
+}
+
+static void test_lock(void)
+{
+	pthread_t th[4];
+	int i, held, ok = 1;
+
+	dapl_lock_init(&t_lock);
+	dapl_cond_init(&t_cond);
+	CHECK(dapl_trylock(&t_lock) == 0 && t_lock.v == 1,
+	      "lock: a free lock is taken by trylock (word 1)");
+	CHECK(dapl_trylock(&t_lock) == EBUSY,
+	      "lock: trylock of a held lock is EBUSY");
+	dapl_unlock(&t_lock);
+	CHECK(t_lock.v == 0, "lock: unlock frees it (word 0)");
+	dapl_lock(&t_lock);
+	dapl_lock_destroy(&t_lock);
+	dapl_lock_init(&t_lock);
+	CHECK(t_lock.v == 0, "lock: init makes it free");
+
+	/* a thread that finds it held sleeps with the word at 2 (the
+	 * unlock then wakes it); spinning on the word is a wait for a
+	 * state, not for a time */
+	t_counter = 0;
+	dapl_lock(&t_lock);
+	pthread_create(&th[0], NULL, lock_sleeper, NULL);
+	for (i = 0; i < 100000000 &&
+		    __atomic_load_n(&t_lock.v, __ATOMIC_RELAXED) != 2; i++)
+		sched_yield();
+	held = __atomic_load_n(&t_lock.v, __ATOMIC_RELAXED);
+	CHECK(held == 2, "lock: a contender marks the lock (word 2)");
+	CHECK(t_counter == 0, "lock: the contender waits for the holder");
+	dapl_unlock(&t_lock);
+	pthread_join(th[0], NULL);
+	CHECK(t_counter == 1 && t_lock.v == 0,
+	      "lock: the unlock wakes the sleeper, who takes and frees it");
+
+	/* mutual exclusion under contention: no increment lost */
+	t_counter = 0;
+	for (i = 0; i < 4; i++)
+		ok &= pthread_create(&th[i], NULL, lock_hammer, NULL) == 0;
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	CHECK(ok && t_counter == 4 * 20000 && t_lock.v == 0,
+	      "lock: 4 threads x 20000 increments under the lock, none "
+	      "lost; free at the end");
+
+	/* the condition variable: a waiter sleeps with the lock dropped
+	 * and wakes on the broadcast holding it */
+	t_go = t_waiting = t_saw_go = 0;
+	pthread_create(&th[0], NULL, cond_waiter, NULL);
+	for (;;) {
+		dapl_lock(&t_lock);
+		if (t_waiting)
+			break;
+		dapl_unlock(&t_lock);
+		sched_yield();
+	}
+	t_go = 1;
+	dapl_cond_broadcast(&t_cond);
+	dapl_unlock(&t_lock);
+	pthread_join(th[0], NULL);
+	CHECK(t_saw_go == 1 && t_lock.v == 0 && t_cond.seq == 1,
+	      "lock: cond_wait drops the lock, the broadcast wakes the "
+	      "waiter, which returns holding it");
+}
+
 int main(void)
 {
 	/* what dapl_provider_init does for a registered entry */
@@ -1129,6 +1310,16 @@ int main(void)
 	CHECK(ia_opened == 10 && ia_closed == ia_opened,
 	      "ops->ia_close once per ops->ia_open");
 	test_thread_safety();
+	/* the same completions through the transport's direct poll: the
+	 * same events; only the flushed receive goes through the
+	 * transport's conversion, dat_evd_wait's batches through cq_poll */
+	fake_direct = 1;
+	test_evd_cq();
+	CHECK(direct_polls == 6 && direct_cqes == 1,
+	      "direct poll: a dequeue's completions read from the "
+	      "transport's record, an error converted by cq_direct_cqe");
+	fake_direct = 0;
+	test_lock();
 	dapl_obj_release_all();
 	return tap_done();
 }
