@@ -164,6 +164,7 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	ia->prov_entry = entry;
 	ia->ops = &entry->ops;
 	ia->nolock = ia_nolock(entry);
+	ia->opener = dapl_self_pid();
 	dapl_list_init(&ia->open_link);
 	if (dapl_progress_create(ia)) {
 		pthread_mutex_destroy(&ia->lock);
@@ -408,7 +409,8 @@ static const int teardown_order[] = {
 };
 
 /*
- * dat_ia_close in a child forked while the IA was open: every transport
+ * dat_ia_close, in a child, of an IA its parent opened (before the fork):
+ * every transport
  * object (QP, CQ, MR, CM id) is still the parent's, through device files
  * the two processes share, so tearing them down here would break the
  * parent's connections; and the engine threads do not exist here.
@@ -442,7 +444,11 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	if (close_flags == DAT_CLOSE_GRACEFUL_FLAG && ia_in_use(ia))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_IA_IN_USE);
-	if (dapl_provider_forked()) {
+	/* Not dapl_provider_forked(): a child whose parent kept an IA open
+	 * uses the parent's registration, and an IA the child opened itself
+	 * (its own endpoints, engine thread and, over shm, regions in
+	 * /dev/shm that outlive the process) must really be closed. */
+	if (ia->opener != dapl_self_pid()) {
 		ia_forget_forked(ia);
 		return DAT_SUCCESS;
 	}

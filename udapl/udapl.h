@@ -192,6 +192,9 @@ struct dapl_ia {
 	 * EVDs take no lock (ia.c; dat_ia_query then says
 	 * is_thread_safe DAT_FALSE).  Fixed for the IA's life. */
 	int nolock;
+	/* The process that opened it: dat_ia_close in a forked child
+	 * forgets an IA of its parent's, and closes one of its own. */
+	pid_t opener;
 };
 
 struct dapl_pz {

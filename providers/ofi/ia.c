@@ -317,6 +317,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_tp(ia, oia);
+	if (oia->info->addr_format == FI_ADDR_STR)
+		ofi_shm_sweep_stale(); /* shm: before its first endpoint */
 	/* MSG: no control endpoint, the connections carry it (msg.c) */
 	rc = ofi_is_msg(oia) ? 0
 			     : ofi_ctl_open(oia, &oia->addr, NULL, &oia->ctl);

@@ -460,6 +460,11 @@ size_t ofi_addr_make(const struct dapl_tp_ia *oia,
  * provider's addresses do not tell: tcp probes with a connect, cm.c). */
 int ofi_addr_listening(const struct dapl_tp_ia *oia,
 		       const struct sockaddr_in *sin) DAPL_HIDDEN;
+/* shm_sweep.c: before the first shm endpoint of a process, removes the
+ * regions a dead process of the same pid left in /dev/shm; the sweep of
+ * one directory for one pid and start time returns how many it removed. */
+void ofi_shm_sweep_stale(void) DAPL_HIDDEN;
+int ofi_shm_sweep(const char *dir, pid_t pid, time_t start) DAPL_HIDDEN;
 /* The port of one of our libfabric addresses, 0 if it has none. */
 uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,
 		       size_t len) DAPL_HIDDEN;

@@ -127,3 +127,11 @@ run-ofi-suites:
 		$(RUN_SUITE) $(RESULTS)/ofi/$(f) \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$(f) \
 		bats --tap $(s) &&)) :
+
+# test_ofi_shm_sweep (host): the sweep of stale shm regions (shm_sweep.c)
+# in a directory of its own; no libfabric call.
+$(B)/test/unit/test_ofi_shm_sweep: $(B)/test/unit/test_ofi_shm_sweep.o \
+		$(B)/providers/ofi/shm_sweep.o $(B)/udapl/handle.o \
+		$(B)/udapl/process.o
+	$(LINK) -o $@ $^ -lpthread
+HOST_TAP_TESTS += $(B)/test/unit/test_ofi_shm_sweep

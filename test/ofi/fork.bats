@@ -17,9 +17,25 @@ setup_file() {
 }
 
 @test "$OFI_FABRIC: fork storm: 100 children forked while 4 threads open, post and close $OFI_A IAs; each opens its own IA and exits" {
+	marker="$BATS_TEST_TMPDIR/start"
+	touch "$marker"
 	run timeout -k 5 "$(secs 300)" "$STRESS" forkstorm server -i "$OFI_A" -p 4 -n 100
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^forkstorm: 100 forks, 0 children failed; 4 threads, [1-9][0-9]* IA lives, 0 failed$' <<< "$output"
 	grep -q '^PASS$' <<< "$output"
+	# each child closed the IA it opened for real, not forgetting it as
+	# a parent's: over shm an endpoint left open keeps its region,
+	# /dev/shm/<pid>:<uid>:<index>, after the process is gone (and a
+	# later process given that pid could not open its own); files of an
+	# earlier process that had the same pid are older than the storm
+	pids=$(sed -n 's/^forkstorm: child [0-9]* pid \([0-9]*\)$/\1/p' <<< "$output")
+	[ "$(wc -w <<< "$pids")" -eq 100 ]
+	left=0
+	for p in $pids; do
+		for f in /dev/shm/"$p":*; do
+			[ "$f" -nt "$marker" ] && { echo "left behind: $f"; left=$((left + 1)); }
+		done
+	done
+	[ "$left" -eq 0 ]
 }

@@ -1024,6 +1024,9 @@ static int forkstorm(const struct opts *o)
 			vt_die("fork: %s", strerror(errno));
 		if (!pid)
 			storm_child(o->vo.ia_name, o->refused);
+		/* for the suites: what a child left behind is named by its
+		 * pid (e.g. libfabric shm's regions in /dev/shm) */
+		printf("forkstorm: child %d pid %d\n", i, (int)pid);
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 		    WEXITSTATUS(st)) {
 			children_failed++;
