@@ -198,6 +198,49 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 
+/*
+ * The posts that are not the common one, out of line so that the common
+ * one's frame carries neither the SGE array nor a struct dapl_post nor
+ * their registers: a segment count other than 1 (from the segment
+ * checks on), and one segment through a transport without the
+ * one-segment op (the segment already checked).  The checks before
+ * them were made by the caller, in the same order as always.
+ */
+static __attribute__((noinline)) DAT_RETURN
+post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
+		    const DAT_LMR_TRIPLET *local_iov,
+		    DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		    int recv)
+{
+	struct dapl_sge sge[DAPL_MAX_SGE];
+	struct dapl_post p;
+	uint64_t total;
+	DAT_RETURN rc;
+
+	rc = dto_local(ep, num_segments, local_iov,
+		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
+		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
+	if (dapl_unlikely(rc))
+		return rc;
+	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	p.sge = sge;
+	p.num_sge = num_segments;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_two_sided_post(struct dapl_ep *ep, struct dapl_sge *one,
+		    DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		    uint64_t total, int recv)
+{
+	struct dapl_post p;
+
+	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	p.sge = one;
+	p.num_sge = 1;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				     DAT_COUNT num_segments,
 				     const DAT_LMR_TRIPLET *local_iov,
@@ -205,8 +248,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				     DAT_COMPLETION_FLAGS flags, int recv)
 {
 	struct dapl_ep *ep = ep_handle;
-	struct dapl_sge sge[DAPL_MAX_SGE];
-	struct dapl_post p;
+	struct dapl_sge one;
 	uint64_t total;
 	DAT_RETURN rc;
 
@@ -225,22 +267,27 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
 	if (dapl_unlikely(recv && ep->srq))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	rc = dto_local(ep, num_segments, local_iov,
-		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
-		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
+	if (dapl_unlikely(num_segments != 1))
+		return post_two_sided_many(ep, num_segments, local_iov,
+					   user_cookie, flags, recv);
+	/* one segment: dto_local's checks for num 1 */
+	if (dapl_unlikely((recv ? ep->attr.max_recv_iov
+				: ep->attr.max_request_iov) == 0))
+		return bad_arg(DAT_INVALID_ARG2);
+	if (dapl_unlikely(!local_iov))
+		return bad_arg(DAT_INVALID_ARG3);
+	rc = dapl_lmr_check_ep_one(ep, recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0,
+				   local_iov, &one, &total);
 	if (dapl_unlikely(rc))
 		return rc;
-	/* One segment, and the transport has the op for it: the segment
-	 * goes to the transport as it is, no struct dapl_post. */
-	if (dapl_likely(num_segments == 1) &&
-	    dapl_likely(recv ? ep->obj.ia->ops->post_recv1 != NULL
-			     : ep->obj.ia->ops->post_send1 != NULL))
-		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
-				     NULL, sge, user_cookie, flags, total);
-	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
-	p.sge = sge;
-	p.num_sge = num_segments;
-	return dto_submit(ep, &p, user_cookie, flags, total);
+	/* The transport has the one-segment op: the segment goes to it as
+	 * it is, no struct dapl_post. */
+	if (dapl_unlikely(recv ? ep->obj.ia->ops->post_recv1 == NULL
+			       : ep->obj.ia->ops->post_send1 == NULL))
+		return post_two_sided_post(ep, &one, user_cookie, flags, total,
+					   recv);
+	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
+			     &one, user_cookie, flags, total);
 }
 
 DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
