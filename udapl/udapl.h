@@ -497,8 +497,9 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
 				       DAT_LMR_CONTEXT ctx);
 
+/* The cache's hit: the LMR of ctx if the cache names it, else NULL. */
 static inline __attribute__((always_inline)) const struct dapl_lmr *
-dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+dapl_lmr_find_ep_hit(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 {
 	struct dapl_lmr *lmr = __atomic_load_n(&ep->lc_lmr, __ATOMIC_ACQUIRE);
 
@@ -506,6 +507,16 @@ dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 			__atomic_load_n(&lmr->obj.magic, __ATOMIC_ACQUIRE) ==
 			    DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
 			lmr->obj.ia == ep->obj.ia))
+		return lmr;
+	return NULL;
+}
+
+static inline __attribute__((always_inline)) const struct dapl_lmr *
+dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+{
+	const struct dapl_lmr *lmr = dapl_lmr_find_ep_hit(ep, ctx);
+
+	if (dapl_likely(lmr))
 		return lmr;
 	return dapl_lmr_find_ep_miss(ep, ctx);
 }
