@@ -169,8 +169,8 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 	if (one) {
 		/* the transport's one-segment op (post_two_sided made
 		 * sure it has one): no struct dapl_post */
-		rc = recv ? ops->post_recv1(ep, c, one)
-			  : ops->post_send1(ep, c, one, pf);
+		rc = recv ? ep->post_recv1(ep, c, one)
+			  : ep->post_send1(ep, c, one, pf);
 	} else {
 		p->flags = pf;
 		p->cookie = c;
@@ -243,8 +243,7 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	if (dapl_unlikely(rc))
 		return rc;
 	if (num_segments == 1 &&
-	    (recv ? ep->obj.ia->ops->post_recv1 != NULL
-		  : ep->obj.ia->ops->post_send1 != NULL))
+	    (recv ? ep->post_recv1 != NULL : ep->post_send1 != NULL))
 		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
 				     NULL, sge, user_cookie, flags, total);
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
@@ -338,8 +337,8 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	}
 	/* The transport has the one-segment op: the segment goes to it as
 	 * it is, no struct dapl_post. */
-	if (dapl_unlikely(recv ? ep->obj.ia->ops->post_recv1 == NULL
-			       : ep->obj.ia->ops->post_send1 == NULL))
+	if (dapl_unlikely(recv ? ep->post_recv1 == NULL
+			       : ep->post_send1 == NULL))
 		return post_two_sided_post(ep, &one, user_cookie, flags, total,
 					   recv);
 	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,

@@ -271,6 +271,13 @@ struct dapl_ep {
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
 	int nolock;			/* ia->nolock: posts take no ep->lock */
+	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
+	 * none), copied at create: a post's test and call without the two
+	 * loads through the IA (an IA's ops never change) */
+	DAT_RETURN (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags);
+	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge);
 	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
 	 * NULL.  One word, read and written with __atomic: it is read and
 	 * refilled before ep->lock (two threads may post at once on a
