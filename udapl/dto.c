@@ -252,10 +252,11 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	return dto_submit(ep, &p, user_cookie, flags, total);
 }
 
-static __attribute__((noinline)) DAT_RETURN
-post_two_sided_post(struct dapl_ep *ep, struct dapl_sge *one,
-		    DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
-		    uint64_t total, int recv)
+DTO_INLINE DAT_RETURN post_two_sided_post(struct dapl_ep *ep,
+					  struct dapl_sge *one,
+					  DAT_DTO_COOKIE user_cookie,
+					  DAT_COMPLETION_FLAGS flags,
+					  uint64_t total, int recv)
 {
 	struct dapl_post p;
 
@@ -263,6 +264,23 @@ post_two_sided_post(struct dapl_ep *ep, struct dapl_sge *one,
 	p.sge = one;
 	p.num_sge = 1;
 	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+/* one per op, so that each is the op's own straight line */
+static __attribute__((noinline)) DAT_RETURN
+post_send_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total)
+{
+	return post_two_sided_post(ep, one, user_cookie, flags, total, 0);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_recv_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total)
+{
+	return post_two_sided_post(ep, one, user_cookie, flags, total, 1);
 }
 
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
@@ -339,8 +357,10 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	 * it is, no struct dapl_post. */
 	if (dapl_unlikely(recv ? ep->post_recv1 == NULL
 			       : ep->post_send1 == NULL))
-		return post_two_sided_post(ep, &one, user_cookie, flags, total,
-					   recv);
+		return recv ? post_recv_post(ep, &one, user_cookie, flags,
+					     total)
+			    : post_send_post(ep, &one, user_cookie, flags,
+					     total);
 	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
 			     &one, user_cookie, flags, total);
 }
