@@ -11,10 +11,14 @@
  * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
- * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
- * LMR's lmr_context, magic and IA compared, then the same privilege, PZ
- * and bounds checks), and a send or receive goes to the transport's
- * post_send1/post_recv1 when it has them, without a struct dapl_post.
+ * through the EP's last-LMR cache (the hit inline in the post, as
+ * dapl_lmr_check_ep_one makes it: the cached LMR's lmr_context, magic
+ * and IA compared, then the same privilege, PZ and bounds checks; a miss
+ * takes the general path out of line), and a send or receive goes to
+ * the transport's post_send1/post_recv1 (kept in the EP) when it has
+ * them, without a struct dapl_post.  Everything else (other segment
+ * counts, a transport without those ops) is out of line, so the common
+ * post's frame carries none of it.
  */
 #include "udapl.h"
 #include "slots.h"
