@@ -44,10 +44,10 @@ dat_empty_slot(const DAT_PROVIDER *p, DAT_RETURN subtype)
 /*
  * The checks in front of every call: NULL or not 4-byte aligned, as the
  * reference; then the handle's first word must be a registered table.
- * The common case first: the word is the table in dat_dr_hot
- * (registry.h), one load and one compare, and the call is a tail call
- * from there (no frame); any other word takes the full probe of the
- * registered set, out of line.  A third-party provider may leave a slot
+ * The common case first: the word is one of the two tables in
+ * dat_dr_hot (registry.h), one load and one compare each, and the call
+ * is a tail call from there (no frame); any other word takes the full
+ * probe of the registered set, out of line.  A third-party provider may leave a slot
  * empty; that call then does not exist for it, which is exactly what
  * DAT_NOT_IMPLEMENTED says.
  */
@@ -57,14 +57,18 @@ dat_empty_slot(const DAT_PROVIDER *p, DAT_RETURN subtype)
 		DAT_PROVIDER *provider_;                                       \
 		if (dat_unlikely(!(handle) || ((uintptr_t)(handle) & 3)))      \
 			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
-		hot_ = atomic_load_explicit(&dat_dr_hot,                       \
+		provider_ = *(DAT_PROVIDER *const *)(handle);                  \
+		hot_ = atomic_load_explicit(&dat_dr_hot[0],                    \
 					    memory_order_acquire);             \
-		if (dat_likely(*(DAT_PROVIDER *const *)(handle) == hot_)) {    \
+		if (dat_likely(provider_ == hot_) ||                           \
+		    dat_likely(provider_ ==                                    \
+			       (hot_ = atomic_load_explicit(                   \
+				    &dat_dr_hot[1], memory_order_acquire)))) { \
 			if (dat_unlikely(!hot_->slot))                         \
 				return dat_empty_slot(hot_, subtype);          \
 			return hot_->slot(__VA_ARGS__);                        \
 		}                                                              \
-		provider_ = dat_handle_slow(*(DAT_PROVIDER *const *)(handle)); \
+		provider_ = dat_handle_slow(provider_);                        \
 		if (!provider_)                                                \
 			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
 		if (!provider_->slot)                                          \

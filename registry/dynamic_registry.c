@@ -42,31 +42,49 @@ static _Atomic unsigned dr_high;
 const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE];
 static unsigned dr_set_refs[DAT_DR_SET_SIZE];
 const DAT_PROVIDER dat_dr_none;
-const DAT_PROVIDER *_Atomic dat_dr_hot = &dat_dr_none;
+const DAT_PROVIDER *_Atomic dat_dr_hot[DAT_DR_HOT] = {&dat_dr_none,
+						    &dat_dr_none};
 
-/* Under dr_mutex: p (registered) becomes the dispatch's common case. */
+/* Under dr_mutex: p (registered) becomes the dispatch's first common
+ * case, the first one before it the second. */
 static void dr_hot_set(const DAT_PROVIDER *p)
 {
-	atomic_store_explicit(&dat_dr_hot, p, memory_order_release);
+	const DAT_PROVIDER *h0 =
+	    atomic_load_explicit(&dat_dr_hot[0], memory_order_relaxed);
+
+	if (h0 == p)
+		return;
+	/* a reader between the two stores misses p and takes the set */
+	atomic_store_explicit(&dat_dr_hot[1], h0, memory_order_release);
+	atomic_store_explicit(&dat_dr_hot[0], p, memory_order_release);
 }
 
-/* Under dr_mutex, once p has left the set: another registered table (or
- * none) takes its place in the common case. */
+/* Under dr_mutex, once p has left the set: registered tables not in the
+ * other word (or none) take its place in the common case. */
 static void dr_hot_drop(const DAT_PROVIDER *p)
 {
-	const DAT_PROVIDER *q, *next = &dat_dr_none;
-	unsigned i;
+	const DAT_PROVIDER *q, *other;
+	unsigned h, i;
 
-	if (atomic_load_explicit(&dat_dr_hot, memory_order_relaxed) != p)
-		return;
-	for (i = 0; i < DAT_DR_SET_SIZE; i++) {
-		q = atomic_load_explicit(&dat_dr_set[i], memory_order_relaxed);
-		if ((uintptr_t)q > (uintptr_t)DAT_DR_SET_TOMB) {
-			next = q;
-			break;
+	for (h = 0; h < DAT_DR_HOT; h++) {
+		if (atomic_load_explicit(&dat_dr_hot[h],
+					 memory_order_relaxed) != p)
+			continue;
+		other = atomic_load_explicit(&dat_dr_hot[h ^ 1],
+					     memory_order_relaxed);
+		q = &dat_dr_none;
+		for (i = 0; i < DAT_DR_SET_SIZE; i++) {
+			const DAT_PROVIDER *e = atomic_load_explicit(
+			    &dat_dr_set[i], memory_order_relaxed);
+
+			if ((uintptr_t)e > (uintptr_t)DAT_DR_SET_TOMB &&
+			    e != other) {
+				q = e;
+				break;
+			}
 		}
+		atomic_store_explicit(&dat_dr_hot[h], q, memory_order_release);
 	}
-	atomic_store_explicit(&dat_dr_hot, next, memory_order_release);
 }
 
 /* Under dr_mutex: the entry of p, or of the place to insert it. */

@@ -108,17 +108,19 @@ extern const DAT_PROVIDER *_Atomic dat_dr_set[DAT_DR_SET_SIZE]
     __attribute__((visibility("hidden")));
 
 /*
- * The dispatch's common case: one registered table (the last one
- * registered, or whose IA was opened last) kept in a word of its own, so
- * a handle of that provider is checked with one load and one compare.
- * Never NULL: with no table there it holds dat_dr_none, a table with no
+ * The dispatch's common case: the two tables registered or opened last
+ * (a process often opens two IAs, e.g. one per port, and each dat.conf
+ * entry has a table of its own) kept in two words of their own, so a
+ * handle of either is checked with one load and compare (two for the
+ * second).  Never NULL: an empty word holds dat_dr_none, a table with no
  * slot filled that is never registered, so a handle whose first word is
  * NULL (or the tombstone) never matches it; a match of dat_dr_none itself
  * finds an empty slot, and the dispatch's empty-slot path asks the set
  * before answering.  Written under dr_mutex only, after the set.
  */
+#define DAT_DR_HOT 2
 extern const DAT_PROVIDER dat_dr_none __attribute__((visibility("hidden")));
-extern const DAT_PROVIDER *_Atomic dat_dr_hot
+extern const DAT_PROVIDER *_Atomic dat_dr_hot[DAT_DR_HOT]
     __attribute__((visibility("hidden")));
 
 static inline unsigned dat_dr_set_hash(const DAT_PROVIDER *p)

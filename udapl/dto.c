@@ -11,10 +11,14 @@
  * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
- * through the EP's last-LMR cache (dapl_lmr_check_ep_one: the cached
- * LMR's lmr_context, magic and IA compared, then the same privilege, PZ
- * and bounds checks), and a send or receive goes to the transport's
- * post_send1/post_recv1 when it has them, without a struct dapl_post.
+ * through the EP's last-LMR cache (the hit inline in the post, as
+ * dapl_lmr_check_ep_one makes it: the cached LMR's lmr_context, magic
+ * and IA compared, then the same privilege, PZ and bounds checks; a miss
+ * takes the general path out of line), and a send or receive goes to
+ * the transport's post_send1/post_recv1 (kept in the EP) when it has
+ * them, without a struct dapl_post.  Everything else (other segment
+ * counts, a transport without those ops) is out of line, so the common
+ * post's frame carries none of it.
  */
 #include "udapl.h"
 #include "slots.h"
@@ -26,7 +30,8 @@
 	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG | \
 	 DAT_COMPLETION_EVD_THRESHOLD_FLAG)
 /* Receives take neither SUPPRESS nor BARRIER_FENCE; SOLICITED_WAIT and
- * EVD_THRESHOLD are accepted and have no effect on a receive. */
+ * EVD_THRESHOLD are accepted and have no effect on a receive.  (Without
+ * SUPPRESS a receive's completion is always wanted: dto_submit_op.) */
 #define RECV_POST_FLAGS                                                        \
 	(DAT_COMPLETION_SOLICITED_WAIT_FLAG |                                  \
 	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_EVD_THRESHOLD_FLAG)
@@ -74,10 +79,24 @@ static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
 	return DAT_SUCCESS;
 }
 
-/* dto_submit turns completion flags into post flags by moving bits. */
-_Static_assert(DAPL_POST_FENCE == 1 &&
-		   DAT_COMPLETION_SOLICITED_WAIT_FLAG << 1 == DAPL_POST_SOLICITED,
-	       "dto_submit's bit moves");
+/*
+ * A request's completion flags (checked against REQUEST_POST_FLAGS, so
+ * below 32) as post flags, one table load instead of bit moves: FENCE
+ * for BARRIER_FENCE, SOLICITED for SOLICITED_WAIT (kept for a send
+ * only), SIGNALED unless SUPPRESS (the consumer wants the completion;
+ * dto_submit_op adds it for the half-ring rule too).
+ */
+_Static_assert(REQUEST_POST_FLAGS < 32 &&
+		   !(RECV_POST_FLAGS & DAT_COMPLETION_SUPPRESS_FLAG),
+	       "dto_pf's index; a receive is always signaled");
+#define DTO_PF(f)                                                              \
+	((((f) & DAT_COMPLETION_BARRIER_FENCE_FLAG) ? DAPL_POST_FENCE : 0) |  \
+	 (((f) & DAT_COMPLETION_SOLICITED_WAIT_FLAG) ? DAPL_POST_SOLICITED     \
+						      : 0) |                   \
+	 (((f) & DAT_COMPLETION_SUPPRESS_FLAG) ? 0 : DAPL_POST_SIGNALED))
+#define DTO_PF4(f) DTO_PF(f), DTO_PF((f) + 1), DTO_PF((f) + 2), DTO_PF((f) + 3)
+#define DTO_PF16(f) DTO_PF4(f), DTO_PF4((f) + 4), DTO_PF4((f) + 8), DTO_PF4((f) + 12)
+static const uint8_t dto_pf[32] = {DTO_PF16(0), DTO_PF16(16)};
 
 /*
  * Takes a cookie and posts under ep->lock, after the state check.  The
@@ -100,20 +119,25 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
 	 * "non-notification completion": the event is still queued, it
 	 * only need not wake anybody, which verbs cannot tell apart. */
-	const uint8_t signaled = !(flags & DAT_COMPLETION_SUPPRESS_FLAG);
+	uint8_t signaled;
 	struct dapl_cookie *c;
-	unsigned pf = 0;
+	unsigned pf;
 	uint32_t half;
 	DAT_RETURN rc;
 
 	if (!recv) {
-		/* bit moves, no branches (asserted above) */
-		pf = (flags / DAT_COMPLETION_BARRIER_FENCE_FLAG) & 1;
-		if (op == DAPL_OP_SEND)
-			pf |= (flags & DAT_COMPLETION_SOLICITED_WAIT_FLAG) << 1;
+		pf = dto_pf[flags];
+		if (op != DAPL_OP_SEND)
+			pf &= ~(unsigned)DAPL_POST_SOLICITED;
 		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
 		    total <= ep->max_inline)
 			pf |= DAPL_POST_INLINE;
+		signaled = !!(pf & DAPL_POST_SIGNALED);
+	} else {
+		/* a receive's flags were checked against RECV_POST_FLAGS,
+		 * which has no SUPPRESS: its completion is always wanted */
+		signaled = 1;
+		pf = 0;
 	}
 	if (locked)
 		dapl_lock(&ep->lock);
@@ -149,8 +173,8 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 	if (one) {
 		/* the transport's one-segment op (post_two_sided made
 		 * sure it has one): no struct dapl_post */
-		rc = recv ? ops->post_recv1(ep, c, one)
-			  : ops->post_send1(ep, c, one, pf);
+		rc = recv ? ep->post_recv1(ep, c, one)
+			  : ep->post_send1(ep, c, one, pf);
 	} else {
 		p->flags = pf;
 		p->cookie = c;
@@ -198,6 +222,71 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 	return dapl_lmr_triplets_to_sge(ep, need_priv, num, iov, sge, total);
 }
 
+/*
+ * The posts that are not the common one, out of line so that the common
+ * one's frame carries neither the SGE array nor a struct dapl_post nor
+ * their registers: a segment count other than 1 (from the segment
+ * checks on), and one segment through a transport without the
+ * one-segment op (the segment already checked).  The checks before
+ * them were made by the caller, in the same order as always.
+ */
+static __attribute__((noinline)) DAT_RETURN
+post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
+		    const DAT_LMR_TRIPLET *local_iov,
+		    DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		    int recv)
+{
+	struct dapl_sge sge[DAPL_MAX_SGE];
+	struct dapl_post p;
+	uint64_t total;
+	DAT_RETURN rc;
+
+	rc = dto_local(ep, num_segments, local_iov,
+		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
+		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
+	if (dapl_unlikely(rc))
+		return rc;
+	if (num_segments == 1 &&
+	    (recv ? ep->post_recv1 != NULL : ep->post_send1 != NULL))
+		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
+				     NULL, sge, user_cookie, flags, total);
+	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	p.sge = sge;
+	p.num_sge = num_segments;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+DTO_INLINE DAT_RETURN post_two_sided_post(struct dapl_ep *ep,
+					  struct dapl_sge *one,
+					  DAT_DTO_COOKIE user_cookie,
+					  DAT_COMPLETION_FLAGS flags,
+					  uint64_t total, int recv)
+{
+	struct dapl_post p;
+
+	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
+	p.sge = one;
+	p.num_sge = 1;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+/* one per op, so that each is the op's own straight line */
+static __attribute__((noinline)) DAT_RETURN
+post_send_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total)
+{
+	return post_two_sided_post(ep, one, user_cookie, flags, total, 0);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_recv_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total)
+{
+	return post_two_sided_post(ep, one, user_cookie, flags, total, 1);
+}
+
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				     DAT_COUNT num_segments,
 				     const DAT_LMR_TRIPLET *local_iov,
@@ -205,8 +294,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				     DAT_COMPLETION_FLAGS flags, int recv)
 {
 	struct dapl_ep *ep = ep_handle;
-	struct dapl_sge sge[DAPL_MAX_SGE];
-	struct dapl_post p;
+	struct dapl_sge one;
 	uint64_t total;
 	DAT_RETURN rc;
 
@@ -225,22 +313,60 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
 	if (dapl_unlikely(recv && ep->srq))
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	rc = dto_local(ep, num_segments, local_iov,
-		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
-		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
-	if (dapl_unlikely(rc))
-		return rc;
-	/* One segment, and the transport has the op for it: the segment
-	 * goes to the transport as it is, no struct dapl_post. */
-	if (dapl_likely(num_segments == 1) &&
-	    dapl_likely(recv ? ep->obj.ia->ops->post_recv1 != NULL
-			     : ep->obj.ia->ops->post_send1 != NULL))
-		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
-				     NULL, sge, user_cookie, flags, total);
-	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
-	p.sge = sge;
-	p.num_sge = num_segments;
-	return dto_submit(ep, &p, user_cookie, flags, total);
+	if (dapl_unlikely(num_segments != 1))
+		return post_two_sided_many(ep, num_segments, local_iov,
+					   user_cookie, flags, recv);
+	/* one segment: dto_local's checks for num 1 */
+	if (dapl_unlikely((recv ? ep->attr.max_recv_iov
+				: ep->attr.max_request_iov) == 0))
+		return bad_arg(DAT_INVALID_ARG2);
+	if (dapl_unlikely(!local_iov))
+		return bad_arg(DAT_INVALID_ARG3);
+	/* The segment's LMR through the EP's cache (udapl.h
+	 * dapl_lmr_check_ep_one, its hit inline here); a miss takes the
+	 * general path out of line, which makes the same checks with the
+	 * table's lookup, so that no call is left before the lock. */
+	{
+		const DAT_VLEN len = local_iov->segment_length;
+		const DAT_VADDR va = local_iov->virtual_address;
+		const DAT_LMR_CONTEXT ctx = local_iov->lmr_context;
+		const DAT_MEM_PRIV_FLAGS need =
+		    recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0;
+		const struct dapl_lmr *lmr;
+
+		one.addr = va;
+		one.length = (uint32_t)len;
+		one.lkey = ctx;
+		total = len;
+		if (dapl_likely(len)) {
+			lmr = dapl_lmr_find_ep_hit(ep, ctx);
+			if (dapl_unlikely(!lmr))
+				return post_two_sided_many(ep, 1, local_iov,
+							   user_cookie, flags,
+							   recv);
+			if (dapl_unlikely((lmr->priv & need) != need))
+				return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(lmr->pz != ep->pz))
+				return DAPL_ERR(DAT_PROTECTION_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(len > UINT32_MAX ||
+					  va - lmr->reg_addr > lmr->reg_len ||
+					  len > lmr->reg_len -
+						    (va - lmr->reg_addr)))
+				return bad_arg(DAT_INVALID_ARG3);
+		}
+	}
+	/* The transport has the one-segment op: the segment goes to it as
+	 * it is, no struct dapl_post. */
+	if (dapl_unlikely(recv ? ep->post_recv1 == NULL
+			       : ep->post_send1 == NULL))
+		return recv ? post_recv_post(ep, &one, user_cookie, flags,
+					     total)
+			    : post_send_post(ep, &one, user_cookie, flags,
+					     total);
+	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
+			     &one, user_cookie, flags, total);
 }
 
 DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,

@@ -398,6 +398,8 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 				DAT_RESOURCE_MEMORY);
 	dapl_lock_init(&ep->lock);
 	ep->nolock = ia->nolock;
+	ep->post_send1 = ia->ops->post_send1;
+	ep->post_recv1 = ia->ops->post_recv1;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->attr = attr;
 	ep->pz = pz_handle;
@@ -438,6 +440,8 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 				DAT_RESOURCE_MEMORY);
 	dapl_lock_init(&ep->lock);
 	ep->nolock = ia->nolock;
+	ep->post_send1 = ia->ops->post_send1;
+	ep->post_recv1 = ia->ops->post_recv1;
 	/* no PZ: no queue pair until dat_ep_modify sets one */
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	ep_attr_default(ia, &ep->attr);

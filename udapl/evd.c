@@ -822,10 +822,14 @@ evd_dequeue_cq(struct dapl_evd *evd, DAT_EVENT *event)
 static inline __attribute__((always_inline)) DAT_RETURN
 evd_dequeue_body(struct dapl_evd *evd, DAT_EVENT *event)
 {
-	/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
-	if (dapl_unlikely(evd->waiters))
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_IN_USE);
-	if (evd->ring.count) {
+	/* Neither a waiter nor a queued event, the common case, is one
+	 * test of the two words (both change only under evd->lock, or on
+	 * a nolock EVD only in the consumer's own calls). */
+	if (dapl_unlikely(evd->waiters | evd->ring.count)) {
+		/* dat_evd_wait(3DAT): a blocked waiter owns the EVD. */
+		if (evd->waiters)
+			return DAPL_ERR(DAT_INVALID_STATE,
+					DAT_INVALID_STATE_EVD_IN_USE);
 		ring_pop(&evd->ring, event);
 		return DAT_SUCCESS;
 	}

@@ -274,6 +274,13 @@ struct dapl_ep {
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
 	int nolock;			/* ia->nolock: posts take no ep->lock */
+	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
+	 * none), copied at create: a post's test and call without the two
+	 * loads through the IA (an IA's ops never change) */
+	DAT_RETURN (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags);
+	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge);
 	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
 	 * NULL.  One word, read and written with __atomic: it is read and
 	 * refilled before ep->lock (two threads may post at once on a
@@ -500,8 +507,9 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
 				       DAT_LMR_CONTEXT ctx);
 
+/* The cache's hit: the LMR of ctx if the cache names it, else NULL. */
 static inline __attribute__((always_inline)) const struct dapl_lmr *
-dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+dapl_lmr_find_ep_hit(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 {
 	struct dapl_lmr *lmr = __atomic_load_n(&ep->lc_lmr, __ATOMIC_ACQUIRE);
 
@@ -509,6 +517,16 @@ dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 			__atomic_load_n(&lmr->obj.magic, __ATOMIC_ACQUIRE) ==
 			    DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
 			lmr->obj.ia == ep->obj.ia))
+		return lmr;
+	return NULL;
+}
+
+static inline __attribute__((always_inline)) const struct dapl_lmr *
+dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
+{
+	const struct dapl_lmr *lmr = dapl_lmr_find_ep_hit(ep, ctx);
+
+	if (dapl_likely(lmr))
 		return lmr;
 	return dapl_lmr_find_ep_miss(ep, ctx);
 }

@@ -136,33 +136,43 @@ int main(void)
 		tap_ok(ok, "a handle whose first word is NULL, 1 or misaligned is refused");
 	}
 	{
-		/* libdat checks the table registered (or opened) last with
-		 * one compare (registry.h dat_dr_hot) and every other one
-		 * through the set: both paths give the same answers, an
-		 * empty slot included, and the word follows removals */
+		/* libdat checks the two tables registered (or opened) last
+		 * with one compare each (registry.h dat_dr_hot) and every
+		 * other one through the set: all paths give the same
+		 * answers, an empty slot included, and the words follow
+		 * removals */
 		DAT_PROVIDER *bad[2] = {NULL, (DAT_PROVIDER *)1};
 		DAT_CONTEXT ctx;
 		DAT_HANDLE_TYPE type;
+		const DAT_RETURN notimpl = (DAT_RETURN)(DAT_CLASS_ERROR |
+						       DAT_NOT_IMPLEMENTED |
+						       DAT_NO_SUBTYPE);
+		const DAT_RETURN badh = (DAT_RETURN)(DAT_CLASS_ERROR |
+						    DAT_INVALID_HANDLE |
+						    DAT_INVALID_HANDLE1);
 
-		ok = add(0, 9) == DAT_SUCCESS && add(1, 9) == DAT_SUCCESS;
-		/* 1 is the common case now, 0 goes through the set */
-		ok = ok && reaches(0) && reaches(1);
-		for (t = 0; t < 2; t++)
+		ok = add(0, 9) == DAT_SUCCESS && add(1, 9) == DAT_SUCCESS &&
+		     add(2, 9) == DAT_SUCCESS;
+		/* 2 and 1 are the common cases now, 0 goes through the set */
+		ok = ok && reaches(0) && reaches(1) && reaches(2);
+		for (t = 0; t < 3; t++)
 			ok = ok && dat_get_consumer_context(&handles[t], &ctx) ==
-					   (DAT_RETURN)(DAT_CLASS_ERROR | DAT_NOT_IMPLEMENTED |
-						     DAT_NO_SUBTYPE);
+					   notimpl;
 		for (t = 0; t < 2; t++)
 			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
 								    &type)) ==
 				       DAT_INVALID_HANDLE;
-		tap_ok(ok, "two tables: each reached, an empty slot is DAT_NOT_IMPLEMENTED for both, NULL and 1 refused");
-		ok = del(1, 9) == DAT_SUCCESS && refused(1) && reaches(0) &&
-		     dat_get_consumer_context(&handles[1], &ctx) ==
-			     (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_HANDLE | DAT_INVALID_HANDLE1);
-		tap_ok(ok, "the last one registered removed: refused (an empty slot too), the other still reached");
+		tap_ok(ok, "three tables: each reached, an empty slot is DAT_NOT_IMPLEMENTED for all, NULL and 1 refused");
+		ok = del(2, 9) == DAT_SUCCESS && refused(2) && reaches(1) &&
+		     reaches(0) &&
+		     dat_get_consumer_context(&handles[2], &ctx) == badh;
+		ok = ok && del(1, 9) == DAT_SUCCESS && refused(1) &&
+		     refused(2) && reaches(0) &&
+		     dat_get_consumer_context(&handles[1], &ctx) == badh &&
+		     dat_get_consumer_context(&handles[0], &ctx) == notimpl;
+		tap_ok(ok, "the last ones registered removed one by one: refused (an empty slot too), the other still reached");
 		ok = del(0, 9) == DAT_SUCCESS && refused(0) &&
-		     dat_get_consumer_context(&handles[0], &ctx) ==
-			     (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_HANDLE | DAT_INVALID_HANDLE1);
+		     dat_get_consumer_context(&handles[0], &ctx) == badh;
 		for (t = 0; t < 2; t++)
 			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
 								    &type)) ==

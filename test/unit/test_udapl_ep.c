@@ -942,6 +942,54 @@ static void test_post1(void)
 	   "post1: rdma write");
 	tap_ok(f.post_send == ps + 2 && f.post_send1 == 1,
 	       "post1: two segments and RDMA go through post_send");
+	{
+		/* every request flag combination (UNSIGNALLED allowed for
+		 * the loop) as post flags (dto.c's dto_pf table): FENCE for
+		 * BARRIER_FENCE, SOLICITED for SOLICITED_WAIT on a send
+		 * only, SIGNALED unless SUPPRESS (or the half-ring rule),
+		 * the cookie's signaled unless SUPPRESS */
+		const DAT_COMPLETION_FLAGS saved_rf =
+		    ep->attr.request_completion_flags;
+		const unsigned m = DAPL_POST_FENCE | DAPL_POST_SOLICITED |
+				   DAPL_POST_SIGNALED;
+		int ok_send = 1, ok_write = 1;
+		DAT_COMPLETION_FLAGS fl;
+
+		ep->attr.request_completion_flags |=
+		    DAT_COMPLETION_UNSIGNALLED_FLAG;
+		for (fl = 0; fl < 32; fl++) {
+			const int sup = !!(fl & DAT_COMPLETION_SUPPRESS_FLAG);
+			unsigned want = 0, half;
+
+			if (fl & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+				want |= DAPL_POST_FENCE;
+			ep->send_ring.tail = ep->send_ring.head;
+			half = ep->send_ring.size >> 1;
+			if (!sup || !half ||
+			    (ep->send_ring.head & (half - 1)) == half - 1)
+				want |= DAPL_POST_SIGNALED;
+			ok_send = ok_send && send1(ep, fl) == DAT_SUCCESS &&
+				  (f.flags1 & m) ==
+				      (want | ((fl & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
+						   ? DAPL_POST_SOLICITED
+						   : 0)) &&
+				  f.cookie1->signaled == !sup;
+			ep->send_ring.tail = ep->send_ring.head;
+			want &= ~(unsigned)DAPL_POST_SIGNALED;
+			if (!sup || !half ||
+			    (ep->send_ring.head & (half - 1)) == half - 1)
+				want |= DAPL_POST_SIGNALED;
+			ok_write = ok_write &&
+				   dapl_ep_post_rdma_write(ep, 1, t2, c, &rt,
+							   fl) == DAT_SUCCESS &&
+				   (f.last.flags & m) == want &&
+				   f.last.cookie->signaled == !sup;
+		}
+		ep->send_ring.tail = ep->send_ring.head;
+		ep->attr.request_completion_flags = saved_rf;
+		tap_ok(ok_send, "post1: all 32 request flag sets map to the send's post flags");
+		tap_ok(ok_write, "post1: and to an RDMA write's (never SOLICITED)");
+	}
 	/* the same checks, in the same order */
 	IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
 	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),

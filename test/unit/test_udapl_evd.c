@@ -700,6 +700,23 @@ static void test_evd_block(void)
 		  w.ev.event_data.software_event_data.pointer == (void *)7 &&
 		  w.nmore == 0,
 	      "a software event wakes the blocked waiter");
+	/* a waiter owns the EVD even with events queued (the dequeue
+	 * tests both words at once, then the waiter first): a stand-in
+	 * waiter, set as dat_evd_wait sets it, under the lock */
+	dapl_evd_post_se(evd, &ev);
+	dapl_lock(&((struct dapl_evd *)evd)->lock);
+	((struct dapl_evd *)evd)->waiters = 1;
+	dapl_unlock(&((struct dapl_evd *)evd)->lock);
+	CHECK(RC_IS(dapl_evd_dequeue(evd, &out), DAT_INVALID_STATE,
+		    DAT_INVALID_STATE_EVD_IN_USE),
+	      "dequeue with a waiter and an event queued: INVALID_STATE|EVD_IN_USE");
+	dapl_lock(&((struct dapl_evd *)evd)->lock);
+	((struct dapl_evd *)evd)->waiters = 0;
+	dapl_unlock(&((struct dapl_evd *)evd)->lock);
+	CHECK(dapl_evd_dequeue(evd, &out) == DAT_SUCCESS &&
+		  out.event_data.software_event_data.pointer == (void *)7 &&
+		  DAT_GET_TYPE(dapl_evd_dequeue(evd, &out)) == DAT_QUEUE_EMPTY,
+	      "the waiter gone: the queued event, once");
 
 	waiter_start(&w, evd);
 	dapl_evd_set_unwaitable(evd);
