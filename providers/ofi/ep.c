@@ -628,10 +628,11 @@ static void ofi_ep_cqs(struct dapl_tp_ep *oep, int lock)
  * buffer posted again, on the endpoint just closed: a use after free
  * (SIGSEGV in the guest over verbs;ofi_rxm, the peer's rendezvous
  * acknowledgement, "read done", still unread at the close).  So its CQs
- * are read first, while the endpoint is alive; rxm handles one of its own
- * completions per read (its comp_per_progress, 1 by default), and a read
- * that returns nothing may still have handled one: a bounded number of
- * reads.  A message that arrives after them is libfabric's risk still.
+ * are read first, while the endpoint is alive; rxm handles a bounded
+ * number of its own completions per read (its comp_per_progress: 1 by
+ * default, 64 over verbs, init.c), and a read that returns nothing may
+ * still have handled some: a bounded number of reads.  A message that
+ * arrives after them is libfabric's risk still.
  */
 enum { OFI_CLOSE_READS = 16 };
 
