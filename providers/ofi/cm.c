@@ -1002,7 +1002,8 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 /* ---- timers ---- */
 
 /* locked: a DRAINING connection ends once every send the peer made
- * before its DISC was received here (or the bound passed). */
+ * before its DISC was received here, and every send of ours it received
+ * completed here (ep.c ofi_ep_sends_pending), or the bound passed. */
 static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			     uint64_t now)
 {
@@ -1013,6 +1014,8 @@ static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		pthread_mutex_lock(&oep->lock);
 		done = oep->recvs_done >= c->drain_sends;
 		pthread_mutex_unlock(&oep->lock);
+		if (done)
+			done = !ofi_ep_sends_pending(oep);
 	}
 	if (done || now >= c->drain_end)
 		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);

@@ -620,6 +620,44 @@ static void ofi_ep_cqs(struct dapl_tp_ep *oep, int lock)
 	}
 }
 
+/*
+ * CQs locked, before the data endpoint closes: libfabric 1.17's rxm,
+ * closing an endpoint, closes each connection's MSG endpoint first and
+ * only then handles the completions still in its own CQ (rxm_close_conn:
+ * fi_close, then rxm_flush_msg_cq).  A message received there has its
+ * buffer posted again, on the endpoint just closed: a use after free
+ * (SIGSEGV in the guest over verbs;ofi_rxm, the peer's rendezvous
+ * acknowledgement, "read done", still unread at the close).  So its CQs
+ * are read first, while the endpoint is alive; rxm handles a bounded
+ * number of its own completions per read (its comp_per_progress: 1 by
+ * default, 64 over verbs, init.c), and a read that returns nothing may
+ * still have handled some: a bounded number of reads.  A message that
+ * arrives after them is libfabric's risk still.
+ */
+enum { OFI_CLOSE_READS = 16 };
+
+static void ofi_ep_settle(struct dapl_tp_ep *oep)
+{
+	struct dapl_tp_evd *a = oep->sq.ocq, *b = oep->rq.ocq;
+	int i, got = 0;
+
+	if (b == a)
+		b = NULL;
+	for (i = 0; i < OFI_CLOSE_READS; i++) {
+		if (a)
+			got += ofi_cq_read_locked(a);
+		if (b)
+			got += ofi_cq_read_locked(b);
+	}
+	/* what the reads completed, of this EP or another on these CQs */
+	if (got) {
+		if (a && !dapl_list_empty(&a->ready))
+			ofi_cq_notify(a);
+		if (b && !dapl_list_empty(&b->ready))
+			ofi_cq_notify(b);
+	}
+}
+
 /* oia->lock held.  Closes the data endpoint: nothing more lands in the
  * consumer's buffers and nothing more completes. */
 static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
@@ -627,6 +665,8 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	struct fid_ep *fep;
 
 	ofi_ep_cqs(oep, 1);
+	if (oep->fep)
+		ofi_ep_settle(oep);
 	pthread_mutex_lock(&oep->lock);
 	fep = oep->fep;
 	oep->fep = NULL;
@@ -722,6 +762,33 @@ uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep)
 	}
 	pthread_mutex_unlock(&oep->lock);
 	return s;
+}
+
+/*
+ * A send the peer received (its DISC said how many: ofi_ep_peer_recvd)
+ * that has not completed here yet.  Over rxm a rendezvous send completes
+ * when the peer's acknowledgement, a message on the data endpoint,
+ * is handled; closing the endpoint before that crashes libfabric 1.17
+ * (ofi_ep_settle), so a disconnect the peer made waits for it (cm.c
+ * ofi_conn_drained).
+ */
+int ofi_ep_sends_pending(struct dapl_tp_ep *oep)
+{
+	struct ofi_ring *r = &oep->sq;
+	int pending = 0;
+	uint32_t s;
+
+	pthread_mutex_lock(&oep->lock);
+	if (oep->peer_recvd_known && oep->fep)
+		for (s = r->emitted; s != r->issued && !pending; s++) {
+			const struct ofi_op *op = &r->op[s & (r->size - 1)];
+
+			pending = op->state == OFI_OP_ISSUED &&
+				  op->op == DAPL_OP_SEND &&
+				  (int32_t)(op->send_no - oep->peer_recvd) < 0;
+		}
+	pthread_mutex_unlock(&oep->lock);
+	return pending;
 }
 
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)

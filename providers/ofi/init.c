@@ -32,6 +32,17 @@
  *	entries), more than rxe gives (ibv_create_cq fails, and so does
  *	fi_enable of every endpoint).  Only where libfabric was not set up
  *	before in the process.
+ *   FI_OFI_RXM_COMP_PER_PROGRESS=64, for an IA over verbs only: rxm reads
+ *	that many of its verbs completions per read of our CQ (1 by
+ *	default), so that one read handles what has arrived.  libfabric
+ *	1.17's rxm handles a connection's end (the peer's endpoint closed:
+ *	an rdma_cm event), also from inside fi_send, by closing the verbs
+ *	endpoint and only then handling the completions left in its CQ; a
+ *	message received there has its buffer posted again on the closed
+ *	endpoint (SIGSEGV: the client of cr_overflow.bats, whose server
+ *	rejected one request and exited; core from the guest).  The engine
+ *	reads the control CQ right before it sends what was held back
+ *	(progress.c), and with this that read leaves nothing behind.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,8 +118,10 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 	/* before libfabric reads its parameters (the first fi_getinfo) */
 	setenv("FI_OFI_RXM_USE_SRX", "0", 0);
 	setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
-	if (ia_params && !strncmp(ia_params, "verbs", 5))
+	if (ia_params && !strncmp(ia_params, "verbs", 5)) {
 		setenv("FI_UNIVERSE_SIZE", "64", 0);
+		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
+	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }
 

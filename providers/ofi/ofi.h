@@ -517,6 +517,8 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's DISC said it received the first n of our sends. */
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
+/* A send of ours the peer received that has not completed here yet. */
+int ofi_ep_sends_pending(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)

@@ -63,7 +63,7 @@ summary_clean() {
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \
 		--keep-debuginfo=yes --num-callers=30 \
-		--suppressions="$OFI_TOP/test/ofi/libfabric.supp" \
+		"${OFI_VG_SUPP[@]}" \
 		"$BI" -a "$OFI_A" -b "$OFI_B" -s "$DATTEST_SERVER_ADDR"
 	echo "--- exit status $status; output:"
 	echo "$output"

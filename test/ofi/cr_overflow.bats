@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
-# test/ofi/cr_overflow.bats - a CR EVD that overflows, over tcp;ofi_rxm and
-# tcpmsg (not over verbs;ofi_rxm in the guest: a client SIGSEGV, ofi.mk).
+# test/ofi/cr_overflow.bats - a CR EVD that overflows, over tcp;ofi_rxm,
+# tcpmsg and verbs;ofi_rxm in the guest (where libfabric's rxm crashed
+# the client now and then until the provider set its completions per
+# progress: providers/ofi/ofi.mk, init.c).
 # Not over shm (ofi.mk): there the client crashes (SIGSEGV) inside
 # libfabric 1.17's shm progress, 3 of 6 runs on 2026-11-26, in the
 # engine's fi_cq_read of the control CQ (cm.c ofi_ctl_drain), after the

@@ -2,7 +2,9 @@
 # Shared by test/ofi/memcheck*.bats: programs under valgrind memcheck, one
 # or a server and a client.  The only suppressions are the one-time
 # constructor allocations of libfabric's dependencies
-# (test/ofi/libfabric.supp); none names our code.
+# (test/ofi/libfabric.supp) and, over verbs, rdma-core's globals and one
+# report inside rdma_accept (test/ofi/libfabric-verbs.supp: OFI_VG_SUPP,
+# ofi_helpers.bash); none names our code.
 
 # vg PROG ARGS...: under valgrind, bounded; the programs' own waits are
 # stretched (TEST_TIMEOUT_SCALE), valgrind is slow
@@ -12,7 +14,7 @@ vg() {
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \
 		--keep-debuginfo=yes --num-callers=30 \
-		--suppressions="$OFI_TOP/test/ofi/libfabric.supp" "$@"
+		"${OFI_VG_SUPP[@]}" "$@"
 }
 
 # vg_pair PROG TEST [SERVER ARGS...]: server and client of TEST, each

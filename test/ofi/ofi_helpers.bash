@@ -42,6 +42,15 @@ else
 fi
 load ../verbs/verbs_helpers
 
+# valgrind's suppressions (memcheck_helpers.bash, badinput.bats): the
+# one-time constructor allocations of libfabric's dependencies, and over
+# verbs rdma-core's own globals and one report inside rdma_accept, reached
+# through libfabric (each file says why none of it is ours)
+OFI_VG_SUPP=(--suppressions="$OFI_TOP/test/ofi/libfabric.supp")
+if [ "$OFI_FABRIC" = verbs ]; then
+	OFI_VG_SUPP+=(--suppressions="$OFI_TOP/test/ofi/libfabric-verbs.supp")
+fi
+
 ofi_setup_file() {
 	case $SCALE in
 	'' | *[!0-9]* | 0)
