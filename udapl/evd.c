@@ -170,13 +170,51 @@ static int cqe_deliver_other(struct dapl_evd *evd,
 		return 1;
 	}
 	/* The atomic extension's completions have their own number
-	 * (dat_ib_extensions.h), with the same data (length 8). */
+	 * (dat_ib_extensions.h), with the same data (length 8).  Only a
+	 * failed one comes here: a success is cqe_deliver's (dto_atomic). */
 	ev->event_number = DAT_IB_DTO_EVENT;
 	d->ep_handle = ep;
 	d->user_cookie = user_cookie;
 	d->status = cqe->status;
 	d->transfered_length = cqe->status == DAT_DTO_SUCCESS ? length : 0;
 	return 1;
+}
+
+/*
+ * A success of one of the atomic extension's 8-byte operations on a
+ * live EP: the event a plain DTO's would be, but numbered
+ * DAT_IB_DTO_EVENT (dat_ib_extensions.h); its length is the cookie's (8).
+ * Both dequeue paths take it here rather than through the transport's
+ * conversion and cqe_deliver_other, so that an atomic's completion costs
+ * what an RDMA read's does.  Its callers' common test (op up to
+ * DAPL_OP_RDMA_READ) stays one compare: an atomic is checked only once
+ * that failed.  1 with the event, 0 when it was unsignaled.
+ */
+static inline int dto_atomic(struct dapl_evd *evd, struct dapl_cookie *c,
+			     struct dapl_ep *ep, DAT_EVENT *ev)
+{
+	DAT_DTO_COMPLETION_EVENT_DATA *d =
+	    &ev->event_data.dto_completion_event_data;
+	DAT_DTO_COOKIE user_cookie = c->user_cookie;
+	uint64_t length = c->length;
+	int signaled = c->signaled;
+
+	/* The fields are read first: once put, a poster may reuse it. */
+	dapl_cookie_put(&ep->send_ring, c);
+	if (!signaled)
+		return 0;
+	ev->event_number = DAT_IB_DTO_EVENT;
+	ev->evd_handle = evd;
+	d->ep_handle = ep;
+	d->user_cookie = user_cookie;
+	d->status = DAT_DTO_SUCCESS;
+	d->transfered_length = length;
+	return 1;
+}
+
+static inline int op_is_atomic(uint8_t op)
+{
+	return op == DAPL_OP_ATOMIC_FETCH_ADD || op == DAPL_OP_ATOMIC_CMP_SWAP;
 }
 
 /*
@@ -201,8 +239,12 @@ static inline int cqe_deliver(struct dapl_evd *evd,
 	DAPL_HAPPENS_AFTER(c); /* filled by the poster (dto.c) */
 	op = c->op;
 	ep = c->ep;
-	if (dapl_unlikely(op > DAPL_OP_RDMA_READ || !ep))
+	if (dapl_unlikely(op > DAPL_OP_RDMA_READ || !ep)) {
+		if (ep && op_is_atomic(op) &&
+		    cqe->status == DAT_DTO_SUCCESS)
+			return dto_atomic(evd, c, ep, ev);
 		return cqe_deliver_other(evd, cqe, ev);
+	}
 	/* The fields are read first: once put, a poster may reuse it. */
 	user_cookie = c->user_cookie;
 	length = op == DAPL_OP_RECV ? cqe->byte_len : c->length;
@@ -743,8 +785,17 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 static __attribute__((noinline)) int
 evd_direct_other(struct dapl_evd *evd, const void *rec, DAT_EVENT *ev)
 {
+	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)
+	    ((const uint64_t *)rec)[0];
 	struct dapl_cqe cqe;
+	uint32_t status;
 
+	/* An atomic's success needs nothing the transport's conversion
+	 * gives (dto_atomic). */
+	memcpy(&status, (const char *)rec + evd->direct.status_off,
+	       sizeof(status));
+	if (status == evd->direct.status_ok && c->ep && op_is_atomic(c->op))
+		return dto_atomic(evd, c, c->ep, ev);
 	evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
 	return cqe_deliver(evd, &cqe, ev);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../udapl/slots.h"
+#include <dat/dat_ib_extensions.h> /* after udat.h (slots.h) */
 #include "tap.h"
 
 /* ---- the fake transport ----------------------------------------------------
@@ -843,6 +844,55 @@ static void test_evd_cq(void)
 		  DAT_GET_TYPE(dapl_evd_dequeue(evd, &out)) == DAT_QUEUE_EMPTY,
 	      "each completion is delivered exactly once");
 
+	/* the atomic extension's completions: DAT_IB_DTO_EVENT with the
+	 * DTO's data, by dequeue and by wait's batch alike; a suppressed
+	 * success only retires its slot, a failure is reported */
+	c = post(&fake_ep.send_ring, 30, DAPL_OP_ATOMIC_CMP_SWAP, 1);
+	c->length = 8;
+	fake_complete(evd, c, DAT_DTO_SUCCESS, 0);
+	ok = dapl_evd_dequeue(evd, &out) == DAT_SUCCESS;
+	CHECK(ok && out.event_number == DAT_IB_DTO_EVENT &&
+		  out.evd_handle == evd &&
+		  out.event_data.dto_completion_event_data.ep_handle ==
+		      &fake_ep &&
+		  out.event_data.dto_completion_event_data.user_cookie.as_64 ==
+		      30 &&
+		  out.event_data.dto_completion_event_data.status ==
+		      DAT_DTO_SUCCESS &&
+		  out.event_data.dto_completion_event_data.transfered_length ==
+		      8 &&
+		  dapl_cookie_outstanding(&fake_ep.send_ring) == 0,
+	      "an atomic's completion is a DAT_IB_DTO_EVENT of length 8");
+	c = post(&fake_ep.send_ring, 31, DAPL_OP_ATOMIC_FETCH_ADD, 0);
+	fake_complete(evd, c, DAT_DTO_SUCCESS, 0);
+	CHECK(DAT_GET_TYPE(dapl_evd_dequeue(evd, &out)) == DAT_QUEUE_EMPTY &&
+		  dapl_cookie_outstanding(&fake_ep.send_ring) == 0,
+	      "a suppressed successful atomic makes no event, its slot "
+	      "retired");
+	c = post(&fake_ep.send_ring, 32, DAPL_OP_ATOMIC_FETCH_ADD, 0);
+	fake_complete(evd, c, DAT_DTO_ERR_REMOTE_ACCESS, 0);
+	ok = dapl_evd_dequeue(evd, &out) == DAT_SUCCESS;
+	CHECK(ok && out.event_number == DAT_IB_DTO_EVENT &&
+		  out.event_data.dto_completion_event_data.user_cookie.as_64 ==
+		      32 &&
+		  out.event_data.dto_completion_event_data.status ==
+		      DAT_DTO_ERR_REMOTE_ACCESS &&
+		  out.event_data.dto_completion_event_data.transfered_length ==
+		      0 &&
+		  dapl_cookie_outstanding(&fake_ep.send_ring) == 0,
+	      "a failed atomic is reported, length 0");
+	c = post(&fake_ep.send_ring, 33, DAPL_OP_ATOMIC_FETCH_ADD, 1);
+	c->length = 8;
+	fake_complete(evd, c, DAT_DTO_SUCCESS, 0);
+	ok = dapl_evd_wait(evd, 0, 1, &out, &nmore) == DAT_SUCCESS;
+	CHECK(ok && nmore == 0 && out.event_number == DAT_IB_DTO_EVENT &&
+		  out.event_data.dto_completion_event_data.user_cookie.as_64 ==
+		      33 &&
+		  out.event_data.dto_completion_event_data.transfered_length ==
+		      8 &&
+		  dapl_cookie_outstanding(&fake_ep.send_ring) == 0,
+	      "wait's batch makes the same atomic event");
+
 	/* a ring of 4: six completions, wait takes only what fits */
 	for (int i = 0; i < 6; i++)
 		fake_complete(evd,
@@ -1332,9 +1382,10 @@ int main(void)
 	 * transport's conversion, dat_evd_wait's batches through cq_poll */
 	fake_direct = 1;
 	test_evd_cq();
-	CHECK(direct_polls == 6 && direct_cqes == 1,
+	CHECK(direct_polls == 9 && direct_cqes == 2,
 	      "direct poll: a dequeue's completions read from the "
-	      "transport's record, an error converted by cq_direct_cqe");
+	      "transport's record (an atomic's success too), only the "
+	      "errors converted by cq_direct_cqe");
 	fake_direct = 0;
 	test_lock();
 	dapl_obj_release_all();
