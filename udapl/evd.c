@@ -1032,8 +1032,10 @@ static void evd_block(struct dapl_evd *evd, int ms)
 		if (ms > 0)
 			ms -= (int)(spun / 1000000);
 	}
-	if (n == 0)
+	if (n == 0) {
+		dapl_progress_hurry(evd->obj.ia);
 		n = poll(pfd, 2, ms);
+	}
 	dapl_lock(&evd->lock);
 	if (n <= 0)
 		return; /* timeout, or EINTR: the loop goes on */

@@ -95,6 +95,8 @@ struct dapl_engine {
 	struct dapl_list timers;	/* armed dapl_timer.link */
 	struct dapl_list deferred;	/* dapl_ep.defer_link */
 	uint32_t poll_us;		/* the next sleep of a POLL transport */
+	int hurry;			/* a consumer blocks: poll_us from its
+					 * minimum (atomic; dapl_progress_hurry) */
 };
 
 /* The engine whose thread this is. */
@@ -215,6 +217,27 @@ void dapl_progress_kick(struct dapl_ia *ia)
 	    write(e->wake_fd, &one, sizeof(one)) != sizeof(one) &&
 	    errno != EAGAIN)
 		dapl_dbg(DAPL_DBG_ERR, "progress: cannot wake the engine");
+}
+
+/*
+ * A consumer is about to block (dat_evd_wait, dat_cno_wait) on an IA whose
+ * transport the engine must drive (DAPL_PROGRESS_POLL): the engine's sleep
+ * starts again at poll_min_us and doubles from there.  Without it, after a
+ * quiet spell the engine sleeps poll_max_us (10 ms over libfabric) and a
+ * completion waits that long for its round; with it, a completion that
+ * comes t after the wait began is read within about 2t + poll_min_us,
+ * for a few more rounds at the start of each blocking wait (the doubling
+ * reaches poll_max_us again after about log2(max/min) of them).  An FD
+ * transport's completions wake the waiter by themselves: nothing to do.
+ */
+void dapl_progress_hurry(struct dapl_ia *ia)
+{
+	struct dapl_engine *e = ia->engine;
+
+	if (!e || ia->caps.progress != DAPL_PROGRESS_POLL)
+		return;
+	__atomic_store_n(&e->hurry, 1, __ATOMIC_RELEASE);
+	dapl_progress_kick(ia);
 }
 
 int dapl_progress_watch(struct dapl_ia *ia, int fd, int (*fn)(void *arg),
@@ -455,6 +478,10 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 	while (!e->stopping && engine_run_deferred(e))
 		;
 	if (!e->stopping && c->progress == DAPL_PROGRESS_POLL) {
+		/* a blocking consumer's hurry counts as work: the next
+		 * sleep is the shortest */
+		if (__atomic_exchange_n(&e->hurry, 0, __ATOMIC_ACQ_REL))
+			work = 1;
 		if (work)
 			e->poll_us = c->poll_min_us;
 		else if (e->poll_us < c->poll_max_us)

@@ -704,6 +704,9 @@ void dapl_progress_stop(struct dapl_ia *ia);
  * waiting, if wait: the destructor does at unload and exit); returns how
  * many it joined. */
 int dapl_progress_reap(int wait);
+/* Before a consumer blocks on the IA's EVDs or CNO: the engine of a
+ * DAPL_PROGRESS_POLL transport polls from its shortest sleep again. */
+void dapl_progress_hurry(struct dapl_ia *ia);
 /*
  * The one place an object that gets upcalls (EP, PSP/RSP, IA) is made
  * quiet before its memory is recycled: drops a deferred event still

@@ -91,10 +91,14 @@ void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
 static int block_hook; /* the progress hook waits while set */
 static int hook_waiting;
 
+static struct dapl_ia *hurry_ia;
+static int hurry_calls;
+
 static int progress_hook(struct dapl_ia *ia)
 {
-	(void)ia;
 	bump(&progress_calls);
+	if (ia == hurry_ia)
+		bump(&hurry_calls); /* test_hurry's own IA */
 	pthread_mutex_lock(&mu);
 	while (block_hook) {
 		hook_waiting = 1;
@@ -450,6 +454,53 @@ static void test_self_pid(void)
 	tap_ok(dapl_self_pid() == getpid(), "the parent's stays");
 }
 
+/* ---- a blocking consumer hurries a POLL engine ------------------------------ */
+
+/*
+ * dapl_progress_hurry: the engine of a POLL transport that sleeps long
+ * (here its sleep is 60 s, past wait_for's 10 s) polls from its shortest
+ * sleep again, so rounds follow at once; a plain kick only wakes it once,
+ * and its sleep stays as long.  An FD transport is left alone.
+ */
+static void test_hurry(void)
+{
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_POLL);
+	int before;
+
+	/* its own count: another test's engine may still be polling */
+	hurry_ia = ia;
+	ia->caps.poll_min_us = ia->caps.poll_max_us = 60000000;
+	tap_ok(dapl_progress_start(ia) == 0,
+	       "hurry: the engine starts, to sleep 60 s");
+	/* from now on the shortest sleep is 100 us (set while the engine
+	 * sleeps, before the kick that wakes it); the engine's next sleep,
+	 * without a hurry, stays 60 s: the kick's round finds no work, and
+	 * the sleep doubles up to the most */
+	ia->caps.poll_min_us = 100;
+	before = get(&hurry_calls);
+	dapl_progress_kick(ia);
+	tap_ok(wait_for(&hurry_calls, before + 1) == 0,
+	       "hurry: a kick wakes the engine for one round");
+	before = get(&hurry_calls);
+	dapl_progress_hurry(ia);
+	tap_ok(wait_for(&hurry_calls, before + 5) == 0,
+	       "hurry: after a hurry the rounds follow from the shortest "
+	       "sleep (5 more rounds, where the sleep was 60 s)");
+	dapl_progress_stop(ia);
+	hurry_ia = NULL;
+	dapl_obj_free(ia);
+	dapl_progress_reap(1);
+
+	/* an FD transport: nothing to hurry (its hurry would have no
+	 * effect on the sleep, but it must not even kick) */
+	ia = ia_new(DAPL_PROGRESS_FD);
+	dapl_progress_hurry(ia);
+	tap_ok(ia->engine != NULL, "hurry: an FD transport's IA is left as "
+				   "it was");
+	dapl_progress_stop(ia);
+	dapl_obj_free(ia);
+}
+
 int main(void)
 {
 	const char *s = getenv("TEST_TIMEOUT_SCALE");
@@ -463,6 +514,7 @@ int main(void)
 	test_poll_and_self_stop();
 	test_stop_no_join();
 	test_self_pid();
+	test_hurry();
 	dapl_obj_release_all();
 	return tap_done();
 }
