@@ -418,7 +418,13 @@ read once per process), the waiter first checks those two descriptors
 without blocking for up to that long, like rsocket's polling_time: an event
 that comes meanwhile wakes it without the kernel's wake-up of a sleeping
 thread, at the price of a CPU kept busy.  Unset or 0, the default: no
-spinning.  The timeout is kept either way.""",
+spinning.  The timeout is kept either way.
+
+Over the libfabric provider, whose transports move data only when polled,
+the IA's progress engine polls for a blocked waiter: from its shortest
+sleep (20 microseconds, doubling) once the waiter blocks, and at least
+every DAPL_OFI_POLL_WAIT_US microseconds (default 1000) while it stays
+blocked, where an idle IA sleeps up to DAPL_OFI_POLL_MAX_US (10000).""",
      errors=[OK, bad("DAT_INVALID_HANDLE1", "The provider: not a live EVD."),
              arg(3, "*threshold* is below 1 or above the queue length."),
              arg(4, "*event* is NULL."),

@@ -222,10 +222,11 @@ static DAT_RETURN cno_wait_once(struct dapl_cno *cno, struct dapl_ia *ia,
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	pthread_mutex_unlock(&ia->lock);
-	dapl_progress_hurry(ia);
+	dapl_progress_block(ia, 1);
 	/* A timeout or EINTR just leads to the next scan. */
 	if (poll(pfd, (nfds_t)n, ms) <= 0)
 		n = 0;
+	dapl_progress_block(ia, 0);
 	pthread_mutex_lock(&ia->lock);
 	if (n)
 		cno_ack(cno, pfd, evds, n);

@@ -1033,8 +1033,9 @@ static void evd_block(struct dapl_evd *evd, int ms)
 			ms -= (int)(spun / 1000000);
 	}
 	if (n == 0) {
-		dapl_progress_hurry(evd->obj.ia);
+		dapl_progress_block(evd->obj.ia, 1);
 		n = poll(pfd, 2, ms);
+		dapl_progress_block(evd->obj.ia, 0);
 	}
 	dapl_lock(&evd->lock);
 	if (n <= 0)

@@ -95,8 +95,10 @@ struct dapl_engine {
 	struct dapl_list timers;	/* armed dapl_timer.link */
 	struct dapl_list deferred;	/* dapl_ep.defer_link */
 	uint32_t poll_us;		/* the next sleep of a POLL transport */
-	int hurry;			/* a consumer blocks: poll_us from its
-					 * minimum (atomic; dapl_progress_hurry) */
+	int hurry;			/* a consumer began to block: poll_us
+					 * from its minimum (atomic) */
+	int blocked;			/* consumers blocked (atomic;
+					 * dapl_progress_block) */
 };
 
 /* The engine whose thread this is. */
@@ -220,22 +222,29 @@ void dapl_progress_kick(struct dapl_ia *ia)
 }
 
 /*
- * A consumer is about to block (dat_evd_wait, dat_cno_wait) on an IA whose
- * transport the engine must drive (DAPL_PROGRESS_POLL): the engine's sleep
- * starts again at poll_min_us and doubles from there.  Without it, after a
- * quiet spell the engine sleeps poll_max_us (10 ms over libfabric) and a
- * completion waits that long for its round; with it, a completion that
- * comes t after the wait began is read within about 2t + poll_min_us,
- * for a few more rounds at the start of each blocking wait (the doubling
- * reaches poll_max_us again after about log2(max/min) of them).  An FD
- * transport's completions wake the waiter by themselves: nothing to do.
+ * A consumer blocks (dat_evd_wait, dat_cno_wait: begin before it sleeps,
+ * end after) on an IA whose transport the engine must drive
+ * (DAPL_PROGRESS_POLL).  Without this, after a quiet spell the engine
+ * sleeps poll_max_us (10 ms over libfabric) and a completion waits that
+ * long for its round.  Now the begin sends the engine's sleep back to
+ * poll_min_us, doubling from there, so that a completion that comes t
+ * after the wait began is read within about 2t + poll_min_us; and while
+ * anybody is blocked the sleep stays at most poll_wait_us, which bounds
+ * what a completion waits after a long quiet spell, for that many rounds
+ * a second of the engine.  An FD transport's completions wake the waiter
+ * by themselves: nothing to do.
  */
-void dapl_progress_hurry(struct dapl_ia *ia)
+void dapl_progress_block(struct dapl_ia *ia, int begin)
 {
 	struct dapl_engine *e = ia->engine;
 
 	if (!e || ia->caps.progress != DAPL_PROGRESS_POLL)
 		return;
+	if (!begin) {
+		__atomic_sub_fetch(&e->blocked, 1, __ATOMIC_ACQ_REL);
+		return;
+	}
+	__atomic_add_fetch(&e->blocked, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&e->hurry, 1, __ATOMIC_RELEASE);
 	dapl_progress_kick(ia);
 }
@@ -488,6 +497,9 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 			e->poll_us = e->poll_us * 2 > c->poll_max_us
 					 ? c->poll_max_us
 					 : e->poll_us * 2 + 1;
+		if (e->poll_us > c->poll_wait_us &&
+		    __atomic_load_n(&e->blocked, __ATOMIC_ACQUIRE))
+			e->poll_us = c->poll_wait_us;
 	}
 }
 
@@ -674,6 +686,10 @@ int dapl_progress_start(struct dapl_ia *ia)
 			c->poll_min_us = ENGINE_POLL_MIN_US;
 		if (c->poll_min_us > c->poll_max_us)
 			c->poll_min_us = c->poll_max_us;
+		if (!c->poll_wait_us || c->poll_wait_us > c->poll_max_us)
+			c->poll_wait_us = c->poll_max_us;
+		if (c->poll_wait_us < c->poll_min_us)
+			c->poll_wait_us = c->poll_min_us;
 		e->poll_us = c->poll_min_us;
 	}
 	dapl_progress_reap(0);

@@ -445,8 +445,9 @@ enum dapl_progress_mode {
 	/* The transport must be driven (libfabric providers with manual
 	 * progress, some without a wait object): the engine calls
 	 * ops->progress every round and, while it finds nothing, sleeps
-	 * poll_min_us, doubling up to poll_max_us; work found, a kick or a
-	 * watched fd going readable starts again at poll_min_us. */
+	 * poll_min_us, doubling up to poll_max_us (up to poll_wait_us while
+	 * a consumer blocks); work found, a watched fd going readable or a
+	 * consumer starting to block starts again at poll_min_us. */
 	DAPL_PROGRESS_POLL = 1,
 };
 
@@ -478,6 +479,10 @@ struct dapl_caps {
 	DAT_COUNT max_private_data;	/* of a connect or accept */
 	enum dapl_progress_mode progress;
 	uint32_t poll_min_us, poll_max_us;	/* DAPL_PROGRESS_POLL */
+	/* DAPL_PROGRESS_POLL: the longest sleep while a consumer blocks in
+	 * dat_evd_wait or dat_cno_wait on the IA (what a completion that
+	 * comes then may wait for its round); 0: poll_max_us */
+	uint32_t poll_wait_us;
 };
 
 /* ---- the ops table ------------------------------------------------------------ */

@@ -704,9 +704,10 @@ void dapl_progress_stop(struct dapl_ia *ia);
  * waiting, if wait: the destructor does at unload and exit); returns how
  * many it joined. */
 int dapl_progress_reap(int wait);
-/* Before a consumer blocks on the IA's EVDs or CNO: the engine of a
- * DAPL_PROGRESS_POLL transport polls from its shortest sleep again. */
-void dapl_progress_hurry(struct dapl_ia *ia);
+/* Around a consumer's sleep on the IA's EVDs or CNO (begin 1, then 0):
+ * the engine of a DAPL_PROGRESS_POLL transport polls from its shortest
+ * sleep again, and meanwhile sleeps at most caps.poll_wait_us. */
+void dapl_progress_block(struct dapl_ia *ia, int begin);
 /*
  * The one place an object that gets upcalls (EP, PSP/RSP, IA) is made
  * quiet before its memory is recycled: drops a deferred event still

@@ -457,7 +457,7 @@ static void test_self_pid(void)
 /* ---- a blocking consumer hurries a POLL engine ------------------------------ */
 
 /*
- * dapl_progress_hurry: the engine of a POLL transport that sleeps long
+ * dapl_progress_block: the engine of a POLL transport that sleeps long
  * (here its sleep is 60 s, past wait_for's 10 s) polls from its shortest
  * sleep again, so rounds follow at once; a plain kick only wakes it once,
  * and its sleep stays as long.  An FD transport is left alone.
@@ -482,19 +482,52 @@ static void test_hurry(void)
 	tap_ok(wait_for(&hurry_calls, before + 1) == 0,
 	       "hurry: a kick wakes the engine for one round");
 	before = get(&hurry_calls);
-	dapl_progress_hurry(ia);
+	dapl_progress_block(ia, 1);
 	tap_ok(wait_for(&hurry_calls, before + 5) == 0,
 	       "hurry: after a hurry the rounds follow from the shortest "
 	       "sleep (5 more rounds, where the sleep was 60 s)");
+	dapl_progress_block(ia, 0);
 	dapl_progress_stop(ia);
 	hurry_ia = NULL;
+	dapl_obj_free(ia);
+	dapl_progress_reap(1);
+
+	/* poll_wait_us: while a consumer blocks, the sleep stays that
+	 * short (100 us: 200 rounds would take the doubling from 100 us
+	 * hours); after it, it doubles again */
+	ia = ia_new(DAPL_PROGRESS_POLL);
+	hurry_ia = ia;
+	ia->caps.poll_min_us = 100;
+	ia->caps.poll_max_us = 60000000;
+	ia->caps.poll_wait_us = 100;
+	tap_ok(dapl_progress_start(ia) == 0 && ia->caps.poll_wait_us == 100,
+	       "block: the engine starts, its longest sleep while a consumer "
+	       "blocks 100 us");
+	before = get(&hurry_calls);
+	dapl_progress_block(ia, 1);
+	tap_ok(wait_for(&hurry_calls, before + 200) == 0,
+	       "block: while a consumer blocks, the rounds go on 100 us apart "
+	       "(200 of them)");
+	dapl_progress_block(ia, 0);
+	dapl_progress_stop(ia);
+	hurry_ia = NULL;
+	dapl_obj_free(ia);
+	dapl_progress_reap(1);
+	/* 0 means the longest sleep; more than that is cut to it */
+	ia = ia_new(DAPL_PROGRESS_POLL);
+	ia->caps.poll_wait_us = 0;
+	dapl_progress_start(ia);
+	tap_ok(ia->caps.poll_wait_us == ia->caps.poll_max_us,
+	       "block: poll_wait_us 0 is the longest sleep");
+	dapl_progress_stop(ia);
 	dapl_obj_free(ia);
 	dapl_progress_reap(1);
 
 	/* an FD transport: nothing to hurry (its hurry would have no
 	 * effect on the sleep, but it must not even kick) */
 	ia = ia_new(DAPL_PROGRESS_FD);
-	dapl_progress_hurry(ia);
+	dapl_progress_block(ia, 1);
+	dapl_progress_block(ia, 0);
 	tap_ok(ia->engine != NULL, "hurry: an FD transport's IA is left as "
 				   "it was");
 	dapl_progress_stop(ia);
