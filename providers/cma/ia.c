@@ -358,7 +358,7 @@ static _Atomic pid_t cma_used_by;
 DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps)
 {
-	pid_t used_by = atomic_load(&cma_used_by), me = getpid();
+	pid_t used_by = atomic_load(&cma_used_by), me = dapl_self_pid();
 	struct sockaddr_storage ss;
 	struct dapl_tp_ia *cia;
 	struct verbs_cm *cm;

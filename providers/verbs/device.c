@@ -165,7 +165,7 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 	cia->ia = ia;
 	cia->ctx = ctx;
 	cia->port = port;
-	cia->pid = getpid();
+	cia->pid = dapl_self_pid(); /* no system call (transport.h) */
 	cia->disable = verbs_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
 	pthread_mutex_init(&cia->lock, NULL);
 	pthread_mutex_init(&cia->mw_lock, NULL);
@@ -201,7 +201,7 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 
 int verbs_ia_forked(const struct dapl_tp_ia *cia)
 {
-	return cia->pid != getpid();
+	return cia->pid != dapl_self_pid();
 }
 
 void verbs_ia_close(struct dapl_ia *ia)
