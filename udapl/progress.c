@@ -66,6 +66,12 @@ enum {
 	 * capability record leaves them 0 */
 	ENGINE_POLL_MIN_US = 10,
 	ENGINE_POLL_MAX_US = 10000,
+	/* While a consumer blocks on a POLL transport, the engine's sleep is
+	 * at least this many times what its rounds of the transport take
+	 * (so that it spends at most about 1 % of a core on them), even
+	 * where caps.poll_wait_us asks for less: a round costs 13-15 us
+	 * natively over libfabric and several times that under emulation. */
+	ENGINE_WAIT_DUTY = 100,
 	/* The longest ppoll, so a lost kick costs at most this. */
 	ENGINE_MAX_SLEEP_MS = 60000,
 };
@@ -99,6 +105,7 @@ struct dapl_engine {
 					 * from its minimum (atomic) */
 	int blocked;			/* consumers blocked (atomic;
 					 * dapl_progress_block) */
+	uint64_t round_ns;		/* what ops->progress takes (average) */
 };
 
 /* The engine whose thread this is. */
@@ -231,7 +238,8 @@ void dapl_progress_kick(struct dapl_ia *ia)
  * after the wait began is read within about 2t + poll_min_us; and while
  * anybody is blocked the sleep stays at most poll_wait_us, which bounds
  * what a completion waits after a long quiet spell, for that many rounds
- * a second of the engine.  An FD transport's completions wake the waiter
+ * a second of the engine, but never less than ENGINE_WAIT_DUTY times
+ * what a round of the transport takes (at most about 1 % of a core).  An FD transport's completions wake the waiter
  * by themselves: nothing to do.
  */
 void dapl_progress_block(struct dapl_ia *ia, int begin)
@@ -475,10 +483,13 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 	for (i = 0; i < nready && !e->stopping; i++)
 		engine_run_fd(e, ready[i]);
 	if (progress && !e->stopping) {
+		uint64_t t0 = dapl_now_ns();
+
 		e->calling++;
 		pthread_mutex_unlock(&e->lock);
 		work |= progress(e->ia) > 0;
 		pthread_mutex_lock(&e->lock);
+		e->round_ns = (e->round_ns * 7 + (dapl_now_ns() - t0)) / 8;
 		e->calling--;
 		pthread_cond_broadcast(&e->idle);
 	}
@@ -491,15 +502,24 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 		 * sleep is the shortest */
 		if (__atomic_exchange_n(&e->hurry, 0, __ATOMIC_ACQ_REL))
 			work = 1;
+		uint32_t us = e->poll_us;
+
 		if (work)
-			e->poll_us = c->poll_min_us;
-		else if (e->poll_us < c->poll_max_us)
-			e->poll_us = e->poll_us * 2 > c->poll_max_us
-					 ? c->poll_max_us
-					 : e->poll_us * 2 + 1;
-		if (e->poll_us > c->poll_wait_us &&
-		    __atomic_load_n(&e->blocked, __ATOMIC_ACQUIRE))
-			e->poll_us = c->poll_wait_us;
+			us = c->poll_min_us;
+		else if (us < c->poll_max_us)
+			us = us * 2 > c->poll_max_us ? c->poll_max_us
+						     : us * 2 + 1;
+		if (__atomic_load_n(&e->blocked, __ATOMIC_ACQUIRE)) {
+			uint64_t cap = c->poll_wait_us,
+				 duty = e->round_ns * ENGINE_WAIT_DUTY / 1000;
+
+			if (cap < duty)
+				cap = duty < c->poll_max_us ? duty
+							    : c->poll_max_us;
+			if (us > cap)
+				us = (uint32_t)cap;
+		}
+		e->poll_us = us;
 	}
 }
 

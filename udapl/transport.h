@@ -481,7 +481,9 @@ struct dapl_caps {
 	uint32_t poll_min_us, poll_max_us;	/* DAPL_PROGRESS_POLL */
 	/* DAPL_PROGRESS_POLL: the longest sleep while a consumer blocks in
 	 * dat_evd_wait or dat_cno_wait on the IA (what a completion that
-	 * comes then may wait for its round); 0: poll_max_us */
+	 * comes then may wait for its round), unless rounds are so slow
+	 * that it would cost more than about 1 % of a core (progress.c);
+	 * 0: poll_max_us */
 	uint32_t poll_wait_us;
 };
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,11 +95,19 @@ static int hook_waiting;
 static struct dapl_ia *hurry_ia;
 static int hurry_calls;
 
+static struct dapl_ia *slow_ia;
+
 static int progress_hook(struct dapl_ia *ia)
 {
 	bump(&progress_calls);
 	if (ia == hurry_ia)
 		bump(&hurry_calls); /* test_hurry's own IA */
+	if (ia == slow_ia) {
+		/* test_hurry's slow transport: each round takes 2 ms */
+		struct timespec ts = {0, 2000000};
+
+		nanosleep(&ts, NULL);
+	}
 	pthread_mutex_lock(&mu);
 	while (block_hook) {
 		hook_waiting = 1;
@@ -506,11 +515,44 @@ static void test_hurry(void)
 	before = get(&hurry_calls);
 	dapl_progress_block(ia, 1);
 	tap_ok(wait_for(&hurry_calls, before + 200) == 0,
-	       "block: while a consumer blocks, the rounds go on 100 us apart "
-	       "(200 of them)");
+	       "block: while a consumer blocks, the sleep stays short (100 us, "
+	       "or 100 times a round: 200 rounds)");
 	dapl_progress_block(ia, 0);
 	dapl_progress_stop(ia);
 	hurry_ia = NULL;
+	dapl_obj_free(ia);
+	dapl_progress_reap(1);
+	/* a transport whose rounds take 2 ms: while a consumer blocks the
+	 * sleep is still at least 100 times that (200 ms), whatever
+	 * poll_wait_us says, so one second holds the doubling's rounds up
+	 * to there (about 12) and a few more, not the ~470 that 100 us
+	 * sleeps would make */
+	ia = ia_new(DAPL_PROGRESS_POLL);
+	hurry_ia = slow_ia = ia;
+	ia->caps.poll_min_us = 100;
+	ia->caps.poll_max_us = 60000000;
+	ia->caps.poll_wait_us = 100;
+	dapl_progress_start(ia);
+	before = get(&hurry_calls);
+	dapl_progress_block(ia, 1);
+	{
+		struct timespec one = {1, 0};
+
+		nanosleep(&one, NULL);
+	}
+	{
+		int rounds = get(&hurry_calls) - before;
+		char what[160];
+
+		snprintf(what, sizeof(what),
+			 "block: a transport's slow rounds keep the engine's "
+			 "sleep at 100 times their length (%d rounds in 1 s)",
+			 rounds);
+		tap_ok(rounds >= 1 && rounds < 60, what);
+	}
+	dapl_progress_block(ia, 0);
+	dapl_progress_stop(ia);
+	hurry_ia = slow_ia = NULL;
 	dapl_obj_free(ia);
 	dapl_progress_reap(1);
 	/* 0 means the longest sleep; more than that is cut to it */
