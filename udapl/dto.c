@@ -110,7 +110,9 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 				    struct dapl_post *p,
 				    const struct dapl_sge *one,
 				    DAT_DTO_COOKIE user_cookie,
-				    DAT_COMPLETION_FLAGS flags, uint64_t total)
+				    DAT_COMPLETION_FLAGS flags, uint64_t total,
+				    uint64_t remote_addr, uint32_t rkey,
+				    uint64_t compare_add, uint64_t swap)
 {
 	const int recv = op == DAPL_OP_RECV;
 	const int locked = !ep->nolock;
@@ -171,10 +173,21 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 		pf |= DAPL_POST_FENCE;
 	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
 	if (one) {
-		/* the transport's one-segment op (post_two_sided made
-		 * sure it has one): no struct dapl_post */
-		rc = recv ? ep->post_recv1(ep, c, one)
-			  : ep->post_send1(ep, c, one, pf);
+		/* the transport's one-segment op (the caller made sure it
+		 * has one): no struct dapl_post; op is a constant in each
+		 * public post, so this is one call */
+		if (recv)
+			rc = ep->post_recv1(ep, c, one);
+		else if (op == DAPL_OP_SEND)
+			rc = ep->post_send1(ep, c, one, pf);
+		else if (op == DAPL_OP_RDMA_WRITE)
+			rc = ep->post_write1(ep, c, one, pf, remote_addr,
+					     rkey);
+		else if (op == DAPL_OP_RDMA_READ)
+			rc = ep->post_read1(ep, c, one, pf, remote_addr, rkey);
+		else
+			rc = ep->post_atomic1(ep, c, one, pf, op, remote_addr,
+					      rkey, compare_add, swap);
 	} else {
 		p->flags = pf;
 		p->cookie = c;
@@ -195,7 +208,8 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,
 				 DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
-	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total);
+	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total, 0,
+			     0, 0, 0);
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
@@ -249,7 +263,8 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	if (num_segments == 1 &&
 	    (recv ? ep->post_recv1 != NULL : ep->post_send1 != NULL))
 		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
-				     NULL, sge, user_cookie, flags, total);
+				     NULL, sge, user_cookie, flags, total, 0,
+				     0, 0, 0);
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
 	p.sge = sge;
 	p.num_sge = num_segments;
@@ -366,7 +381,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 			    : post_send_post(ep, &one, user_cookie, flags,
 					     total);
 	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
-			     &one, user_cookie, flags, total);
+			     &one, user_cookie, flags, total, 0, 0, 0, 0);
 }
 
 DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
@@ -417,27 +432,25 @@ static inline DAT_RETURN rdma_fit(struct dapl_post *p, uint64_t *total,
 	return DAT_SUCCESS;
 }
 
-DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
-				DAT_COUNT num_segments,
-				const DAT_LMR_TRIPLET *local_iov,
-				DAT_DTO_COOKIE user_cookie,
-				const DAT_RMR_TRIPLET *remote_iov,
-				DAT_COMPLETION_FLAGS flags, int read)
+/*
+ * An RDMA post that is not the common one, out of line (as
+ * post_two_sided_many): a segment count other than 1, from the segment
+ * checks on; one segment whose LMR missed the EP's cache (the cache is
+ * refilled here, and the segment goes to the transport's one-segment op
+ * as on a hit); a read of one segment cut to nothing (a remote length of
+ * 0: no segment left).  The checks before were made by the caller.
+ */
+static __attribute__((noinline)) DAT_RETURN
+post_rdma_many(struct dapl_ep *ep, DAT_COUNT num_segments,
+	       const DAT_LMR_TRIPLET *local_iov, DAT_DTO_COOKIE user_cookie,
+	       const DAT_RMR_TRIPLET *remote_iov, DAT_COMPLETION_FLAGS flags,
+	       int read)
 {
-	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
 	struct dapl_post p;
 	uint64_t total;
 	DAT_RETURN rc;
 
-	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
-		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	rc = flags_check(flags, REQUEST_POST_FLAGS,
-			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
-	if (dapl_unlikely(rc))
-		return rc;
-	if (dapl_unlikely(!remote_iov))
-		return bad_arg(DAT_INVALID_ARG5);
 	rc = dto_local(ep, num_segments, local_iov,
 		       read ? ep->attr.max_rdma_read_iov
 			    : ep->attr.max_rdma_write_iov,
@@ -452,7 +465,146 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 	p.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
 	p.remote_addr = remote_iov->target_address;
 	p.rkey = remote_iov->rmr_context;
+	if (p.num_sge == 1 &&
+	    (read ? ep->post_read1 != NULL : ep->post_write1 != NULL))
+		return dto_submit_op(ep, p.op, NULL, sge, user_cookie, flags,
+				     total, p.remote_addr, p.rkey, 0, 0);
 	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+/* One checked segment through post_send, for a transport without the
+ * one-segment op: one per op, each the op's own straight line. */
+DTO_INLINE DAT_RETURN post_rdma_post(struct dapl_ep *ep, struct dapl_sge *one,
+				     DAT_DTO_COOKIE user_cookie,
+				     DAT_COMPLETION_FLAGS flags, uint64_t total,
+				     const DAT_RMR_TRIPLET *remote_iov,
+				     int read)
+{
+	struct dapl_post p;
+
+	p.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
+	p.sge = one;
+	p.num_sge = 1;
+	p.remote_addr = remote_iov->target_address;
+	p.rkey = remote_iov->rmr_context;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_write_post(struct dapl_ep *ep, struct dapl_sge *one,
+		DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		uint64_t total, const DAT_RMR_TRIPLET *remote_iov)
+{
+	return post_rdma_post(ep, one, user_cookie, flags, total, remote_iov,
+			      0);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_read_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total, const DAT_RMR_TRIPLET *remote_iov)
+{
+	return post_rdma_post(ep, one, user_cookie, flags, total, remote_iov,
+			      1);
+}
+
+/*
+ * The checks of an RDMA post, in the order of the general path: the
+ * handle, the flags (ARG6), the remote triplet (ARG5), then the local
+ * segments (dto_local: count ARG2, iov ARG3, each LMR), then rdma_fit.
+ * One segment (the common post) is done here, straight-line: the LMR
+ * through the EP's cache as post_two_sided does, rdma_fit for one
+ * segment, and the transport's post_write1/post_read1.
+ */
+DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
+				DAT_COUNT num_segments,
+				const DAT_LMR_TRIPLET *local_iov,
+				DAT_DTO_COOKIE user_cookie,
+				const DAT_RMR_TRIPLET *remote_iov,
+				DAT_COMPLETION_FLAGS flags, int read)
+{
+	struct dapl_ep *ep = ep_handle;
+	struct dapl_sge one;
+	uint64_t total, rlen;
+	DAT_RETURN rc;
+
+	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+	if (dapl_unlikely(rc))
+		return rc;
+	if (dapl_unlikely(!remote_iov))
+		return bad_arg(DAT_INVALID_ARG5);
+	if (dapl_unlikely(num_segments != 1))
+		return post_rdma_many(ep, num_segments, local_iov, user_cookie,
+				      remote_iov, flags, read);
+	/* one segment: dto_local's checks for num 1 */
+	if (dapl_unlikely((read ? ep->attr.max_rdma_read_iov
+				: ep->attr.max_rdma_write_iov) == 0))
+		return bad_arg(DAT_INVALID_ARG2);
+	if (dapl_unlikely(!local_iov))
+		return bad_arg(DAT_INVALID_ARG3);
+	{
+		const DAT_VLEN len = local_iov->segment_length;
+		const DAT_VADDR va = local_iov->virtual_address;
+		const DAT_LMR_CONTEXT ctx = local_iov->lmr_context;
+		/* a read's target is written by the device */
+		const DAT_MEM_PRIV_FLAGS need =
+		    read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0;
+		const struct dapl_lmr *lmr;
+
+		one.addr = va;
+		one.length = (uint32_t)len;
+		one.lkey = ctx;
+		total = len;
+		if (dapl_likely(len)) {
+			lmr = dapl_lmr_find_ep_hit(ep, ctx);
+			if (dapl_unlikely(!lmr))
+				return post_rdma_many(ep, 1, local_iov,
+						      user_cookie, remote_iov,
+						      flags, read);
+			if (dapl_unlikely((lmr->priv & need) != need))
+				return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(lmr->pz != ep->pz))
+				return DAPL_ERR(DAT_PROTECTION_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(len > UINT32_MAX ||
+					  va - lmr->reg_addr > lmr->reg_len ||
+					  len > lmr->reg_len -
+						    (va - lmr->reg_addr)))
+				return bad_arg(DAT_INVALID_ARG3);
+		}
+	}
+	/* rdma_fit for one segment */
+	rlen = remote_iov->segment_length;
+	if (read) {
+		if (dapl_unlikely(total < rlen))
+			return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		if (dapl_unlikely(total > rlen)) {
+			/* cut to the remote length; cut to nothing, no
+			 * segment is left: the general path */
+			if (dapl_unlikely(!rlen))
+				return post_rdma_many(ep, 1, local_iov,
+						      user_cookie, remote_iov,
+						      flags, read);
+			one.length = (uint32_t)rlen;
+			total = rlen;
+		}
+	} else if (dapl_unlikely(total > rlen)) {
+		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	}
+	if (dapl_unlikely(read ? ep->post_read1 == NULL
+			       : ep->post_write1 == NULL))
+		return read ? post_read_post(ep, &one, user_cookie, flags,
+					     total, remote_iov)
+			    : post_write_post(ep, &one, user_cookie, flags,
+					      total, remote_iov);
+	return dto_submit_op(ep, read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE,
+			     NULL, &one, user_cookie, flags, total,
+			     remote_iov->target_address,
+			     remote_iov->rmr_context, 0, 0);
 }
 
 DAT_RETURN dapl_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
@@ -477,25 +629,15 @@ DAT_RETURN dapl_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
 			 remote_iov, completion_flags, 0);
 }
 
-/*
- * One 8-byte atomic of the extension (ext.c, after its own argument
- * checks): the request path of a post, with the EP's flag, state and
- * cookie rules; the original value lands in sge.
- */
-DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
-				struct dapl_sge *sge,
-				DAT_DTO_COOKIE user_cookie,
-				DAT_COMPLETION_FLAGS flags, uint64_t remote_addr,
-				uint32_t rkey, uint64_t compare_add,
-				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg)
+/* An atomic through post_send, for a transport without post_atomic1. */
+static __attribute__((noinline)) DAT_RETURN
+post_atomic_post(struct dapl_ep *ep, enum dapl_op op, struct dapl_sge *sge,
+		 DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		 uint64_t remote_addr, uint32_t rkey, uint64_t compare_add,
+		 uint64_t swap)
 {
 	struct dapl_post p;
-	DAT_RETURN rc;
 
-	rc = flags_check(flags, REQUEST_POST_FLAGS,
-			 ep->attr.request_completion_flags, flags_arg);
-	if (dapl_unlikely(rc))
-		return rc;
 	p.op = op;
 	p.sge = sge;
 	p.num_sge = 1;
@@ -504,4 +646,32 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 	p.compare_add = compare_add;
 	p.swap = swap;
 	return dto_submit(ep, &p, user_cookie, flags, sge->length);
+}
+
+/*
+ * One 8-byte atomic of the extension (ext.c, after its own argument
+ * checks and the segment's): the request path of a post, with the EP's
+ * flag, state and cookie rules; the original value lands in sge.  The
+ * transport's post_atomic1 when it has one, without a struct dapl_post.
+ */
+DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
+				struct dapl_sge *sge,
+				DAT_DTO_COOKIE user_cookie,
+				DAT_COMPLETION_FLAGS flags, uint64_t remote_addr,
+				uint32_t rkey, uint64_t compare_add,
+				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg)
+{
+	DAT_RETURN rc;
+
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, flags_arg);
+	if (dapl_unlikely(rc))
+		return rc;
+	if (dapl_unlikely(ep->post_atomic1 == NULL))
+		return post_atomic_post(ep, op, sge, user_cookie, flags,
+					remote_addr, rkey, compare_add, swap);
+	/* op is FETCH_ADD or CMP_SWAP: dto_submit_op's atomic branch */
+	return dto_submit_op(ep, op, NULL, sge, user_cookie, flags,
+			     sge->length, remote_addr, rkey, compare_add,
+			     swap);
 }

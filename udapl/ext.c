@@ -77,11 +77,13 @@ static DAT_RETURN ext_atomic(struct dapl_ep *ep, const struct ext_args *a)
 		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
 	if (!a->remote || (a->remote->target_address & 7))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, a->remote_arg);
-	/* The 8 bytes the device writes, checked against their LMR. */
+	/* The 8 bytes the device writes, checked against their LMR: the
+	 * EP's last-LMR cache, its hit inline (udapl.h, as a one-segment
+	 * post checks its segment; a miss is the table's lookup). */
 	local = *a->local;
 	local.segment_length = 8;
-	rc = dapl_lmr_triplets_to_sge(ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 1,
-				      &local, &sge, &total);
+	rc = dapl_lmr_check_ep_one(ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &local,
+				   &sge, &total);
 	if (rc) {
 		/* its checks name the local_iov of a post (ARG3) */
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER)
