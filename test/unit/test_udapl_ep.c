@@ -1331,6 +1331,15 @@ static void test_rdma1(void)
 		IS(rdma1(ep, rd, &t, &rt, 0),
 		   rd ? ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE) : DAT_SUCCESS,
 		   W("local shorter than remote: a read LENGTH_ERROR"));
+		/* one byte either way */
+		t.segment_length = 17;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? DAT_SUCCESS : ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+		   W("one byte longer than remote"));
+		t.segment_length = 15;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE) : DAT_SUCCESS,
+		   W("one byte shorter than remote"));
 		/* what the op gets */
 		t.segment_length = 16;
 		n = *calls;
