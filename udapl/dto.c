@@ -14,11 +14,13 @@
  * through the EP's last-LMR cache (the hit inline in the post, as
  * dapl_lmr_check_ep_one makes it: the cached LMR's lmr_context, magic
  * and IA compared, then the same privilege, PZ and bounds checks; a miss
- * takes the general path out of line), and a send or receive goes to
- * the transport's post_send1/post_recv1 (kept in the EP) when it has
- * them, without a struct dapl_post.  Everything else (other segment
- * counts, a transport without those ops) is out of line, so the common
- * post's frame carries none of it.
+ * takes the general path out of line), and it goes to the transport's
+ * one-segment op (post_send1, post_recv1, post_write1, post_read1; kept
+ * in the EP) when it has one, without a struct dapl_post.  Everything
+ * else (other segment counts, a transport without those ops, a read cut
+ * to nothing) is out of line, so the common post's frame carries none of
+ * it.  The atomics' common post is made the same way in ext.c, with
+ * dto.h's core and post_atomic1.
  */
 #include "dto.h"
 
