@@ -13,7 +13,10 @@
 # matched the soft-RoCE guest's `make bench` per-function figures exactly
 # in round 3 (test/bench/results/2026-11-26-hotpath.md), so udapl's side
 # can be iterated without the guest; the verbs glue, libdat and the
-# whole-path figure still need `make bench`.  Two runs of N and 2N rounds,
+# whole-path figure still need `make bench`.  The verbs glue of the
+# one-sided posts (providers/verbs/post.c) is counted natively too, on a
+# fake QP (verbs_cg_post.c): the general verbs_post_send of a struct
+# dapl_post against the one-segment ops' template.  Two runs of N and 2N rounds,
 # subtracted, so set-up and teardown drop out.  Built here with the
 # Makefile's flags (-O2 -g), outside the build tree.
 #
@@ -46,12 +49,19 @@ cc $CFLAGS $OLD -w -c test/bench/udapl_cg_rdma.c -o "$W/rdma.o"
 cc -o "$W/post" "$W/post.o" $(printf "$W/%s.o " handle evd lmr pz cno ep dto cm ext progress ops) -lpthread
 cc -o "$W/dequeue" "$W/dequeue.o" $(printf "$W/%s.o " handle ia pz lmr evd cno rmr srq progress ops) -lpthread
 cc -o "$W/rdma" "$W/rdma.o" $(printf "$W/%s.o " handle evd lmr pz cno ep dto cm ext progress ops) -lpthread
+if [ -z "$OLD" ]; then
+	cd "$TREE"
+	cc $CFLAGS -c providers/verbs/post.c -o "$W/vpost.o"
+	cc $CFLAGS -w -c test/bench/verbs_cg_post.c -o "$W/verbs.o"
+	cc -o "$W/verbs" "$W/verbs.o" "$W/vpost.o"
+fi
 cd "$TOP"
 # self Ir of FN ("udapl": every function of udapl/*.c) over N and 2N
 # rounds of PROG ARG, per call (CALLS calls per round)
 selfir() {
 	awk -f test/bench/cgsum.awk "$1" | awk -F'\t' -v fn="$2" '
-		$1 == "self" && ($4 == fn || (fn == "udapl" && $3 ~ /(^|\/)udapl\/[a-z]+\.c$/)) { s += $5 }
+		$1 == "self" && ($4 == fn || (fn == "udapl" && $3 ~ /(^|\/)udapl\/[a-z]+\.c$/) ||
+				 (fn == "verbs" && $3 ~ /(^|\/)providers\/verbs\/post\.c$/)) { s += $5 }
 		END { print s + 0 }'
 }
 percall() {
@@ -73,3 +83,8 @@ percall rdma faa dapl_extension_op 1 "dapl_extension_op (fetch-add)"
 percall rdma faa udapl 1 "fetch-and-add, all of udapl"
 percall rdma cas dapl_extension_op 1 "dapl_extension_op (cmp-swap)"
 percall rdma cas udapl 1 "compare-and-swap, all of udapl"
+[ -n "$OLD" ] && exit 0
+for op in write read faa cas; do
+	percall verbs $op-gen verbs 1 "verbs glue, $op, verbs_post_send"
+	percall verbs $op verbs 1 "verbs glue, $op, one-segment op"
+done
