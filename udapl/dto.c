@@ -14,188 +14,23 @@
  * through the EP's last-LMR cache (the hit inline in the post, as
  * dapl_lmr_check_ep_one makes it: the cached LMR's lmr_context, magic
  * and IA compared, then the same privilege, PZ and bounds checks; a miss
- * takes the general path out of line), and a send or receive goes to
- * the transport's post_send1/post_recv1 (kept in the EP) when it has
- * them, without a struct dapl_post.  Everything else (other segment
- * counts, a transport without those ops) is out of line, so the common
- * post's frame carries none of it.
+ * takes the general path out of line), and it goes to the transport's
+ * one-segment op (post_send1, post_recv1, post_write1, post_read1; kept
+ * in the EP) when it has one, without a struct dapl_post.  Everything
+ * else (other segment counts, a transport without those ops, a read cut
+ * to nothing) is out of line, so the common post's frame carries none of
+ * it.  The atomics' common post is made the same way in ext.c, with
+ * dto.h's core and post_atomic1.
  */
-#include "udapl.h"
-#include "slots.h"
-
-/* The flags a request post may carry; UNSIGNALLED only if the EP's
- * request_completion_flags allow it. */
-#define REQUEST_POST_FLAGS                                                     \
-	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |   \
-	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG | \
-	 DAT_COMPLETION_EVD_THRESHOLD_FLAG)
-/* Receives take neither SUPPRESS nor BARRIER_FENCE; SOLICITED_WAIT and
- * EVD_THRESHOLD are accepted and have no effect on a receive.  (Without
- * SUPPRESS a receive's completion is always wanted: dto_submit_op.) */
-#define RECV_POST_FLAGS                                                        \
-	(DAT_COMPLETION_SOLICITED_WAIT_FLAG |                                  \
-	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_EVD_THRESHOLD_FLAG)
-
-/* States that take a request: CONNECTED, and DISCONNECTED where the post
- * is flushed at once (the queue pair is in the error state). */
-static inline int request_state_ok(DAT_EP_STATE s)
-{
-	return s == DAT_EP_STATE_CONNECTED || s == DAT_EP_STATE_DISCONNECTED;
-}
-
-/* Receives may be posted in every state that has a queue pair. */
-static inline int recv_state_ok(DAT_EP_STATE s)
-{
-	return !((1u << s) & ((1u << DAT_EP_STATE_UNCONFIGURED_UNCONNECTED) |
-			      (1u << DAT_EP_STATE_UNCONFIGURED_RESERVED) |
-			      (1u << DAT_EP_STATE_UNCONFIGURED_PASSIVE) |
-			      (1u << DAT_EP_STATE_UNCONFIGURED_TENTATIVE)));
-}
-
-/*
- * The post functions below are forced inline into each public post, so
- * that every one is a single function with its op a constant (the recv
- * and read branches fold away): no call between the checks and the
- * provider's post.
- */
-#define DTO_INLINE static inline __attribute__((always_inline))
-
-static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
-{
-	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
-}
-
-/* Checks completion flags; arg is the subtype of their argument. */
-static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
-				     DAT_COMPLETION_FLAGS allowed,
-				     DAT_COMPLETION_FLAGS ep_flags,
-				     DAT_RETURN_SUBTYPE arg)
-{
-	if (dapl_unlikely(flags & ~allowed))
-		return bad_arg(arg);
-	if (dapl_unlikely((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-			  !(ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG)))
-		return bad_arg(arg);
-	return DAT_SUCCESS;
-}
-
-/*
- * A request's completion flags (checked against REQUEST_POST_FLAGS, so
- * below 32) as post flags, one table load instead of bit moves: FENCE
- * for BARRIER_FENCE, SOLICITED for SOLICITED_WAIT (kept for a send
- * only), SIGNALED unless SUPPRESS (the consumer wants the completion;
- * dto_submit_op adds it for the half-ring rule too).
- */
-_Static_assert(REQUEST_POST_FLAGS < 32 &&
-		   !(RECV_POST_FLAGS & DAT_COMPLETION_SUPPRESS_FLAG),
-	       "dto_pf's index; a receive is always signaled");
-#define DTO_PF(f)                                                              \
-	((((f) & DAT_COMPLETION_BARRIER_FENCE_FLAG) ? DAPL_POST_FENCE : 0) |  \
-	 (((f) & DAT_COMPLETION_SOLICITED_WAIT_FLAG) ? DAPL_POST_SOLICITED     \
-						      : 0) |                   \
-	 (((f) & DAT_COMPLETION_SUPPRESS_FLAG) ? 0 : DAPL_POST_SIGNALED))
-#define DTO_PF4(f) DTO_PF(f), DTO_PF((f) + 1), DTO_PF((f) + 2), DTO_PF((f) + 3)
-#define DTO_PF16(f) DTO_PF4(f), DTO_PF4((f) + 4), DTO_PF4((f) + 8), DTO_PF4((f) + 12)
-static const uint8_t dto_pf[32] = {DTO_PF16(0), DTO_PF16(16)};
-
-/*
- * Takes a cookie and posts under ep->lock, after the state check.  The
- * caller filled p's op, SGEs and remote side; total is the local length.
- * What does not depend on the cookie or the EP's state is worked out
- * before the lock, so the locked part is the state check, the cookie
- * and the transport's post.  An IA opened nonthreadsafe with
- * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c).
- */
-DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
-				    struct dapl_post *p,
-				    const struct dapl_sge *one,
-				    DAT_DTO_COOKIE user_cookie,
-				    DAT_COMPLETION_FLAGS flags, uint64_t total)
-{
-	const int recv = op == DAPL_OP_RECV;
-	const int locked = !ep->nolock;
-	const struct dapl_ops *ops = ep->obj.ia->ops;
-	struct dapl_cookie_ring *r = recv ? &ep->recv_ring : &ep->send_ring;
-	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
-	 * "non-notification completion": the event is still queued, it
-	 * only need not wake anybody, which verbs cannot tell apart. */
-	uint8_t signaled;
-	struct dapl_cookie *c;
-	unsigned pf;
-	uint32_t half;
-	DAT_RETURN rc;
-
-	if (!recv) {
-		pf = dto_pf[flags];
-		if (op != DAPL_OP_SEND)
-			pf &= ~(unsigned)DAPL_POST_SOLICITED;
-		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
-		    total <= ep->max_inline)
-			pf |= DAPL_POST_INLINE;
-		signaled = !!(pf & DAPL_POST_SIGNALED);
-	} else {
-		/* a receive's flags were checked against RECV_POST_FLAGS,
-		 * which has no SUPPRESS: its completion is always wanted */
-		signaled = 1;
-		pf = 0;
-	}
-	if (locked)
-		dapl_lock(&ep->lock);
-	if (dapl_unlikely(recv ? !recv_state_ok(ep->state)
-			       : !request_state_ok(ep->state))) {
-		rc = dapl_ep_state_error(ep->state);
-		goto out;
-	}
-	c = dapl_cookie_get(r);
-	if (dapl_unlikely(!c)) {
-		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
-		goto out;
-	}
-	c->ep = ep;
-	c->user_cookie = user_cookie;
-	c->rmr = NULL;
-	c->length = total;
-	c->op = (uint8_t)op;
-	c->signaled = signaled;
-	/* Whether the work request asks the transport for a completion:
-	 * the consumer's unsignalled posts still get one every half ring,
-	 * or the ring (and the send queue) would never see its slots
-	 * retired; the cookie says the consumer does not want it, so the
-	 * poller drops it. */
-	half = r->size >> 1;
-	if (signaled || !half || (c->seq & (half - 1)) == half - 1)
-		pf |= DAPL_POST_SIGNALED;
-	/* dat_rmr_bind(3DAT): nothing posted after a bind starts before
-	 * the bind completed (a per-EP flag, no queue). */
-	if (!recv && dapl_unlikely(ep->rmr_fence))
-		pf |= DAPL_POST_FENCE;
-	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
-	if (one) {
-		/* the transport's one-segment op (post_two_sided made
-		 * sure it has one): no struct dapl_post */
-		rc = recv ? ep->post_recv1(ep, c, one)
-			  : ep->post_send1(ep, c, one, pf);
-	} else {
-		p->flags = pf;
-		p->cookie = c;
-		rc = recv ? ops->post_recv(ep, p) : ops->post_send(ep, p);
-	}
-	if (dapl_unlikely(rc))
-		dapl_cookie_unget(r);
-	else if (!recv && dapl_unlikely(ep->rmr_fence))
-		dapl_rmr_fenced(ep);
-out:
-	if (locked)
-		dapl_unlock(&ep->lock);
-	return rc;
-}
+#include "dto.h"
 
 /* A post described by a struct dapl_post (p->op its op). */
 DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,
 				 DAT_COMPLETION_FLAGS flags, uint64_t total)
 {
-	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total);
+	return dto_submit_op(ep, p->op, p, NULL, user_cookie, flags, total, 0,
+			     0, 0, 0);
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
@@ -249,7 +84,8 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	if (num_segments == 1 &&
 	    (recv ? ep->post_recv1 != NULL : ep->post_send1 != NULL))
 		return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND,
-				     NULL, sge, user_cookie, flags, total);
+				     NULL, sge, user_cookie, flags, total, 0,
+				     0, 0, 0);
 	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
 	p.sge = sge;
 	p.num_sge = num_segments;
@@ -366,7 +202,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 			    : post_send_post(ep, &one, user_cookie, flags,
 					     total);
 	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
-			     &one, user_cookie, flags, total);
+			     &one, user_cookie, flags, total, 0, 0, 0, 0);
 }
 
 DAT_RETURN dapl_ep_post_send(DAT_EP_HANDLE ep_handle, DAT_COUNT num_segments,
@@ -417,27 +253,25 @@ static inline DAT_RETURN rdma_fit(struct dapl_post *p, uint64_t *total,
 	return DAT_SUCCESS;
 }
 
-DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
-				DAT_COUNT num_segments,
-				const DAT_LMR_TRIPLET *local_iov,
-				DAT_DTO_COOKIE user_cookie,
-				const DAT_RMR_TRIPLET *remote_iov,
-				DAT_COMPLETION_FLAGS flags, int read)
+/*
+ * An RDMA post that is not the common one, out of line (as
+ * post_two_sided_many): a segment count other than 1, from the segment
+ * checks on; one segment whose LMR missed the EP's cache (the cache is
+ * refilled here, and the segment goes to the transport's one-segment op
+ * as on a hit); a read of one segment cut to nothing (a remote length of
+ * 0: no segment left).  The checks before were made by the caller.
+ */
+static __attribute__((noinline)) DAT_RETURN
+post_rdma_many(struct dapl_ep *ep, DAT_COUNT num_segments,
+	       const DAT_LMR_TRIPLET *local_iov, DAT_DTO_COOKIE user_cookie,
+	       const DAT_RMR_TRIPLET *remote_iov, DAT_COMPLETION_FLAGS flags,
+	       int read)
 {
-	struct dapl_ep *ep = ep_handle;
 	struct dapl_sge sge[DAPL_MAX_SGE];
 	struct dapl_post p;
 	uint64_t total;
 	DAT_RETURN rc;
 
-	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
-		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	rc = flags_check(flags, REQUEST_POST_FLAGS,
-			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
-	if (dapl_unlikely(rc))
-		return rc;
-	if (dapl_unlikely(!remote_iov))
-		return bad_arg(DAT_INVALID_ARG5);
 	rc = dto_local(ep, num_segments, local_iov,
 		       read ? ep->attr.max_rdma_read_iov
 			    : ep->attr.max_rdma_write_iov,
@@ -452,7 +286,146 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 	p.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
 	p.remote_addr = remote_iov->target_address;
 	p.rkey = remote_iov->rmr_context;
+	if (p.num_sge == 1 &&
+	    (read ? ep->post_read1 != NULL : ep->post_write1 != NULL))
+		return dto_submit_op(ep, p.op, NULL, sge, user_cookie, flags,
+				     total, p.remote_addr, p.rkey, 0, 0);
 	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+/* One checked segment through post_send, for a transport without the
+ * one-segment op: one per op, each the op's own straight line. */
+DTO_INLINE DAT_RETURN post_rdma_post(struct dapl_ep *ep, struct dapl_sge *one,
+				     DAT_DTO_COOKIE user_cookie,
+				     DAT_COMPLETION_FLAGS flags, uint64_t total,
+				     const DAT_RMR_TRIPLET *remote_iov,
+				     int read)
+{
+	struct dapl_post p;
+
+	p.op = read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE;
+	p.sge = one;
+	p.num_sge = 1;
+	p.remote_addr = remote_iov->target_address;
+	p.rkey = remote_iov->rmr_context;
+	return dto_submit(ep, &p, user_cookie, flags, total);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_write_post(struct dapl_ep *ep, struct dapl_sge *one,
+		DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+		uint64_t total, const DAT_RMR_TRIPLET *remote_iov)
+{
+	return post_rdma_post(ep, one, user_cookie, flags, total, remote_iov,
+			      0);
+}
+
+static __attribute__((noinline)) DAT_RETURN
+post_read_post(struct dapl_ep *ep, struct dapl_sge *one,
+	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
+	       uint64_t total, const DAT_RMR_TRIPLET *remote_iov)
+{
+	return post_rdma_post(ep, one, user_cookie, flags, total, remote_iov,
+			      1);
+}
+
+/*
+ * The checks of an RDMA post, in the order of the general path: the
+ * handle, the flags (ARG6), the remote triplet (ARG5), then the local
+ * segments (dto_local: count ARG2, iov ARG3, each LMR), then rdma_fit.
+ * One segment (the common post) is done here, straight-line: the LMR
+ * through the EP's cache as post_two_sided does, rdma_fit for one
+ * segment, and the transport's post_write1/post_read1.
+ */
+DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
+				DAT_COUNT num_segments,
+				const DAT_LMR_TRIPLET *local_iov,
+				DAT_DTO_COOKIE user_cookie,
+				const DAT_RMR_TRIPLET *remote_iov,
+				DAT_COMPLETION_FLAGS flags, int read)
+{
+	struct dapl_ep *ep = ep_handle;
+	struct dapl_sge one;
+	uint64_t total, rlen;
+	DAT_RETURN rc;
+
+	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+	if (dapl_unlikely(rc))
+		return rc;
+	if (dapl_unlikely(!remote_iov))
+		return bad_arg(DAT_INVALID_ARG5);
+	if (dapl_unlikely(num_segments != 1))
+		return post_rdma_many(ep, num_segments, local_iov, user_cookie,
+				      remote_iov, flags, read);
+	/* one segment: dto_local's checks for num 1 */
+	if (dapl_unlikely((read ? ep->attr.max_rdma_read_iov
+				: ep->attr.max_rdma_write_iov) == 0))
+		return bad_arg(DAT_INVALID_ARG2);
+	if (dapl_unlikely(!local_iov))
+		return bad_arg(DAT_INVALID_ARG3);
+	{
+		const DAT_VLEN len = local_iov->segment_length;
+		const DAT_VADDR va = local_iov->virtual_address;
+		const DAT_LMR_CONTEXT ctx = local_iov->lmr_context;
+		/* a read's target is written by the device */
+		const DAT_MEM_PRIV_FLAGS need =
+		    read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0;
+		const struct dapl_lmr *lmr;
+
+		one.addr = va;
+		one.length = (uint32_t)len;
+		one.lkey = ctx;
+		total = len;
+		if (dapl_likely(len)) {
+			lmr = dapl_lmr_find_ep_hit(ep, ctx);
+			if (dapl_unlikely(!lmr))
+				return post_rdma_many(ep, 1, local_iov,
+						      user_cookie, remote_iov,
+						      flags, read);
+			if (dapl_unlikely((lmr->priv & need) != need))
+				return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(lmr->pz != ep->pz))
+				return DAPL_ERR(DAT_PROTECTION_VIOLATION,
+						DAT_NO_SUBTYPE);
+			if (dapl_unlikely(len > UINT32_MAX ||
+					  va - lmr->reg_addr > lmr->reg_len ||
+					  len > lmr->reg_len -
+						    (va - lmr->reg_addr)))
+				return bad_arg(DAT_INVALID_ARG3);
+		}
+	}
+	/* rdma_fit for one segment */
+	rlen = remote_iov->segment_length;
+	if (read) {
+		if (dapl_unlikely(total < rlen))
+			return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+		if (dapl_unlikely(total > rlen)) {
+			/* cut to the remote length; cut to nothing, no
+			 * segment is left: the general path */
+			if (dapl_unlikely(!rlen))
+				return post_rdma_many(ep, 1, local_iov,
+						      user_cookie, remote_iov,
+						      flags, read);
+			one.length = (uint32_t)rlen;
+			total = rlen;
+		}
+	} else if (dapl_unlikely(total > rlen)) {
+		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
+	}
+	if (dapl_unlikely(read ? ep->post_read1 == NULL
+			       : ep->post_write1 == NULL))
+		return read ? post_read_post(ep, &one, user_cookie, flags,
+					     total, remote_iov)
+			    : post_write_post(ep, &one, user_cookie, flags,
+					      total, remote_iov);
+	return dto_submit_op(ep, read ? DAPL_OP_RDMA_READ : DAPL_OP_RDMA_WRITE,
+			     NULL, &one, user_cookie, flags, total,
+			     remote_iov->target_address,
+			     remote_iov->rmr_context, 0, 0);
 }
 
 DAT_RETURN dapl_ep_post_rdma_read(DAT_EP_HANDLE ep_handle,
@@ -478,9 +451,11 @@ DAT_RETURN dapl_ep_post_rdma_write(DAT_EP_HANDLE ep_handle,
 }
 
 /*
- * One 8-byte atomic of the extension (ext.c, after its own argument
- * checks): the request path of a post, with the EP's flag, state and
- * cookie rules; the original value lands in sge.
+ * One 8-byte atomic of the extension through post_send, for a transport
+ * without post_atomic1 (ext.c makes the common one itself, after its own
+ * argument checks and the segment's): the request path of a post, with
+ * the EP's flag, state and cookie rules; the original value lands in
+ * sge.
  */
 DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 				struct dapl_sge *sge,

@@ -400,6 +400,9 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	ep->nolock = ia->nolock;
 	ep->post_send1 = ia->ops->post_send1;
 	ep->post_recv1 = ia->ops->post_recv1;
+	ep->post_write1 = ia->ops->post_write1;
+	ep->post_read1 = ia->ops->post_read1;
+	ep->post_atomic1 = ia->ops->post_atomic1;
 	ep->state = DAT_EP_STATE_UNCONNECTED;
 	ep->attr = attr;
 	ep->pz = pz_handle;
@@ -442,6 +445,9 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 	ep->nolock = ia->nolock;
 	ep->post_send1 = ia->ops->post_send1;
 	ep->post_recv1 = ia->ops->post_recv1;
+	ep->post_write1 = ia->ops->post_write1;
+	ep->post_read1 = ia->ops->post_read1;
+	ep->post_atomic1 = ia->ops->post_atomic1;
 	/* no PZ: no queue pair until dat_ep_modify sets one */
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	ep_attr_default(ia, &ep->attr);

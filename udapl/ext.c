@@ -18,95 +18,87 @@
  */
 #include <stdarg.h>
 
-#include "slots.h"
+#include "dto.h"
 #include <dat/dat_ib_extensions.h>
 
-/* Where the arguments of an operation sit (DAT_INVALID_ARGn). */
-struct ext_args {
-	enum dapl_op op;
-	uint64_t compare_add, swap;
-	DAT_LMR_TRIPLET *local;
-	DAT_DTO_COOKIE user_cookie;
-	const DAT_RMR_TRIPLET *remote;
-	DAT_COMPLETION_FLAGS flags;
-	DAT_RETURN_SUBTYPE local_arg, remote_arg, flags_arg;
-};
-
-/* Reads the operation's arguments; 0, or -1 for an unknown op. */
-static int ext_read(int op, va_list ap, struct ext_args *a)
+/*
+ * One atomic, op a constant (each extension op is its own straight
+ * line): the arguments from the va_list in the order of the op's
+ * macro, then every check, then the post.  The common post (a
+ * transport with post_atomic1) is dto.h's dto_submit_op, here; without
+ * it dto.c's dapl_dto_post_atomic builds a struct dapl_post.
+ */
+static inline __attribute__((always_inline)) DAT_RETURN
+ext_atomic(struct dapl_ep *ep, enum dapl_op op, va_list ap)
 {
-	switch (op) {
-	case DAT_IB_FETCH_AND_ADD_OP:
-		a->op = DAPL_OP_ATOMIC_FETCH_ADD;
-		a->compare_add = va_arg(ap, DAT_UINT64);
-		a->swap = 0;
-		a->local_arg = DAT_INVALID_ARG3;
-		a->remote_arg = DAT_INVALID_ARG5;
-		a->flags_arg = DAT_INVALID_ARG6;
-		break;
-	case DAT_IB_CMP_AND_SWAP_OP:
-		a->op = DAPL_OP_ATOMIC_CMP_SWAP;
-		a->compare_add = va_arg(ap, DAT_UINT64);
-		a->swap = va_arg(ap, DAT_UINT64);
-		a->local_arg = DAT_INVALID_ARG4;
-		a->remote_arg = DAT_INVALID_ARG6;
-		a->flags_arg = DAT_INVALID_ARG7;
-		break;
-	default:
-		return -1;
-	}
-	a->local = va_arg(ap, DAT_LMR_TRIPLET *);
-	a->user_cookie = va_arg(ap, DAT_DTO_COOKIE);
-	a->remote = va_arg(ap, const DAT_RMR_TRIPLET *);
-	a->flags = (DAT_COMPLETION_FLAGS)va_arg(ap, unsigned int);
-	return 0;
-}
-
-static DAT_RETURN ext_atomic(struct dapl_ep *ep, const struct ext_args *a)
-{
-	DAT_LMR_TRIPLET local;
+	const int cas = op == DAPL_OP_ATOMIC_CMP_SWAP;
+	/* where the arguments sit (DAT_INVALID_ARGn; ARG1 is the EP) */
+	const DAT_RETURN_SUBTYPE local_arg =
+	    cas ? DAT_INVALID_ARG4 : DAT_INVALID_ARG3;
+	const DAT_RETURN_SUBTYPE remote_arg =
+	    cas ? DAT_INVALID_ARG6 : DAT_INVALID_ARG5;
+	const DAT_RETURN_SUBTYPE flags_arg =
+	    cas ? DAT_INVALID_ARG7 : DAT_INVALID_ARG6;
+	const uint64_t compare_add = va_arg(ap, DAT_UINT64);
+	const uint64_t swap = cas ? va_arg(ap, DAT_UINT64) : 0;
+	const DAT_LMR_TRIPLET *const local = va_arg(ap, DAT_LMR_TRIPLET *);
+	const DAT_DTO_COOKIE user_cookie = va_arg(ap, DAT_DTO_COOKIE);
+	const DAT_RMR_TRIPLET *const remote =
+	    va_arg(ap, const DAT_RMR_TRIPLET *);
+	const DAT_COMPLETION_FLAGS flags =
+	    (DAT_COMPLETION_FLAGS)va_arg(ap, unsigned int);
+	DAT_LMR_TRIPLET one;
 	struct dapl_sge sge;
 	uint64_t total;
 	DAT_RETURN rc;
 
-	if (!dapl_ia_has(ep->obj.ia, DAPL_CAP_ATOMICS))
+	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
+		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
+	if (dapl_unlikely(!dapl_ia_has(ep->obj.ia, DAPL_CAP_ATOMICS)))
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
-	if (!a->local)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, a->local_arg);
-	if (a->local->segment_length < 8)
+	if (dapl_unlikely(!local))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, local_arg);
+	if (dapl_unlikely(local->segment_length < 8))
 		return DAPL_ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE);
-	if (!a->remote || (a->remote->target_address & 7))
-		return DAPL_ERR(DAT_INVALID_PARAMETER, a->remote_arg);
-	/* The 8 bytes the device writes, checked against their LMR. */
-	local = *a->local;
-	local.segment_length = 8;
-	rc = dapl_lmr_triplets_to_sge(ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, 1,
-				      &local, &sge, &total);
-	if (rc) {
+	if (dapl_unlikely(!remote || (remote->target_address & 7)))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, remote_arg);
+	/* The 8 bytes the device writes, checked against their LMR: the
+	 * EP's last-LMR cache, its hit inline (udapl.h, as a one-segment
+	 * post checks its segment; a miss is the table's lookup). */
+	one = *local;
+	one.segment_length = 8;
+	rc = dapl_lmr_check_ep_one(ep, DAT_MEM_PRIV_LOCAL_WRITE_FLAG, &one,
+				   &sge, &total);
+	if (dapl_unlikely(rc)) {
 		/* its checks name the local_iov of a post (ARG3) */
 		if (DAT_GET_TYPE(rc) == DAT_INVALID_PARAMETER)
-			rc = DAPL_ERR(DAT_INVALID_PARAMETER, a->local_arg);
+			rc = DAPL_ERR(DAT_INVALID_PARAMETER, local_arg);
 		return rc;
 	}
-	return dapl_dto_post_atomic(ep, a->op, &sge, a->user_cookie, a->flags,
-				    a->remote->target_address,
-				    a->remote->rmr_context, a->compare_add,
-				    a->swap, a->flags_arg);
+	if (dapl_unlikely(ep->post_atomic1 == NULL))
+		return dapl_dto_post_atomic(ep, op, &sge, user_cookie, flags,
+					    remote->target_address,
+					    remote->rmr_context, compare_add,
+					    swap, flags_arg);
+	/* dapl_dto_post_atomic's checks, then the transport's op */
+	rc = flags_check(flags, REQUEST_POST_FLAGS,
+			 ep->attr.request_completion_flags, flags_arg);
+	if (dapl_unlikely(rc))
+		return rc;
+	return dto_submit_op(ep, op, NULL, &sge, user_cookie, flags, 8,
+			     remote->target_address, remote->rmr_context,
+			     compare_add, swap);
 }
 
+/* An unknown op is refused before the handle is looked at. */
 DAT_RETURN dapl_extension_op(DAT_HANDLE handle, int op, va_list args)
 {
-	struct dapl_ep *ep = handle;
-	struct ext_args a;
-	va_list ap;
-	int bad;
-
-	va_copy(ap, args);
-	bad = ext_read(op, ap, &a);
-	va_end(ap);
-	if (bad)
+	switch (op) {
+	case DAT_IB_FETCH_AND_ADD_OP:
+		return ext_atomic(handle, DAPL_OP_ATOMIC_FETCH_ADD, args);
+	case DAT_IB_CMP_AND_SWAP_OP:
+		return ext_atomic(handle, DAPL_OP_ATOMIC_CMP_SWAP, args);
+	default:
 		return DAPL_ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE);
-	if (!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
-		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	return ext_atomic(ep, &a);
+	}
 }

@@ -566,6 +566,28 @@ struct dapl_ops {
 				 const struct dapl_sge *sge, unsigned flags);
 	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
 				 const struct dapl_sge *sge);
+	/* OPTIONAL hot path: the common one-segment RDMA write and read
+	 * and the 8-byte atomics, without a struct dapl_post, in the same
+	 * way.  c, sge and flags as for post_send1 (sge checked, a read's
+	 * already cut to the remote length; flags never SOLICITED, INLINE
+	 * only on a write); remote_addr and rkey the remote side (the
+	 * RMR triplet's target_address and rmr_context).  post_atomic1's
+	 * op is DAPL_OP_ATOMIC_FETCH_ADD (compare_add the value added,
+	 * swap 0) or DAPL_OP_ATOMIC_CMP_SWAP, sge the 8 bytes the
+	 * original value lands in, remote_addr 8-byte aligned.  Each is
+	 * optional on its own; NULL: udapl builds a struct dapl_post and
+	 * calls post_send (as it does for other segment counts). */
+	DAT_RETURN (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				  const struct dapl_sge *sge, unsigned flags,
+				  uint64_t remote_addr, uint32_t rkey);
+	DAT_RETURN (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags,
+				 uint64_t remote_addr, uint32_t rkey);
+	DAT_RETURN (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				   const struct dapl_sge *sge, unsigned flags,
+				   enum dapl_op op, uint64_t remote_addr,
+				   uint32_t rkey, uint64_t compare_add,
+				   uint64_t swap);
 
 	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
 	 * returns it; one in use gives DAT_CONN_QUAL_IN_USE.  listen_stop

@@ -281,6 +281,18 @@ struct dapl_ep {
 				 const struct dapl_sge *sge, unsigned flags);
 	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
 				 const struct dapl_sge *sge);
+	/* the same for ia->ops->post_write1/post_read1/post_atomic1 */
+	DAT_RETURN (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				  const struct dapl_sge *sge, unsigned flags,
+				  uint64_t remote_addr, uint32_t rkey);
+	DAT_RETURN (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags,
+				 uint64_t remote_addr, uint32_t rkey);
+	DAT_RETURN (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
+				   const struct dapl_sge *sge, unsigned flags,
+				   enum dapl_op op, uint64_t remote_addr,
+				   uint32_t rkey, uint64_t compare_add,
+				   uint64_t swap);
 	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
 	 * NULL.  One word, read and written with __atomic: it is read and
 	 * refilled before ep->lock (two threads may post at once on a

@@ -21,7 +21,7 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 # test_udapl_ep drives EP, DTO and CM (ep.c, dto.c, cm.c) the same way.
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 		$(addprefix $(B)/udapl/,handle.o evd.o lmr.o pz.o cno.o ep.o dto.o cm.o \
-		progress.o ops.o process.o)
+		ext.o progress.o ops.o process.o)
 	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep

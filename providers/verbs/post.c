@@ -127,6 +127,10 @@ void verbs_post_init(struct dapl_tp_ep *cep)
 	cep->recv1.next = NULL;
 	cep->recv1.sg_list = &cep->recv1_sge;
 	cep->recv1.num_sge = 1;
+	cep->req1.next = NULL;
+	cep->req1.sg_list = &cep->req1_sge;
+	cep->req1.num_sge = 1;
+	cep->req1.imm_data = 0;
 }
 
 DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
@@ -158,4 +162,71 @@ DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
 	cep->recv1_sge = *(const struct ibv_sge *)sge;
 	rc = ibv_post_recv(cep->qp, &cep->recv1, &bad);
 	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+}
+
+/*
+ * The one-segment RDMA write and read and the atomics (udapl's
+ * post_write1/post_read1/post_atomic1): one template for the three, of
+ * which a post sets the opcode and the remote side as well.
+ */
+static inline __attribute__((always_inline)) DAT_RETURN
+verbs_post_req1(struct dapl_tp_ep *cep, struct dapl_cookie *c,
+		const struct dapl_sge *sge, unsigned flags)
+{
+	struct ibv_send_wr *bad;
+	int rc;
+
+	cep->req1.wr_id = (uintptr_t)c;
+	cep->req1.send_flags = flags;
+	cep->req1_sge = *(const struct ibv_sge *)sge;
+	rc = ibv_post_send(cep->qp, &cep->req1, &bad);
+	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+}
+
+DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge, unsigned flags,
+			     uint64_t remote_addr, uint32_t rkey)
+{
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	cep->req1.opcode = IBV_WR_RDMA_WRITE;
+	cep->req1.wr.rdma.remote_addr = remote_addr;
+	cep->req1.wr.rdma.rkey = rkey;
+	return verbs_post_req1(cep, c, sge, flags);
+}
+
+DAT_RETURN verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge, unsigned flags,
+			    uint64_t remote_addr, uint32_t rkey)
+{
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	cep->req1.opcode = IBV_WR_RDMA_READ;
+	cep->req1.wr.rdma.remote_addr = remote_addr;
+	cep->req1.wr.rdma.rkey = rkey;
+	return verbs_post_req1(cep, c, sge, flags);
+}
+
+DAT_RETURN verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+			      const struct dapl_sge *sge, unsigned flags,
+			      enum dapl_op op, uint64_t remote_addr,
+			      uint32_t rkey, uint64_t compare_add,
+			      uint64_t swap)
+{
+	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!cep || !cep->qp))
+		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	cep->req1.opcode = op == DAPL_OP_ATOMIC_FETCH_ADD
+			       ? IBV_WR_ATOMIC_FETCH_AND_ADD
+			       : IBV_WR_ATOMIC_CMP_AND_SWP;
+	cep->req1.wr.atomic.remote_addr = remote_addr;
+	cep->req1.wr.atomic.rkey = rkey;
+	cep->req1.wr.atomic.compare_add = compare_add;
+	cep->req1.wr.atomic.swap = swap;
+	return verbs_post_req1(cep, c, sge, flags);
 }

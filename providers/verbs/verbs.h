@@ -81,6 +81,10 @@ struct dapl_tp_ep {
 	struct ibv_sge send1_sge;
 	struct ibv_recv_wr recv1;
 	struct ibv_sge recv1_sge;
+	/* the one-sided ones (RDMA write, read, atomics) share one: a
+	 * post sets its opcode and remote side too */
+	struct ibv_send_wr req1;
+	struct ibv_sge req1_sge;
 };
 
 /* dapl_evd_tp */
@@ -150,7 +154,9 @@ static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
 	.qp_destroy = verbs_qp_destroy, .qp_reset = verbs_qp_reset,            \
 	.qp_modify = verbs_qp_modify, .post_send = verbs_post_send,            \
 	.post_recv = verbs_post_recv, .post_send1 = verbs_post_send1,          \
-	.post_recv1 = verbs_post_recv1, .srq_create = verbs_srq_create,        \
+	.post_recv1 = verbs_post_recv1, .post_write1 = verbs_post_write1,      \
+	.post_read1 = verbs_post_read1, .post_atomic1 = verbs_post_atomic1,    \
+	.srq_create = verbs_srq_create,                                        \
 	.srq_modify = verbs_srq_modify, .srq_destroy = verbs_srq_destroy,      \
 	.srq_post_recv = verbs_srq_post_recv
 
@@ -229,7 +235,19 @@ DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    unsigned flags) DAPL_HIDDEN;
 DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    const struct dapl_sge *sge) DAPL_HIDDEN;
-/* the templates of verbs_post_send1/recv1 in a new cep */
+DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge, unsigned flags,
+			     uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
+DAT_RETURN verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge, unsigned flags,
+			    uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
+DAT_RETURN verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+			      const struct dapl_sge *sge, unsigned flags,
+			      enum dapl_op op, uint64_t remote_addr,
+			      uint32_t rkey, uint64_t compare_add,
+			      uint64_t swap) DAPL_HIDDEN;
+/* the templates of verbs_post_send1/recv1/write1/read1/atomic1 in a
+ * new cep */
 void verbs_post_init(struct dapl_tp_ep *cep) DAPL_HIDDEN;
 
 /* srq.c */

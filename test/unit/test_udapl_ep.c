@@ -10,9 +10,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+
 #include "../../udapl/udapl.h"
 #include "../../udapl/slots.h"
 #include "tap.h"
+#include <dat/dat_ib_extensions.h>
 
 /* ---- the fake provider ---- */
 
@@ -30,6 +33,13 @@ static struct {
 	uint32_t lkey;
 	uint32_t next_lkey; /* nonzero: mr_register gives this lkey once */
 	struct dapl_sge sge[DAPL_MAX_SGE]; /* of the last post */
+	/* post_write1/post_read1/post_atomic1: calls, and what the last
+	 * one got besides cookie1, flags1 and sge[0] */
+	int post_write1, post_read1, post_atomic1;
+	int op1;
+	uint64_t raddr1, cmp1, swap1;
+	uint32_t rkey1;
+	DAT_RETURN fail1; /* nonzero: the next one-segment op returns it */
 } f;
 
 static void keep(const struct dapl_post *p)
@@ -243,6 +253,54 @@ static DAT_RETURN post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
 	f.cookie1 = c;
 	f.sge[0] = *sge;
 	return DAT_SUCCESS;
+}
+
+static DAT_RETURN req1(struct dapl_ep *ep, struct dapl_cookie *c,
+		       const struct dapl_sge *sge, unsigned flags, int op,
+		       uint64_t raddr, uint32_t rkey)
+{
+	DAT_RETURN rc = f.fail1;
+
+	(void)ep;
+	f.fail1 = 0;
+	f.cookie1 = c;
+	f.flags1 = flags;
+	f.sge[0] = *sge;
+	f.op1 = op;
+	f.raddr1 = raddr;
+	f.rkey1 = rkey;
+	f.cmp1 = f.swap1 = ~0ull;
+	return rc;
+}
+
+static DAT_RETURN post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+			      const struct dapl_sge *sge, unsigned flags,
+			      uint64_t raddr, uint32_t rkey)
+{
+	f.post_write1++;
+	return req1(ep, c, sge, flags, DAPL_OP_RDMA_WRITE, raddr, rkey);
+}
+
+static DAT_RETURN post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge, unsigned flags,
+			     uint64_t raddr, uint32_t rkey)
+{
+	f.post_read1++;
+	return req1(ep, c, sge, flags, DAPL_OP_RDMA_READ, raddr, rkey);
+}
+
+static DAT_RETURN post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+			       const struct dapl_sge *sge, unsigned flags,
+			       enum dapl_op op, uint64_t raddr, uint32_t rkey,
+			       uint64_t cmp, uint64_t swap)
+{
+	DAT_RETURN rc;
+
+	f.post_atomic1++;
+	rc = req1(ep, c, sge, flags, op, raddr, rkey);
+	f.cmp1 = cmp;
+	f.swap1 = swap;
+	return rc;
 }
 
 static const struct dapl_ops fake_ops = {
@@ -1070,6 +1128,512 @@ static void test_post1(void)
 	ia->ops = saved;
 }
 
+
+/* libdat's dat_extension_op, for the atomics (ext.c). */
+static DAT_RETURN ext(DAT_HANDLE h, int op, ...)
+{
+	DAT_RETURN rc;
+	va_list ap;
+
+	va_start(ap, op);
+	rc = dapl_extension_op(h, op, ap);
+	va_end(ap);
+	return rc;
+}
+
+static DAT_RETURN faa(struct dapl_ep *ep, uint64_t add, DAT_LMR_TRIPLET *l,
+		      const DAT_RMR_TRIPLET *r, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_DTO_COOKIE c = {.as_64 = 41};
+
+	return ext(ep, DAT_IB_FETCH_AND_ADD_OP, (DAT_UINT64)add, l, c, r,
+		   (DAT_COMPLETION_FLAGS)fl);
+}
+
+static DAT_RETURN cas(struct dapl_ep *ep, uint64_t cmp, uint64_t swap,
+		      DAT_LMR_TRIPLET *l, const DAT_RMR_TRIPLET *r,
+		      DAT_COMPLETION_FLAGS fl)
+{
+	DAT_DTO_COOKIE c = {.as_64 = 42};
+
+	return ext(ep, DAT_IB_CMP_AND_SWAP_OP, (DAT_UINT64)cmp,
+		   (DAT_UINT64)swap, l, c, r, (DAT_COMPLETION_FLAGS)fl);
+}
+
+/* an RDMA write (read: 1) of one triplet to rt with cookie 33 */
+static DAT_RETURN rdma1(struct dapl_ep *ep, int read, DAT_LMR_TRIPLET *t,
+			const DAT_RMR_TRIPLET *rt, DAT_COMPLETION_FLAGS fl)
+{
+	DAT_DTO_COOKIE c = {.as_64 = 33};
+
+	return read ? dapl_ep_post_rdma_read(ep, 1, t, c, rt, fl)
+		    : dapl_ep_post_rdma_write(ep, 1, t, c, rt, fl);
+}
+
+/* the calls of every post op, to see which one a post took */
+static int post_calls(void)
+{
+	return f.post_send + f.post_recv + f.post_send1 + f.post_recv1 +
+	       f.post_write1 + f.post_read1 + f.post_atomic1;
+}
+
+/*
+ * The one-segment RDMA write and read and the atomics through the
+ * transport's post_write1/post_read1/post_atomic1 (dto.c's common path):
+ * every check of the general path, in its order, with its error; the
+ * segment, remote side, post flags and cookie the op gets; the general
+ * path (post_send) for what is not the common post, and for a transport
+ * without the ops.
+ */
+static void test_rdma1(void)
+{
+	static struct dapl_ops ops1;
+	const struct dapl_ops *saved = ia->ops;
+	const uint32_t saved_caps = ia->caps.flags;
+	const DAT_RMR_TRIPLET rt16 = {.rmr_context = 77,
+				      .target_address = 0x1000,
+				      .segment_length = 16};
+	DAT_RMR_TRIPLET rt = rt16;
+	DAT_LMR_TRIPLET t, t2[2];
+	DAT_LMR_HANDLE l2 = NULL;
+	DAT_LMR_CONTEXT c2 = 0;
+	DAT_PZ_HANDLE pz2 = NULL;
+	DAT_REGION_DESCRIPTION r;
+	DAT_DTO_COOKIE c = {.as_64 = 5};
+	struct dapl_ep *ep;
+	DAT_EVENT ev;
+	int rd, n, i;
+
+	ops1 = fake_ops;
+	ops1.post_send1 = post_send1;
+	ops1.post_recv1 = post_recv1;
+	ops1.post_write1 = post_write1;
+	ops1.post_read1 = post_read1;
+	ops1.post_atomic1 = post_atomic1;
+	ia->ops = &ops1;
+	ia->caps.flags |= DAPL_CAP_ATOMICS;
+	ep = new_ep();
+	tap_ok(ep->post_write1 == post_write1 && ep->post_read1 == post_read1 &&
+		   ep->post_atomic1 == post_atomic1,
+	       "rdma1: the EP copies the one-segment ops at create");
+	t = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 16};
+	IS(rdma1(ep, 0, &t, &rt, 0),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED),
+	   "rdma1: write before connect: INVALID_STATE");
+	IS(rdma1(ep, 1, &t, &rt, 0),
+	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_UNCONNECTED),
+	   "rdma1: read before connect: INVALID_STATE");
+	tap_ok(ep->send_ring.head == ep->send_ring.tail,
+	       "rdma1: no cookie taken by a refused post");
+	connect_ep(ep);
+
+	for (rd = 0; rd < 2; rd++) {
+		const char *const w = rd ? "read" : "write";
+		const int op = rd ? (int)DAPL_OP_RDMA_READ
+				  : (int)DAPL_OP_RDMA_WRITE;
+		int *const calls = rd ? &f.post_read1 : &f.post_write1;
+		DAT_COUNT *const max = rd ? &ep->attr.max_rdma_read_iov
+					  : &ep->attr.max_rdma_write_iov;
+		char what[128];
+#define W(s) (snprintf(what, sizeof(what), "rdma1: %s: %s", w, (s)), what)
+
+		/* the handle, the flags, the remote triplet, the count,
+		 * the local triplet: in this order */
+		IS(rdma1(NULL, rd, NULL, NULL, ~0u),
+		   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+		   W("NULL handle first"));
+		IS(rdma1((struct dapl_ep *)lmr, rd, &t, &rt, 0),
+		   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+		   W("an LMR handle"));
+		IS(rdma1(ep, rd, NULL, NULL, 1u << 12),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+		   W("an unknown flag: ARG6 before the iovs"));
+		IS(rdma1(ep, rd, NULL, NULL, DAT_COMPLETION_UNSIGNALLED_FLAG),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+		   W("UNSIGNALLED without the EP's flag: ARG6"));
+		IS(rdma1(ep, rd, NULL, NULL, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+		   W("NULL remote_iov: ARG5 before the local"));
+		n = *max;
+		*max = 0;
+		IS(rdma1(ep, rd, NULL, &rt, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
+		   W("one segment where the EP takes none: ARG2"));
+		*max = n;
+		IS(rdma1(ep, rd, NULL, &rt, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+		   W("NULL local_iov: ARG3"));
+		/* the LMR: unknown, then cached with each check */
+		ep->lc_lmr = NULL;
+		t = (DAT_LMR_TRIPLET){lctx + 1000, 0,
+				      (DAT_VADDR)(uintptr_t)buf, 16};
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+		   W("an unknown lmr_context: PRIVILEGES_VIOLATION"));
+		t = (DAT_LMR_TRIPLET){ro_lctx, 0,
+				      (DAT_VADDR)(uintptr_t)robuf, 16};
+		n = post_calls();
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE)
+		      : DAT_SUCCESS,
+		   W("a read-only LMR (a cache miss): only a write"));
+		tap_ok(ep->lc_lmr == ro_lmr && post_calls() == n + !rd,
+		       W("the miss refilled the EP's cache"));
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE)
+		      : DAT_SUCCESS,
+		   W("the read-only LMR again (a hit): the same answer"));
+		r.for_va = buf;
+		if (!pz2)
+			dapl_pz_create(ia, &pz2);
+		if (!l2)
+			dapl_lmr_create(ia, DAT_MEM_TYPE_VIRTUAL, r,
+					sizeof(buf), pz2, DAT_MEM_PRIV_ALL_FLAG,
+					&l2, &c2, NULL, NULL, NULL);
+		t = (DAT_LMR_TRIPLET){c2, 0, (DAT_VADDR)(uintptr_t)buf, 16};
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE),
+		   W("an LMR of another PZ (a miss): PROTECTION_VIOLATION"));
+		tap_ok(ep->lc_lmr == l2, W("cached"));
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE),
+		   W("the same (a hit): PROTECTION_VIOLATION"));
+		t = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 16};
+		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS, W("in bounds"));
+		tap_ok(ep->lc_lmr == lmr, W("the LMR cached"));
+		t.virtual_address = (DAT_VADDR)(uintptr_t)buf - 8;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+		   W("starting below the LMR (a hit): ARG3"));
+		t.virtual_address = (DAT_VADDR)(uintptr_t)buf + sizeof(buf) - 8;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+		   W("ending past the LMR (a hit): ARG3"));
+		t.virtual_address = (DAT_VADDR)(uintptr_t)buf;
+		t.segment_length = 1ull << 32;
+		rt.segment_length = 1ull << 32;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+		   W("4 GiB (a hit): ARG3"));
+		rt = rt16;
+		/* lengths against the remote buffer (rdma_fit) */
+		t.segment_length = 32;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? DAT_SUCCESS : ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+		   W("local longer than remote: a read is cut, a write "
+		     "LENGTH_ERROR"));
+		if (rd)
+			tap_ok(f.sge[0].length == 16 &&
+				   f.cookie1->length == 16,
+			       W("cut to the remote length (segment and "
+				 "cookie)"));
+		t.segment_length = 8;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE) : DAT_SUCCESS,
+		   W("local shorter than remote: a read LENGTH_ERROR"));
+		/* one byte either way */
+		t.segment_length = 17;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? DAT_SUCCESS : ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+		   W("one byte longer than remote"));
+		t.segment_length = 15;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   rd ? ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE) : DAT_SUCCESS,
+		   W("one byte shorter than remote"));
+		/* what the op gets */
+		t.segment_length = 16;
+		n = *calls;
+		ep->send_ring.tail = ep->send_ring.head;
+		IS(rdma1(ep, rd, &t, &rt,
+			 DAT_COMPLETION_SOLICITED_WAIT_FLAG),
+		   DAT_SUCCESS, W("posted"));
+		tap_ok(*calls == n + 1 && f.op1 == op &&
+			   f.raddr1 == 0x1000 && f.rkey1 == 77 &&
+			   f.sge[0].addr == (uintptr_t)buf &&
+			   f.sge[0].length == 16 && f.sge[0].lkey == lctx &&
+			   f.cookie1->ep == ep &&
+			   f.cookie1->user_cookie.as_64 == 33 &&
+			   f.cookie1->length == 16 && f.cookie1->op == op &&
+			   f.cookie1->signaled && f.cookie1->rmr == NULL &&
+			   f.cookie1 == &ep->send_ring.slot[
+					    f.cookie1->seq &
+					    (ep->send_ring.size - 1)] &&
+			   f.cookie1->seq == ep->send_ring.head - 1,
+		       W("its op gets the segment, remote side and cookie"));
+		tap_ok(f.flags1 == (DAPL_POST_SIGNALED |
+				    (rd ? 0 : DAPL_POST_INLINE)),
+		       W("flags: signaled, never solicited, inline only "
+			 "for a write"));
+		t.segment_length = 65;
+		rt.segment_length = 65;
+		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS, W("65 bytes"));
+		tap_ok(!(f.flags1 & DAPL_POST_INLINE),
+		       W("past max_inline: not inline"));
+		rt = rt16;
+		/* a zero-length segment: no LMR is looked at */
+		t = (DAT_LMR_TRIPLET){lctx + 1000, 0, 0, 0};
+		rt.segment_length = 0;
+		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS,
+		   W("zero length, its lmr_context not looked at"));
+		tap_ok(f.sge[0].length == 0 && f.cookie1->length == 0,
+		       W("zero length posted"));
+		rt = rt16;
+		/* every request flag set (UNSIGNALLED allowed): post
+		 * flags and the cookie's signaled, the half-ring rule */
+		{
+			const DAT_COMPLETION_FLAGS saved_rf =
+			    ep->attr.request_completion_flags;
+			const unsigned m = DAPL_POST_FENCE |
+					   DAPL_POST_SOLICITED |
+					   DAPL_POST_SIGNALED |
+					   DAPL_POST_INLINE;
+			DAT_COMPLETION_FLAGS fl;
+			int ok = 1, k;
+
+			t = (DAT_LMR_TRIPLET){lctx, 0,
+					      (DAT_VADDR)(uintptr_t)buf, 16};
+			ep->attr.request_completion_flags |=
+			    DAT_COMPLETION_UNSIGNALLED_FLAG;
+			for (k = 0; k < 2 * 64; k++) {
+				const unsigned half = ep->send_ring.size >> 1;
+				unsigned want = rd ? 0 : DAPL_POST_INLINE;
+				int sup;
+
+				fl = k & 31;
+				sup = !!(fl & DAT_COMPLETION_SUPPRESS_FLAG);
+				if (fl & DAT_COMPLETION_BARRIER_FENCE_FLAG)
+					want |= DAPL_POST_FENCE;
+				if (!sup ||
+				    (ep->send_ring.head & (half - 1)) ==
+					half - 1)
+					want |= DAPL_POST_SIGNALED;
+				ep->send_ring.tail = ep->send_ring.head;
+				ok = ok && rdma1(ep, rd, &t, &rt, fl) ==
+					       DAT_SUCCESS &&
+				     (f.flags1 & m) == want &&
+				     f.cookie1->signaled == !sup;
+			}
+			ep->attr.request_completion_flags = saved_rf;
+			tap_ok(ok, W("every flag set, twice round the ring: "
+				     "post flags and signaled"));
+		}
+		/* the automatic fence of a bind */
+		ep->send_ring.tail = ep->send_ring.head;
+		ep->rmr_fence = 1;
+		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS,
+		   W("after a bind"));
+		tap_ok((f.flags1 & DAPL_POST_FENCE) && !ep->rmr_fence,
+		       W("fenced, and only once"));
+		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS, W("again"));
+		tap_ok(!(f.flags1 & DAPL_POST_FENCE), W("not fenced"));
+		/* the transport refuses: the cookie is given back */
+		n = (int)ep->send_ring.head;
+		f.fail1 = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				   DAT_RESOURCE_TEP);
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP),
+		   W("the transport's error"));
+		tap_ok((int)ep->send_ring.head == n,
+		       W("its cookie given back"));
+		/* a full ring */
+		for (i = 0; i < 100 && rdma1(ep, rd, &t, &rt, 0) ==
+					      DAT_SUCCESS; i++)
+			;
+		IS(rdma1(ep, rd, &t, &rt, 0),
+		   ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY),
+		   W("a full ring: INSUFFICIENT_RESOURCES"));
+		ep->send_ring.tail = ep->send_ring.head;
+		/* not the common post: through post_send */
+		n = f.post_send;
+		t2[0] = (DAT_LMR_TRIPLET){lctx, 0,
+					  (DAT_VADDR)(uintptr_t)buf, 8};
+		t2[1] = t2[0];
+		IS(rd ? dapl_ep_post_rdma_read(ep, 2, t2, c, &rt, 0)
+		      : dapl_ep_post_rdma_write(ep, 2, t2, c, &rt, 0),
+		   DAT_SUCCESS, W("two segments"));
+		tap_ok(f.post_send == n + 1 && f.last.num_sge == 2 &&
+			   (int)f.last.op == op && f.last.rkey == 77,
+		       W("two segments through post_send"));
+		t2[0].segment_length = 32;
+		rt.segment_length = 0;
+		IS(rdma1(ep, rd, t2, &rt, 0),
+		   rd ? DAT_SUCCESS : ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+		   W("32 bytes to a remote length of 0"));
+		if (rd)
+			tap_ok(f.post_send == n + 2 && f.last.num_sge == 0 &&
+				   f.last.cookie->length == 0,
+			       W("cut to nothing: no segment, through "
+				 "post_send"));
+		rt = rt16;
+#undef W
+	}
+	/* the cache's miss goes to the one-segment op too */
+	ep->lc_lmr = NULL;
+	n = f.post_read1;
+	IS(rdma1(ep, 1, &t, &rt, 0), DAT_SUCCESS, "rdma1: a read, a miss");
+	tap_ok(f.post_read1 == n + 1 && ep->lc_lmr == lmr &&
+		   f.sge[0].length == 16 && f.raddr1 == 0x1000,
+	       "rdma1: a miss through post_read1, the cache refilled");
+
+	/* the atomics (ext.c's checks, then dto.c's) */
+	t = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 16};
+	rt.target_address = 0x2008;
+	ep->send_ring.tail = ep->send_ring.head;
+	IS(ext(ep, 7, &t), ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE),
+	   "atomic1: an unknown extension op");
+	IS(faa(NULL, 1, &t, &rt, 0),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+	   "atomic1: NULL handle");
+	IS(cas((struct dapl_ep *)lmr, 1, 2, &t, &rt, 0),
+	   ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP),
+	   "atomic1: an LMR handle");
+	ia->caps.flags &= ~(uint32_t)DAPL_CAP_ATOMICS;
+	IS(faa(ep, 1, NULL, NULL, ~0u),
+	   ERR(DAT_MODEL_NOT_SUPPORTED, DAT_NO_SUBTYPE),
+	   "atomic1: an IA without atomics, before every argument");
+	ia->caps.flags |= DAPL_CAP_ATOMICS;
+	IS(faa(ep, 1, NULL, NULL, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "atomic1: fetch-and-add, NULL local_iov: ARG3");
+	IS(cas(ep, 1, 2, NULL, NULL, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+	   "atomic1: compare-and-swap, NULL local_iov: ARG4");
+	t.segment_length = 7;
+	IS(faa(ep, 1, &t, NULL, ~0u), ERR(DAT_LENGTH_ERROR, DAT_NO_SUBTYPE),
+	   "atomic1: 7 bytes: LENGTH_ERROR before the remote");
+	t.segment_length = 16;
+	IS(faa(ep, 1, &t, NULL, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "atomic1: fetch-and-add, NULL remote_iov: ARG5");
+	IS(cas(ep, 1, 2, &t, NULL, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+	   "atomic1: compare-and-swap, NULL remote_iov: ARG6");
+	rt.target_address = 0x2004;
+	IS(faa(ep, 1, &t, &rt, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+	   "atomic1: fetch-and-add, a remote address not 8-aligned: ARG5");
+	IS(cas(ep, 1, 2, &t, &rt, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+	   "atomic1: compare-and-swap, not 8-aligned: ARG6");
+	rt.target_address = 0x2008;
+	t = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
+	ep->lc_lmr = NULL;
+	IS(faa(ep, 1, &t, &rt, ~0u),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "atomic1: a read-only LMR (a miss): PRIVILEGES_VIOLATION");
+	tap_ok(ep->lc_lmr == ro_lmr, "atomic1: the miss refilled the cache");
+	IS(cas(ep, 1, 2, &t, &rt, ~0u),
+	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
+	   "atomic1: the same (a hit): PRIVILEGES_VIOLATION, before the flags");
+	t = (DAT_LMR_TRIPLET){c2, 0, (DAT_VADDR)(uintptr_t)buf, 8};
+	IS(faa(ep, 1, &t, &rt, ~0u),
+	   ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE),
+	   "atomic1: an LMR of another PZ: PROTECTION_VIOLATION");
+	IS(faa(ep, 1, &t, &rt, ~0u),
+	   ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE),
+	   "atomic1: the same (a hit)");
+	t = (DAT_LMR_TRIPLET){lctx, 0,
+			      (DAT_VADDR)(uintptr_t)buf + sizeof(buf) - 4, 8};
+	IS(faa(ep, 1, &t, &rt, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
+	   "atomic1: fetch-and-add, 8 bytes past the LMR: ARG3");
+	IS(cas(ep, 1, 2, &t, &rt, ~0u),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4),
+	   "atomic1: compare-and-swap, past the LMR (a hit): ARG4");
+	t = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf + 8, 64};
+	IS(faa(ep, 1, &t, &rt, 1u << 12),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6),
+	   "atomic1: fetch-and-add, an unknown flag: ARG6");
+	IS(cas(ep, 1, 2, &t, &rt, DAT_COMPLETION_UNSIGNALLED_FLAG),
+	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7),
+	   "atomic1: compare-and-swap, UNSIGNALLED without the EP's: ARG7");
+	n = f.post_atomic1;
+	IS(faa(ep, 0x123456789ull, &t, &rt, DAT_COMPLETION_SOLICITED_WAIT_FLAG |
+					       DAT_COMPLETION_BARRIER_FENCE_FLAG),
+	   DAT_SUCCESS, "atomic1: fetch-and-add posted");
+	tap_ok(f.post_atomic1 == n + 1 && f.op1 == DAPL_OP_ATOMIC_FETCH_ADD &&
+		   f.raddr1 == 0x2008 && f.rkey1 == 77 &&
+		   f.cmp1 == 0x123456789ull && f.swap1 == 0 &&
+		   f.sge[0].addr == (uintptr_t)buf + 8 &&
+		   f.sge[0].length == 8 && f.sge[0].lkey == lctx &&
+		   f.flags1 == (DAPL_POST_SIGNALED | DAPL_POST_FENCE) &&
+		   f.cookie1->ep == ep && f.cookie1->user_cookie.as_64 == 41 &&
+		   f.cookie1->length == 8 &&
+		   f.cookie1->op == DAPL_OP_ATOMIC_FETCH_ADD &&
+		   f.cookie1->signaled && f.cookie1->rmr == NULL &&
+		   ep->lc_lmr == lmr,
+	       "atomic1: post_atomic1 gets 8 bytes, the operand, the remote "
+	       "side, fence but not solicited nor inline, the cookie");
+	IS(cas(ep, 5, 6, &t, &rt, DAT_COMPLETION_SUPPRESS_FLAG),
+	   DAT_SUCCESS, "atomic1: compare-and-swap posted");
+	tap_ok(f.op1 == DAPL_OP_ATOMIC_CMP_SWAP && f.cmp1 == 5 &&
+		   f.swap1 == 6 && f.sge[0].length == 8 &&
+		   f.cookie1->user_cookie.as_64 == 42 &&
+		   f.cookie1->op == DAPL_OP_ATOMIC_CMP_SWAP &&
+		   !f.cookie1->signaled && !(f.flags1 & DAPL_POST_SIGNALED),
+	       "atomic1: compare-and-swap's operands; SUPPRESS: unsignaled");
+	ep->rmr_fence = 1;
+	IS(faa(ep, 1, &t, &rt, 0), DAT_SUCCESS, "atomic1: after a bind");
+	tap_ok((f.flags1 & DAPL_POST_FENCE) && !ep->rmr_fence,
+	       "atomic1: fenced after a bind");
+	f.fail1 = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	n = (int)ep->send_ring.head;
+	IS(cas(ep, 1, 2, &t, &rt, 0), ERR(DAT_INTERNAL_ERROR, 0),
+	   "atomic1: the transport's error");
+	tap_ok((int)ep->send_ring.head == n, "atomic1: its cookie given back");
+
+	/* a transport without the ops: the same posts through post_send */
+	ops1.post_write1 = NULL;
+	ops1.post_read1 = NULL;
+	ops1.post_atomic1 = NULL;
+	dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	IS(faa(ep, 1, &t, &rt, 0), DAT_SUCCESS,
+	   "atomic1: DISCONNECTED takes a request (flushed)");
+	dapl_ep_free(ep);
+	while (next_event(conn_evd, &ev))
+		;
+	ep = new_ep();
+	connect_ep(ep);
+	tap_ok(!ep->post_write1 && !ep->post_read1 && !ep->post_atomic1,
+	       "rdma1: an EP of a transport without them");
+	n = post_calls();
+	t = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 32};
+	rt.segment_length = 32;
+	IS(rdma1(ep, 0, &t, &rt, 0), DAT_SUCCESS, "rdma1: write, post_send");
+	tap_ok(post_calls() == n + 1 && f.post_send &&
+		   f.last.op == DAPL_OP_RDMA_WRITE && f.last.num_sge == 1 &&
+		   f.last.sge[0].length == 32 && f.last.remote_addr == 0x2008 &&
+		   f.last.rkey == 77 && (f.last.flags & DAPL_POST_INLINE) &&
+		   f.last.cookie->length == 32,
+	       "rdma1: the write as a struct dapl_post");
+	rt.segment_length = 16;
+	IS(rdma1(ep, 1, &t, &rt, 0), DAT_SUCCESS, "rdma1: read, post_send");
+	tap_ok(post_calls() == n + 2 && f.last.op == DAPL_OP_RDMA_READ &&
+		   f.last.num_sge == 1 && f.last.sge[0].length == 16 &&
+		   f.last.cookie->length == 16 &&
+		   !(f.last.flags & DAPL_POST_INLINE),
+	       "rdma1: the read as a struct dapl_post, cut");
+	IS(cas(ep, 3, 4, &t, &rt, 0), DAT_SUCCESS,
+	   "atomic1: compare-and-swap, post_send");
+	tap_ok(post_calls() == n + 3 && f.last.op == DAPL_OP_ATOMIC_CMP_SWAP &&
+		   f.last.num_sge == 1 && f.last.sge[0].length == 8 &&
+		   f.last.compare_add == 3 && f.last.swap == 4 &&
+		   f.last.remote_addr == 0x2008 && f.last.rkey == 77 &&
+		   f.last.cookie->length == 8,
+	       "atomic1: as a struct dapl_post");
+	(void)c;
+	dapl_ep_disconnect(ep, DAT_CLOSE_ABRUPT_FLAG);
+	dapl_cm_ep_event(ep, DAPL_CM_DISCONNECTED, NULL, 0);
+	dapl_ep_free(ep);
+	while (next_event(conn_evd, &ev))
+		;
+	IS(dapl_lmr_free(l2), DAT_SUCCESS, "rdma1: the other PZ's LMR freed");
+	IS(dapl_pz_free(pz2), DAT_SUCCESS, "rdma1: the other PZ freed");
+	ia->caps.flags = saved_caps;
+	ia->ops = saved;
+}
+
 int main(void)
 {
 	setup();
@@ -1077,6 +1641,7 @@ int main(void)
 	test_posts();
 	test_nolock();
 	test_post1();
+	test_rdma1();
 	test_active();
 	test_modify();
 	test_passive();
