@@ -106,6 +106,7 @@ struct dapl_engine {
 	int ended;			/* the thread left without a stop */
 	int calling;			/* progress hook or deferred event runs */
 	int stop_waits;			/* a stop waits on idle for a call out */
+	int released;			/* pool_lock: the stop has left it */
 	struct engine_watch watch[ENGINE_MAX_WATCH];
 	int nwatch;
 	int busy_fd;			/* whose callback runs, or -1 */
@@ -492,6 +493,22 @@ static void engine_free(struct dapl_engine *e)
 	free(e);
 }
 
+static struct dapl_module_lock pool_lock;
+
+/* Waits until the stop that stopped e has left it, the unlock of e's lock
+ * included: only then is e the thread's to free.  Through pool_lock, which
+ * the stop takes after that unlock, so that the order is one a race
+ * detector sees too (helgrind counts a mutex released at the start of
+ * pthread_mutex_unlock, and the unlock still writes the mutex after).
+ * The stop normally gets there while the thread wakes up. */
+static void engine_released(struct dapl_engine *e)
+{
+	dapl_module_lock(&pool_lock);
+	while (!e->released)
+		pthread_cond_wait(&pool_lock.cond, &pool_lock.mutex);
+	dapl_module_unlock(&pool_lock);
+}
+
 /* Runs engine e until it is stopped (then frees it: 1) or its ppoll
  * fails (0: the stop to come frees it and joins the thread). */
 static int engine_run(struct dapl_engine *e)
@@ -542,6 +559,7 @@ static int engine_run(struct dapl_engine *e)
 		while (e->stop_waits)
 			pthread_cond_wait(&e->idle, &e->lock);
 		pthread_mutex_unlock(&e->lock);
+		engine_released(e);
 		engine_free(e);
 		return 1;
 	}
@@ -859,11 +877,15 @@ int dapl_progress_start(struct dapl_ia *ia)
 	return 0;
 }
 
-/* e's lock: its thread, stopped, will park or end by itself. */
-static void leaving_add(void)
+/* The stop has left e (its lock released): its thread, stopped, may free
+ * it, and will park or end by itself; the destructor waits for it until
+ * it has (pool.leaving). */
+static void engine_release(struct dapl_engine *e)
 {
 	dapl_module_lock(&pool_lock);
 	pool.leaving++;
+	e->released = 1;
+	pthread_cond_broadcast(&pool_lock.cond);
 	dapl_module_unlock(&pool_lock);
 }
 
@@ -893,9 +915,9 @@ void dapl_progress_stop(struct dapl_ia *ia)
 		/* from a callback of the engine itself (a CNO agent closing
 		 * the IA): the thread frees the engine when it returns */
 		e->self_stop = 1;
-		leaving_add();
 		self_leaving = 1;
 		pthread_mutex_unlock(&e->lock);
+		engine_release(e);
 		return;
 	}
 	/* A call out that is running uses the IA: wait for it to return
@@ -903,15 +925,13 @@ void dapl_progress_stop(struct dapl_ia *ia)
 	e->stop_waits++;
 	while (e->busy_fd != -1 || e->firing || e->calling)
 		pthread_cond_wait(&e->idle, &e->lock);
-	/* counted before the kick: from then on the thread may park, and
-	 * the destructor must know of it until it has */
-	leaving_add();
-	/* under the lock: once it is dropped the thread may free the
-	 * engine, its eventfd with it */
+	/* under the lock, to a thread that is still there: it frees the
+	 * engine, its eventfd with it, once engine_release says so */
 	if (write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
 		dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
 	if (!--e->stop_waits)
 		pthread_cond_broadcast(&e->idle);
 	pthread_mutex_unlock(&e->lock);
+	engine_release(e);
 	dapl_progress_reap(0);
 }
