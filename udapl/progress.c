@@ -494,6 +494,7 @@ static void engine_free(struct dapl_engine *e)
 }
 
 static struct dapl_module_lock pool_lock;
+static int reap_try_locked(void);
 
 /* Waits until the stop that stopped e has left it, the unlock of e's lock
  * included: only then is e the thread's to free.  Through pool_lock, which
@@ -714,33 +715,39 @@ static void *engine_thread(void *arg)
 	return NULL;
 }
 
-/* Joins the retired threads that have ended (all of them, waiting, if
- * wait); returns how many were joined. */
-int dapl_progress_reap(int wait)
+/* pool_lock: joins the retired threads that have ended; how many. */
+static int reap_try_locked(void)
 {
-	pthread_t t;
 	int i, n = 0;
 
-	dapl_module_lock(&pool_lock);
 	for (i = 0; i < pool.nretired;) {
-		if (wait) {
-			/* join outside the lock: a thread takes it no more
-			 * once it is here, but a start or stop may */
-			t = pool.retired[i];
-			pool.retired[i] = pool.retired[--pool.nretired];
-			dapl_module_unlock(&pool_lock);
-			pthread_join(t, NULL);
-			n++;
-			dapl_module_lock(&pool_lock);
-			i = 0;
-			continue;
-		}
 		if (pthread_tryjoin_np(pool.retired[i], NULL) == 0) {
 			pool.retired[i] = pool.retired[--pool.nretired];
 			n++;
 			continue;
 		}
 		i++;
+	}
+	return n;
+}
+
+/* Joins the retired threads that have ended (all of them, waiting, if
+ * wait); returns how many were joined. */
+int dapl_progress_reap(int wait)
+{
+	pthread_t t;
+	int n;
+
+	dapl_module_lock(&pool_lock);
+	n = reap_try_locked();
+	while (wait && pool.nretired) {
+		/* join outside the lock: a thread takes it no more once it
+		 * is here, but a start or stop may */
+		t = pool.retired[--pool.nretired];
+		dapl_module_unlock(&pool_lock);
+		pthread_join(t, NULL);
+		n++;
+		dapl_module_lock(&pool_lock);
 	}
 	dapl_module_unlock(&pool_lock);
 	return n;
@@ -839,12 +846,12 @@ int dapl_progress_start(struct dapl_ia *ia)
 			c->poll_min_us = c->poll_max_us;
 		e->poll_us = c->poll_min_us;
 	}
-	dapl_progress_reap(0);
 	/* before the thread has the engine: kicks from now on write its
 	 * eventfd (before, there was nobody to wake), and
 	 * dapl_progress_stop reads it */
 	__atomic_store_n(&e->running, 1, __ATOMIC_RELEASE);
 	dapl_module_lock(&pool_lock);
+	reap_try_locked();
 	if ((w = pool.idle)) {
 		/* a parked thread: the latest, so the older ones time out */
 		pool.idle = w->next;
@@ -880,11 +887,19 @@ int dapl_progress_start(struct dapl_ia *ia)
 /* The stop has left e (its lock released): its thread, stopped, may free
  * it, and will park or end by itself; the destructor waits for it until
  * it has (pool.leaving). */
-static void engine_release(struct dapl_engine *e)
+static void engine_release(struct dapl_engine *e, int kick)
 {
+	uint64_t one = 1;
+
 	dapl_module_lock(&pool_lock);
+	reap_try_locked();
 	pool.leaving++;
 	e->released = 1;
+	/* the kick after e's lock was dropped, so that the thread it wakes
+	 * does not find it taken; under pool_lock, so that the thread has
+	 * not freed the engine (its eventfd with it) yet */
+	if (kick && write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
+		dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
 	pthread_cond_broadcast(&pool_lock.cond);
 	dapl_module_unlock(&pool_lock);
 }
@@ -892,7 +907,6 @@ static void engine_release(struct dapl_engine *e)
 void dapl_progress_stop(struct dapl_ia *ia)
 {
 	struct dapl_engine *e = ia->engine;
-	uint64_t one = 1;
 
 	if (!e)
 		return;
@@ -917,7 +931,7 @@ void dapl_progress_stop(struct dapl_ia *ia)
 		e->self_stop = 1;
 		self_leaving = 1;
 		pthread_mutex_unlock(&e->lock);
-		engine_release(e);
+		engine_release(e, 0);
 		return;
 	}
 	/* A call out that is running uses the IA: wait for it to return
@@ -925,13 +939,10 @@ void dapl_progress_stop(struct dapl_ia *ia)
 	e->stop_waits++;
 	while (e->busy_fd != -1 || e->firing || e->calling)
 		pthread_cond_wait(&e->idle, &e->lock);
-	/* under the lock, to a thread that is still there: it frees the
-	 * engine, its eventfd with it, once engine_release says so */
-	if (write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
-		dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
 	if (!--e->stop_waits)
 		pthread_cond_broadcast(&e->idle);
 	pthread_mutex_unlock(&e->lock);
-	engine_release(e);
-	dapl_progress_reap(0);
+	/* the thread, in ppoll or on its way there, is kicked by the
+	 * release, and sees stopping: it frees the engine */
+	engine_release(e, 1);
 }
