@@ -32,8 +32,9 @@
  * pay two wake-ups of blocked threads, the size of the whole raw device
  * open + close on the emulated test bed): dapl_progress_stop marks the
  * engine stopping under its lock, waits only for a call out that is
- * running (it uses the IA), and kicks the thread, which frees the engine;
- * from then on it touches nothing but the engine and the pool below.
+ * running (it uses the IA), and kicks the thread; the last of the two to
+ * be done with the engine frees it (engine_leave); from then on the
+ * thread touches nothing but the engine and the pool below.
  *
  * The threads outlive their engines (issue 21: an IA's open + close
  * should cost what the raw device open + close costs, and a thread's
@@ -106,7 +107,8 @@ struct dapl_engine {
 	int ended;			/* the thread left without a stop */
 	int calling;			/* progress hook or deferred event runs */
 	int stop_waits;			/* a stop waits on idle for a call out */
-	int released;			/* pool_lock: the stop has left it */
+	int released;			/* pool_lock: the stop is done with it */
+	int left;			/* pool_lock: the thread is done with it */
 	struct engine_watch watch[ENGINE_MAX_WATCH];
 	int nwatch;
 	int busy_fd;			/* whose callback runs, or -1 */
@@ -493,22 +495,7 @@ static void engine_free(struct dapl_engine *e)
 	free(e);
 }
 
-static struct dapl_module_lock pool_lock;
-static int reap_try_locked(void);
-
-/* Waits until the stop that stopped e has left it, the unlock of e's lock
- * included: only then is e the thread's to free.  Through pool_lock, which
- * the stop takes after that unlock, so that the order is one a race
- * detector sees too (helgrind counts a mutex released at the start of
- * pthread_mutex_unlock, and the unlock still writes the mutex after).
- * The stop normally gets there while the thread wakes up. */
-static void engine_released(struct dapl_engine *e)
-{
-	dapl_module_lock(&pool_lock);
-	while (!e->released)
-		pthread_cond_wait(&pool_lock.cond, &pool_lock.mutex);
-	dapl_module_unlock(&pool_lock);
-}
+static void engine_leave(struct dapl_engine *e);
 
 /* Runs engine e until it is stopped (then frees it: 1) or its ppoll
  * fails (0: the stop to come frees it and joins the thread). */
@@ -560,8 +547,7 @@ static int engine_run(struct dapl_engine *e)
 		while (e->stop_waits)
 			pthread_cond_wait(&e->idle, &e->lock);
 		pthread_mutex_unlock(&e->lock);
-		engine_released(e);
-		engine_free(e);
+		engine_leave(e);
 		return 1;
 	}
 	/* ppoll failed: the stop to come frees the engine */
@@ -620,6 +606,32 @@ static __thread int self_leaving;
 static void pool_forget(void)
 {
 	memset(&pool, 0, sizeof(pool));
+}
+
+/* A stopped engine is freed by the last of the two that use it: the
+ * stop (engine_release) and its thread (engine_leave), each after its
+ * last use of the engine's lock, decided under pool_lock.  Neither waits
+ * for the other (for a POLL transport the thread often leaves first: it
+ * wakes every few microseconds), and the free comes after a lock that the
+ * other released after its last use, an order a race detector sees too
+ * (helgrind counts a mutex released at the start of pthread_mutex_unlock,
+ * which still writes the mutex after: a thread that freed the engine as
+ * soon as it had seen the stop was reported destroying the engine's lock
+ * during the stop's unlock).  The first of the two counts the thread in
+ * pool.leaving, which it leaves when it parks or ends. */
+static void engine_leave(struct dapl_engine *e)
+{
+	int last;
+
+	dapl_module_lock(&pool_lock);
+	last = e->released;
+	if (!last) {
+		e->left = 1;
+		pool.leaving++;
+	}
+	dapl_module_unlock(&pool_lock);
+	if (last)
+		engine_free(e);
 }
 
 /* pool_lock: t, which has left or is leaving our code, to be joined;
@@ -884,24 +896,29 @@ int dapl_progress_start(struct dapl_ia *ia)
 	return 0;
 }
 
-/* The stop has left e (its lock released): its thread, stopped, may free
- * it, and will park or end by itself; the destructor waits for it until
- * it has (pool.leaving). */
+/* The stop is done with e (its lock released): see engine_leave.  kick:
+ * wake the thread, unless it has left already. */
 static void engine_release(struct dapl_engine *e, int kick)
 {
 	uint64_t one = 1;
+	int last;
 
 	dapl_module_lock(&pool_lock);
 	reap_try_locked();
-	pool.leaving++;
-	e->released = 1;
-	/* the kick after e's lock was dropped, so that the thread it wakes
-	 * does not find it taken; under pool_lock, so that the thread has
-	 * not freed the engine (its eventfd with it) yet */
-	if (kick && write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
-		dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
-	pthread_cond_broadcast(&pool_lock.cond);
+	last = e->left;
+	if (!last) {
+		e->released = 1;
+		pool.leaving++;
+		/* the kick after e's lock was dropped, so that the thread it
+		 * wakes does not find it taken; under pool_lock, so that the
+		 * thread cannot have freed the engine (its eventfd) yet */
+		if (kick &&
+		    write(e->wake_fd, &one, sizeof(one)) != sizeof(one))
+			dapl_dbg(DAPL_DBG_ERR, "progress: cannot stop");
+	}
 	dapl_module_unlock(&pool_lock);
+	if (last)
+		engine_free(e);
 }
 
 void dapl_progress_stop(struct dapl_ia *ia)
@@ -943,6 +960,6 @@ void dapl_progress_stop(struct dapl_ia *ia)
 		pthread_cond_broadcast(&e->idle);
 	pthread_mutex_unlock(&e->lock);
 	/* the thread, in ppoll or on its way there, is kicked by the
-	 * release, and sees stopping: it frees the engine */
+	 * release, and sees stopping */
 	engine_release(e, 1);
 }
