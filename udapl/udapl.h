@@ -705,21 +705,37 @@ int dapl_deadline_ms(const struct dapl_deadline *d);
 
 /* At IA open, before ops->ia_open (which may watch fds): 0 or -1. */
 int dapl_progress_create(struct dapl_ia *ia);
-/* After ops->ia_open succeeded: the engine's thread. */
+/* After ops->ia_open succeeded: the engine's thread (a parked one, or a
+ * new one). */
 int dapl_progress_start(struct dapl_ia *ia);
 /* Before ops->ia_close (and on a failed open): stops the engine without
- * waiting for its thread, which frees the engine and ends by itself
- * (waits only for a call out that is running); from then on nothing is
- * called for the IA. */
+ * waiting for its thread, which frees the engine and parks for the next
+ * start (waits only for a call out that is running); from then on
+ * nothing is called for the IA. */
 void dapl_progress_stop(struct dapl_ia *ia);
-/* Joins the threads of stopped engines that have ended (all of them,
- * waiting, if wait: the destructor does at unload and exit); returns how
- * many it joined. */
+/* Joins the engine threads that have ended (all of them, waiting, if
+ * wait); returns how many it joined. */
 int dapl_progress_reap(int wait);
 /* Around a consumer's sleep on the IA's EVDs or CNO (begin 1, then 0):
  * the engine of a DAPL_PROGRESS_POLL transport polls from its shortest
  * sleep again, and meanwhile sleeps at most caps.poll_wait_us. */
 void dapl_progress_block(struct dapl_ia *ia, int begin);
+/* What the library's destructor does at unload and exit: ends and joins
+ * the parked threads and those that ended; no thread parks after it. */
+void dapl_progress_unload(void);
+/* For the unit test: this process's engine threads. */
+struct dapl_progress_stats {
+	unsigned created;	/* by pthread_create */
+	unsigned handed;	/* engines given to a parked thread */
+	unsigned parked;	/* times a thread parked */
+	unsigned expired;	/* parked threads that ended, time up */
+	unsigned idle;		/* parked now */
+	unsigned leaving;	/* stopped, neither parked nor ended yet */
+};
+void dapl_progress_stats(struct dapl_progress_stats *s);
+/* How long a thread stays parked (0: the default, POOL_PARK_MS); the
+ * parked ones are woken to apply it. */
+void dapl_progress_park_ms(unsigned ms);
 /*
  * The one place an object that gets upcalls (EP, PSP/RSP, IA) is made
  * quiet before its memory is recycled: drops a deferred event still

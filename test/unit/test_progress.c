@@ -4,8 +4,12 @@
  * timers, deferred connection events kept in the EP, polling progress,
  * the upcall brackets and the quiesce that waits for them, and the
  * cases where the engine's own thread frees or closes (it must not wait
- * for itself).  No transport: an IA object with a fake ops table, an
- * eventfd for a transport fd.
+ * for itself); the pool of parked threads (a stopped engine's thread
+ * serves the next start: no thread created per open + close, counted by
+ * dapl_progress_stats and /proc/self/task; one thread per engine while
+ * several run; a forked child's own; the idle time; the unload's joins).
+ * No transport: an IA object with a fake ops table, an eventfd for a
+ * transport fd.
  *
  * Every wait is for an event (a counter reaching a value under a lock),
  * bounded by a deadline of 10 s * TEST_TIMEOUT_SCALE that only turns a
@@ -14,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +368,43 @@ static void test_poll_and_self_stop(void)
 	dapl_obj_free(self_ia);
 }
 
+static struct dapl_progress_stats stats(void)
+{
+	struct dapl_progress_stats s;
+
+	dapl_progress_stats(&s);
+	return s;
+}
+
+/* Waits until the stopped threads have got where they go (parked or
+ * retired) and want of them are parked; 0, or -1 at the deadline. */
+static int wait_idle(unsigned want)
+{
+	struct dapl_progress_stats st;
+	int i;
+
+	for (i = 0; i < 1000 * 10 * scale; i++) {
+		st = stats();
+		if (st.idle == want && st.leaving == 0)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* Ends the parked threads (their time made short) and joins them: the
+ * pool as at the start of a process. */
+static int pool_empty(void)
+{
+	int rc;
+
+	dapl_progress_park_ms(1);
+	rc = wait_idle(0);
+	dapl_progress_reap(1);
+	dapl_progress_park_ms(0);
+	return rc;
+}
+
 /* ---- stop without waiting for the thread ------------------------------------ */
 
 static int stop_returned;
@@ -395,7 +437,8 @@ static void test_stop_no_join(void)
 	pthread_t t;
 	int calls, i, early = 0;
 
-	dapl_progress_reap(1);
+	tap_ok(pool_empty() == 0 && threads() == 1,
+	       "stop: no thread parked from the tests before");
 	tap_ok(dapl_progress_start(ia) == 0, "stop: the engine starts");
 	/* hold the engine inside its progress hook (a call out) */
 	pthread_mutex_lock(&mu);
@@ -426,13 +469,268 @@ static void test_stop_no_join(void)
 	calls = get(&progress_calls);
 	/* the IA is the caller's again at once: free it, as dat_ia_close does */
 	dapl_obj_free(ia);
-	/* joined by the stop's own reap if it had ended by then, else here */
-	dapl_progress_reap(1);
-	tap_ok(threads() == 1,
-	       "the stopped engine's thread ends by itself and is joined");
+	/* the thread parks for the next start: nothing to join */
+	tap_ok(wait_idle(1) == 0 && dapl_progress_reap(1) == 0 &&
+		   threads() == 2,
+	       "the stopped engine's thread parks by itself (not joined)");
 	tap_ok(get(&progress_calls) == calls,
 	       "no call out after the stop returned");
-	tap_ok(dapl_progress_reap(1) == 0, "each thread is joined once");
+}
+
+/* ---- the pool: parked threads serve the next engines ------------------------- */
+
+/* An IA with a watched eventfd whose engine has started. */
+struct fd_ia {
+	struct dapl_ia *ia;
+	int fd;
+};
+
+static void fd_ia_open(struct fd_ia *f)
+{
+	f->ia = ia_new(DAPL_PROGRESS_FD);
+	f->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (f->fd < 0 || dapl_progress_watch(f->ia, f->fd, fd_cb, &f->fd) ||
+	    dapl_progress_start(f->ia))
+		abort();
+}
+
+static void fd_ia_close(struct fd_ia *f)
+{
+	dapl_progress_unwatch(f->ia, f->fd);
+	dapl_progress_stop(f->ia);
+	close(f->fd);
+	dapl_obj_free(f->ia);
+}
+
+/* One event through f's engine; 0 if it was delivered, and then the
+ * thread that delivered it in *tid. */
+static int fd_ia_event(struct fd_ia *f, pthread_t *tid)
+{
+	int want = get(&fd_events) + 1;
+
+	kick_fd(f->fd);
+	if (wait_for(&fd_events, want))
+		return -1;
+	pthread_mutex_lock(&mu);
+	*tid = engine_tid;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+enum { CYCLES = 20 };
+
+static void test_pool_reuse(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct fd_ia f;
+	pthread_t first, tid;
+	int i, served = 0, same = 0, parked = 0;
+
+	/* one thread parked from the test before */
+	tap_ok(before.idle == 1, "pool: a thread is parked");
+	for (i = 0; i < CYCLES; i++) {
+		fd_ia_open(&f);
+		if (fd_ia_event(&f, &tid) == 0) {
+			served++;
+			if (i == 0)
+				first = tid;
+			same += i == 0 || pthread_equal(first, tid);
+		}
+		fd_ia_close(&f);
+		/* the stopped thread back in the pool before the next open */
+		parked += wait_idle(1) == 0;
+	}
+	after = stats();
+	printf("# created %u, handed %u\n", after.created - before.created,
+	       after.handed - before.handed);
+	tap_ok(served == CYCLES, "pool: each of 20 IAs gets its events");
+	tap_ok(after.created == before.created &&
+		   after.handed - before.handed == CYCLES,
+	       "pool: 20 open + close cycles create no thread: each engine is "
+	       "handed to the parked one");
+	tap_ok(same == CYCLES && parked == CYCLES && threads() == 2,
+	       "pool: one thread served them all, and is parked again");
+}
+
+static void test_pool_handoff_deferred(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct dapl_ia *ia = ia_new(DAPL_PROGRESS_FD);
+	struct dapl_ep *ep = ep_new(ia);
+	struct dapl_timer t;
+	int n = get(&ndelivered), fired = get(&timer_fired[1]);
+
+	tap_ok(dapl_progress_start(ia) == 0, "handoff: the engine starts");
+	dapl_ep_defer_cm_event(ep, DAPL_CM_DISCONNECTED);
+	tap_ok(wait_for(&ndelivered, n + 1) == 0 && delivered[n] == ep &&
+		   delivered_ev[n] == DAPL_CM_DISCONNECTED,
+	       "handoff: a parked thread delivers the new engine's deferred "
+	       "event");
+	dapl_timer_init(&t, ia, timer_cb);
+	dapl_timer_arm(&t, (dapl_now_ns() & ~(uint64_t)3) + 1);
+	tap_ok(wait_for(&timer_fired[1], fired + 1) == 0,
+	       "handoff: and fires its timer");
+	dapl_timer_cancel_sync(&t);
+	after = stats();
+	tap_ok(after.created == before.created &&
+		   after.handed == before.handed + 1,
+	       "handoff: no thread was created for it");
+	dapl_progress_quiesce(ep);
+	dapl_obj_free(ep);
+	dapl_progress_stop(ia);
+	dapl_obj_free(ia);
+	tap_ok(wait_idle(1) == 0, "handoff: the thread parks again");
+}
+
+/* Several IAs at once: one thread each while they run. */
+static int hold, held;
+
+static int held_cb(void *arg)
+{
+	int fd = *(int *)arg;
+	uint64_t v;
+
+	bump(&held);
+	pthread_mutex_lock(&mu);
+	while (hold)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return read(fd, &v, sizeof(v)) == sizeof(v);
+}
+
+static void test_pool_many(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct fd_ia f[3];
+	pthread_t tid;
+	int i;
+
+	/* f[0]'s callback holds its engine's thread */
+	f[0].ia = ia_new(DAPL_PROGRESS_FD);
+	f[0].fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (dapl_progress_watch(f[0].ia, f[0].fd, held_cb, &f[0].fd) ||
+	    dapl_progress_start(f[0].ia))
+		abort();
+	for (i = 1; i < 3; i++)
+		fd_ia_open(&f[i]);
+	after = stats();
+	tap_ok(after.handed == before.handed + 1 &&
+		   after.created == before.created + 2 && threads() == 4,
+	       "many: 3 IAs at once get the parked thread and 2 new ones");
+	pthread_mutex_lock(&mu);
+	hold = 1;
+	pthread_mutex_unlock(&mu);
+	kick_fd(f[0].fd);
+	tap_ok(wait_for(&held, 1) == 0, "many: one engine's thread is held");
+	tap_ok(fd_ia_event(&f[1], &tid) == 0 && fd_ia_event(&f[2], &tid) == 0,
+	       "many: the others deliver meanwhile (a thread each)");
+	pthread_mutex_lock(&mu);
+	hold = 0;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	for (i = 0; i < 3; i++)
+		fd_ia_close(&f[i]);
+	tap_ok(wait_idle(3) == 0 && threads() == 4,
+	       "many: all three park when their IAs close");
+}
+
+/* A forked child: the parent's parked threads do not exist in it. */
+static void test_pool_fork(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct fd_ia f;
+	pthread_t tid;
+	pid_t child;
+	int status = -1, i;
+
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct dapl_progress_stats c = stats();
+		int ok = c.idle == 0 && c.created == 0;
+
+		fd_ia_open(&f);
+		ok = ok && fd_ia_event(&f, &tid) == 0;
+		c = stats();
+		ok = ok && c.created == 1 && c.handed == 0;
+		fd_ia_close(&f);
+		dapl_progress_unload();
+		_exit(ok && threads() == 1 ? 0 : 1);
+	}
+	/* a child that hangs (an engine handed to a thread it does not
+	 * have) fails, rather than hanging the test */
+	for (i = 0; i < 1000 * 30 * scale; i++) {
+		if (waitpid(child, &status, WNOHANG) != 0)
+			break;
+		usleep(1000);
+	}
+	if (i == 1000 * 30 * scale) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+	}
+	tap_ok(before.idle == 3 && child > 0 && WIFEXITED(status) &&
+		   WEXITSTATUS(status) == 0,
+	       "fork: the child has no parked thread; its IA gets a new thread "
+	       "of its own, which serves it, and is joined at its unload");
+	fd_ia_open(&f);
+	after = stats();
+	tap_ok(fd_ia_event(&f, &tid) == 0 && after.created == before.created &&
+		   after.handed == before.handed + 1,
+	       "fork: the parent's parked threads still serve the parent");
+	fd_ia_close(&f);
+	tap_ok(wait_idle(3) == 0, "fork: and park again");
+}
+
+/* A parked thread ends when its time is up; the next start creates one. */
+static void test_pool_expire(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct fd_ia f;
+	pthread_t tid;
+
+	/* wakes the parked ones, which find their time up */
+	dapl_progress_park_ms(20);
+	wait_idle(0);
+	dapl_progress_reap(1);
+	after = stats();
+	tap_ok(before.idle == 3 && after.idle == 0 &&
+		   after.expired == before.expired + 3 && threads() == 1,
+	       "expire: parked threads end when their time is up, and are "
+	       "joined");
+	fd_ia_open(&f);
+	tap_ok(fd_ia_event(&f, &tid) == 0 &&
+		   stats().created == after.created + 1,
+	       "expire: the next start creates a thread");
+	fd_ia_close(&f);
+	tap_ok(wait_idle(0) == 0 && stats().expired == after.expired + 1,
+	       "expire: which parks, and ends in its turn");
+	dapl_progress_reap(1);
+	dapl_progress_park_ms(0);
+	fd_ia_open(&f);
+	fd_ia_close(&f);
+	tap_ok(wait_idle(1) == 0 && threads() == 2,
+	       "expire: at the default time a thread stays parked");
+}
+
+/* The destructor's work at unload and exit. */
+static void test_pool_unload(void)
+{
+	struct dapl_progress_stats before = stats(), after;
+	struct fd_ia f;
+	pthread_t tid;
+
+	dapl_progress_unload();
+	tap_ok(stats().idle == 0 && threads() == 1,
+	       "unload: the parked thread is ended and joined");
+	fd_ia_open(&f);
+	tap_ok(fd_ia_event(&f, &tid) == 0, "unload: an IA after it still works");
+	fd_ia_close(&f);
+	wait_idle(0);
+	dapl_progress_reap(1);
+	after = stats();
+	tap_ok(before.idle == 1 && after.parked == before.parked &&
+		   after.idle == 0 && threads() == 1,
+	       "unload: its thread does not park, ends and is joined");
 }
 
 /* ---- the process id without a system call ------------------------------------ */
@@ -450,13 +748,15 @@ static void test_self_pid(void)
 	tap_ok(dapl_self_pid() == getpid() &&
 		   (!paged || *dapl_pid_page == getpid()),
 	       "dapl_self_pid is this process's (and is kept in the page)");
+	fflush(stdout);
 	child = fork();
-	if (child == 0)
-		_exit((!paged || *dapl_pid_page == 0) &&
-			      dapl_self_pid() == getpid() &&
-			      (!paged || *dapl_pid_page == getpid())
-			  ? 0
-			  : 1);
+	if (child == 0) {
+		int ok = (!paged || *dapl_pid_page == 0) &&
+			 dapl_self_pid() == getpid() &&
+			 (!paged || *dapl_pid_page == getpid());
+
+		_exit(ok ? 0 : 1);
+	}
 	waitpid(child, &status, 0);
 	tap_ok(child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "a forked child learns its own pid (its page starts zeroed)");
@@ -588,7 +888,13 @@ int main(void)
 	test_quiesce();
 	test_poll_and_self_stop();
 	test_stop_no_join();
+	test_pool_reuse();
+	test_pool_handoff_deferred();
+	test_pool_many();
+	test_pool_fork();
+	test_pool_expire();
 	test_self_pid();
+	test_pool_unload();
 	test_hurry();
 	dapl_obj_release_all();
 	return tap_done();
