@@ -404,22 +404,6 @@ static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
 	return 0;
 }
 
-/* locked: a control message to dest given to libfabric and not yet
- * complete? */
-static int ofi_tx_sent_to(struct dapl_tp_ia *oia, fi_addr_t dest)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
-		struct ofi_txbuf *tb =
-		    dapl_container_of(pos, struct ofi_txbuf, link);
-
-		if (!tb->held && tb->dest == dest)
-			return 1;
-	}
-	return 0;
-}
-
 int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg)
 {
@@ -500,54 +484,6 @@ static int ofi_av_insert(struct dapl_tp_ia *oia, const void *addr, size_t len,
 	if (!len || len > OFI_ADDR_MAX)
 		return -1;
 	return fi_av_insert(oia->av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
-}
-
-/*
- * locked, tcp;ofi_rxm: c's listener address removed from the AV and
- * inserted again, which makes rxm drop its connection to it and open a
- * new one at the next send.  Now and then (1 run of churn.bats in 25)
- * rxm's connection to a listener freed while it was being set up never
- * ends: every send to that address is -FI_EAGAIN for good, and every
- * connect to the qualifier, also to the PSP created on it next, timed
- * out (the REQ held, never resent).  Every connecting connection and
- * held message to the address moves to the new one.  Not while a
- * control message to it is in libfabric's hands (its completion names
- * the address): -FI_EAGAIN.  Not over shm, where a name inserted again
- * crashes libfabric 1.17 (ofi_lep_linger), nor over verbs, whose rxm
- * connection ends have their own 1.17 bugs (init.c).
- */
-static int ofi_dest_renew(struct dapl_tp_ia *oia, struct ofi_conn *c)
-{
-	struct dapl_list *pos, *tmp;
-	fi_addr_t old = c->dest, dest;
-	uint8_t a[OFI_ADDR_MAX];
-	size_t n;
-
-	if (ofi_tx_sent_to(oia, old))
-		return -FI_EAGAIN;
-	n = ofi_addr_make(oia, &c->dst, a, sizeof(a));
-	if (!n || fi_av_remove(oia->av, &old, 1, 0) ||
-	    ofi_av_insert(oia, a, n, &dest))
-		return -FI_EIO;
-	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: listener address renewed",
-		 (unsigned long long)c->id);
-	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
-		struct ofi_conn *x = dapl_container_of(pos, struct ofi_conn,
-						       link);
-
-		if (x->active && x->dest == old) {
-			x->dest = dest;
-			x->req_held = 0; /* the new connection's turn */
-		}
-	}
-	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
-		struct ofi_txbuf *tb =
-		    dapl_container_of(pos, struct ofi_txbuf, link);
-
-		if (tb->held && tb->dest == old)
-			tb->dest = dest;
-	}
-	return 0;
 }
 
 /* ---- connections ---- */
@@ -1117,18 +1053,8 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	c->req_resend = 0;
 	if (ofi_tx_held_to(oia, c->dest)) {
 		/* the last one has not even gone yet (shm: the listener's
-		 * queue is full, or its name went away; rxm: its connection
-		 * is not set up, or never will be: then, the second time,
-		 * a new one) */
-		if (oia->fab.tcp_probe && ++c->req_held >= 2 &&
-		    ofi_dest_renew(oia, c) == -FI_EIO) {
-			ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
-			return;
-		}
-		if (oia->fab.tcp_probe) /* doubling: a slow set-up ends */
-			ofi_req_sent(c);
-		else
-			c->req_resend = dapl_now_ns() + c->req_gap;
+		 * queue is full, or its name went away) */
+		c->req_resend = dapl_now_ns() + c->req_gap;
 		return;
 	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: no REQACK: REQ again",

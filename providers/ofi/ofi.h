@@ -251,8 +251,6 @@ struct ofi_conn {
 					 * unless the listener read it (REQACK),
 					 * 0: not sent yet, or read */
 	uint64_t req_gap;		/* active: the next wait for REQACK */
-	int req_held;			/* active: resends that found the REQ
-					 * still held (cm.c ofi_dest_renew) */
 	struct sockaddr_in dst;		/* active: the listener's address */
 	uint8_t peer_ctl_addr[OFI_ADDR_MAX]; /* passive: the requester's */
 	uint16_t peer_ctl_len;
