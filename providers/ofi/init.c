@@ -39,7 +39,8 @@
  *	client's resent REQs then went on the dead connection and failed
  *	ENOTCONN: NON_PEER_REJECTED instead of the peer's reject
  *	(psp-gone.bats, churn.bats over tcp).  With 1 the events are read
- *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).
+ *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
+ *	an IA over verbs (not tried in the soft-RoCE guest).
  *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
  *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
  *	entries), more than rxe gives (ibv_create_cq fails, and so does
@@ -131,10 +132,11 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 	/* before libfabric reads its parameters (the first fi_getinfo) */
 	setenv("FI_OFI_RXM_USE_SRX", "0", 0);
 	setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
-	setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
 	if (ia_params && !strncmp(ia_params, "verbs", 5)) {
 		setenv("FI_UNIVERSE_SIZE", "64", 0);
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
+	} else {
+		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }
