@@ -20,6 +20,9 @@
  *   NON_PEER_REJECTED instead of waiting out its timeout.  A listener
  *   knows the REQs it read lately (by the requester's control address
  *   and connection id) and answers a repeated one only with REQACK.
+ *   Over shm a freed listener's endpoint lingers, rejecting a REQ as
+ *   finding nobody, until a PSP on its qualifier takes it over
+ *   (ofi_lep_linger: why).
  *
  *   DISC either way: DISCONNECTED on the other side, once the sends the
  *   peer made before it (their number is in the DISC) were received there,

@@ -38,7 +38,7 @@
  *	EQ not polled, its listening socket not accepted meanwhile).  The
  *	client's resent REQs then went on the dead connection and failed
  *	ENOTCONN: NON_PEER_REJECTED instead of the peer's reject
- *	(psp-gone.bats, churn.bats over tcp).  With 1 the events are read
+ *	(psp-gone.bats over tcp).  With 1 the events are read
  *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
  *	an IA over verbs (not tried in the soft-RoCE guest).
  *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
