@@ -20,6 +20,9 @@
  *   NON_PEER_REJECTED instead of waiting out its timeout.  A listener
  *   knows the REQs it read lately (by the requester's control address
  *   and connection id) and answers a repeated one only with REQACK.
+ *   Over shm a freed listener's endpoint lingers, rejecting a REQ as
+ *   finding nobody, until a PSP on its qualifier takes it over
+ *   (ofi_lep_linger: why).
  *
  *   DISC either way: DISCONNECTED on the other side, once the sends the
  *   peer made before it (their number is in the DISC) were received there,
@@ -72,6 +75,10 @@
  * endpoint closed before it read it is lost without a word. */
 #define OFI_REQ_RESEND_NS (250ull * 1000000ull)
 #define OFI_REQ_RESEND_MAX_NS (2ull * 1000000000ull)
+/* shm: how long a freed listener's endpoint lingers (ofi_lep_linger),
+ * and how many may at once (each holds a shm region of some MB). */
+#define OFI_LINGER_NS (5ull * 1000000000ull)
+#define OFI_LINGER_MAX 4
 
 /* A connection request is a CR: the CR's transport data is the
  * connection itself. */
@@ -286,6 +293,79 @@ void ofi_ctl_close(struct ofi_ctl_ep *c)
 	ofi_ctl_shut(c);
 	ofi_ctl_drain(c->oia);
 	ofi_ctl_free(c);
+}
+
+/*
+ * locked, shm: a freed listener's endpoint stays open a while instead of
+ * closing.  shm maps the region of a name once, at the first send to it,
+ * and keeps that mapping until the address leaves the AV: a listener
+ * closed and opened again on the same qualifier has a new region under
+ * the same name, and what a client that sent to the old one sends now
+ * goes through its old mapping, where nobody reads it (psp-gone.bats:
+ * the client's second REQ never reached the new PSP; churn.bats: after a
+ * few rounds no request reached the server).  Refreshing the address
+ * (fi_av_remove and fi_av_insert again) is no way out: libfabric 1.17's
+ * shm then keeps the endpoint's peer slot marked as known, and a send
+ * to the name, inserted again while its region was gone, crashes in
+ * smr_generic_sendmsg on the NULL region (SIGSEGV in
+ * pthread_spin_lock, core of a churn.bats client).  So the endpoint
+ * lingers: a PSP created on its qualifier meanwhile takes it over
+ * (ofi_listen_open), the region stays the same, and a request that
+ * reaches it while nobody listens is rejected as finding nobody
+ * (ofi_rx_req: no service point).  A qualifier opened again after the
+ * linger, in a process whose IA sent to it before, is still not
+ * reached (the REQ is resent, then TIMED_OUT).
+ */
+static void ofi_lep_linger(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+			   uint16_t port)
+{
+	lep->sp = NULL;
+	lep->port = port;
+	lep->linger_end = dapl_now_ns() + OFI_LINGER_NS;
+	dapl_list_add_tail(&oia->lingering_leps, &lep->link);
+	if (++oia->nlingering > OFI_LINGER_MAX) {
+		struct ofi_ctl_ep *old = dapl_container_of(
+		    oia->lingering_leps.next, struct ofi_ctl_ep, link);
+
+		old->linger_end = 0;
+		ofi_lep_linger_end(oia, 0);
+	}
+}
+
+/* locked: the lingering endpoints whose time is up (all: every one). */
+void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all)
+{
+	struct dapl_list *pos, *tmp;
+	uint64_t now = dapl_now_ns();
+
+	dapl_list_for_each_safe(pos, tmp, &oia->lingering_leps) {
+		struct ofi_ctl_ep *lep =
+		    dapl_container_of(pos, struct ofi_ctl_ep, link);
+
+		if (!all && now < lep->linger_end)
+			continue;
+		dapl_list_del(&lep->link);
+		oia->nlingering--;
+		ofi_ctl_close(lep);
+	}
+}
+
+/* locked: the lingering endpoint of port, taken off the list, or NULL */
+static struct ofi_ctl_ep *ofi_lep_take(struct dapl_tp_ia *oia, uint16_t port)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->lingering_leps) {
+		struct ofi_ctl_ep *lep =
+		    dapl_container_of(pos, struct ofi_ctl_ep, link);
+
+		if (lep->port == port) {
+			dapl_list_del(&lep->link);
+			oia->nlingering--;
+			return lep;
+		}
+	}
+	return NULL;
 }
 
 void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
@@ -825,7 +905,9 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 		return;
 	}
 	if (m->type == OFI_MSG_REQ) {
-		if (rb->owner->sp)
+		/* to a listener, or a lingering one (no service point:
+		 * ofi_rx_req rejects it as finding nobody) */
+		if (rb->owner != oia->ctl)
 			ofi_rx_req(oia, rb->owner, m);
 		return;
 	}
@@ -1028,6 +1110,7 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 
 	if (ka)
 		oia->next_ka = now + oia->ka_interval_ns;
+	ofi_lep_linger_end(oia, 0);
 	dapl_list_for_each_safe(pos, tmp, &oia->conns) {
 		struct ofi_conn *c = dapl_container_of(pos, struct ofi_conn,
 						       link);
@@ -1106,6 +1189,15 @@ static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 
 	if (oia->info->addr_format == FI_SOCKADDR_IN)
 		return ofi_ctl_open(oia, src, sp, lep);
+	/* shm: a freed listener's endpoint still lingering on this port
+	 * serves the new one (ofi_lep_linger) */
+	if (src->sin_port && oia->fab.linger) {
+		*lep = ofi_lep_take(oia, ntohs(src->sin_port));
+		if (*lep) {
+			(*lep)->sp = sp;
+			return 0;
+		}
+	}
 	/* shm: an endpoint refused a name in use unlinks that name's
 	 * region as it closes, so a name in use is never tried */
 	if (src->sin_port)
@@ -1206,7 +1298,9 @@ void ofi_listen_stop(struct dapl_sp *sp)
 		return;
 	pthread_mutex_lock(&oia->lock);
 	dapl_list_del(&osp->link);
-	if (osp->lep) {
+	if (osp->lep && oia->fab.linger) {
+		ofi_lep_linger(oia, osp->lep, ofi_qual_port(osp->qual));
+	} else if (osp->lep) {
 		osp->lep->sp = NULL;
 		ofi_ctl_shut(osp->lep);
 		ofi_ctl_drain(oia);

@@ -263,6 +263,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->mrs);
 	dapl_list_init(&oia->notes);
 	dapl_list_init(&oia->lingering);
+	dapl_list_init(&oia->lingering_leps);
 	oia->ia = ia;
 	oia->pid = getpid();
 	oia->next_conn_id = ((uint64_t)getpid() << 32) | 1;
@@ -298,6 +299,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->fab.virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
 	oia->fab.tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
 			 !strncmp(oia->prov_name, "tcp", 3);
+	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
@@ -369,6 +371,7 @@ void ofi_ia_close(struct dapl_ia *ia)
 			ofi_msg_conn_free(c);
 		free(c);
 	}
+	ofi_lep_linger_end(oia, 1);
 	/* the control endpoint goes first: then libfabric holds none */
 	if (oia->ctl) {
 		ofi_ctl_close(oia->ctl);

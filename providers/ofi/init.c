@@ -31,6 +31,20 @@
  *	A process that set up libfabric with the cache before its first
  *	dat_ia_open keeps it: ia.c then refuses an IA that needs keys
  *	of its own (FI_MR_PROV_KEY).
+ *   FI_OFI_RXM_CQ_EQ_FAIRNESS=1   rxm reads its connection events (its
+ *	msg EQ) from fi_cq_read only when its msg CQ was empty, or after
+ *	128 reads that found something (default).  Once the peer endpoint
+ *	of an rxm connection closed (a freed PSP's listener), the reads
+ *	of the client's control endpoint kept finding something: for 128
+ *	rounds of the engine (1.3 s; 0.35 s with 32) nothing read that
+ *	endpoint's events, neither the connection's end nor the connection
+ *	the listener's IA made to send its REQACK and REJECT (strace: its
+ *	EQ not polled, its listening socket not accepted meanwhile).  The
+ *	client's resent REQs then went on the dead connection and failed
+ *	ENOTCONN: NON_PEER_REJECTED instead of the peer's reject
+ *	(psp-gone.bats over tcp).  With 1 the events are read
+ *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
+ *	an IA over verbs (not tried in the soft-RoCE guest).
  *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
  *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
  *	entries), more than rxe gives (ibv_create_cq fails, and so does
@@ -125,6 +139,8 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 	if (ia_params && !strncmp(ia_params, "verbs", 5)) {
 		setenv("FI_UNIVERSE_SIZE", "64", 0);
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
+	} else {
+		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }

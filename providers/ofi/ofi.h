@@ -92,6 +92,8 @@ struct ofi_fabcaps {
 	int atomics;			/* FI_UINT64 fetch SUM, CSWAP valid
 					 * (atomic.c, at IA open; never on MSG) */
 	int tcp_probe;			/* RDM over TCP: see cm.c ofi_probe_* */
+	int linger;			/* shm: a freed listener's endpoint
+					 * lingers (cm.c ofi_lep_linger) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -124,6 +126,9 @@ struct dapl_tp_ia {
 	struct dapl_list lingering;	/* msg.c: freed listeners' passive
 					 * endpoints, open for their
 					 * unanswered requests */
+	struct dapl_list lingering_leps; /* cm.c, shm: freed listeners'
+					 * endpoints (ofi_ctl_ep.link) */
+	unsigned nlingering;
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
@@ -146,6 +151,9 @@ struct ofi_ctl_ep {
 	struct dapl_tp_ia *oia;
 	struct dapl_sp *sp;		/* listener: its service point */
 	int closing;			/* its buffers' completions are stale */
+	struct dapl_list link;		/* oia->lingering_leps */
+	uint16_t port;			/* lingering: its qualifier's port */
+	uint64_t linger_end;		/* lingering: closes then */
 	struct ofi_rxbuf *rx;		/* OFI_CTL_RX buffers */
 	uint8_t name[OFI_ADDR_MAX];	/* fi_getname */
 	size_t namelen;
@@ -543,6 +551,7 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		 struct dapl_sp *sp, struct ofi_ctl_ep **out) DAPL_HIDDEN;
 void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all) DAPL_HIDDEN;
 /* oia->lock held: reads the control CQ; how many entries */
 int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* oia->lock held: sends (or holds on -FI_EAGAIN) a control message */

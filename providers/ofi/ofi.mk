@@ -67,27 +67,48 @@ check-ofi: test-programs
 # that sent its first message and exited before it was read: see its
 # head), errors-stuck.bats (over shm a read from a stopped
 # target completes: shm reads the peer's memory itself).
-OFI_SUITES_tcp = $(OFI_SUITES)
+# psp-gone.bats (a CR rejected after its PSP was freed must reach the
+# client as PEER_REJECTED, and the PSP created meanwhile on its qualifier
+# must get the next request) runs over tcp;ofi_rxm and shm since
+# 2026-11-26, churn.bats (PSPs freed while requests arrive) over shm:
+#   tcp: no REQACK or REJECT reached the client for 1.3 s after the
+#     listener's endpoint closed, so its resent REQs went on rxm's dead
+#     connection and failed ENOTCONN (NON_PEER_REJECTED).  rxm reads an
+#     endpoint's connection events only when its CQ read found nothing
+#     or every 128 reads (FI_OFI_RXM_CQ_EQ_FAIRNESS): the dead
+#     connection kept the client's reads finding something, and the
+#     connection the server's IA opened to send its answers waited
+#     (strace; the stall shrank with the setting).  init.c sets it to 1.
+#   shm: the client's second request went to the freed listener's
+#     region: shm keeps the first region it mapped for a name until the
+#     address leaves the AV, and the new PSP's listener has a new one.
+#     Removing and inserting the address again crashed libfabric 1.17's
+#     shm (SIGSEGV in smr_generic_sendmsg on a NULL region, core of a
+#     churn client).  A freed listener's endpoint now lingers 5 s, taken
+#     over by a PSP created on its qualifier meanwhile (cm.c
+#     ofi_lep_linger); a qualifier listened on again later is still not
+#     reached by an IA that sent to it before.
+# Not over tcp: churn.bats.  It passes most runs, but about 1 in 20 hangs
+# until its bound: after one "tcpx_cm_send_req: connection failure
+# (sockerr -111)" (rxm connected to a listener just freed) rxm never
+# connects to that address again: every send to it is -FI_EAGAIN, the
+# server sees none but our TCP probes, and every connect to the
+# qualifier times out, also to the PSPs created on it next.  Removing
+# the address from the AV and inserting it again did not end it.
+OFI_SUITES_tcp = $(OFI_SUITES) test/ofi/psp-gone.bats
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
-	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES))
+	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
+	test/ofi/psp-gone.bats test/ofi/churn.bats
 # tcpmsg: libfabric's tcp alone, whose FI_EP_MSG connections the provider
 # uses (msg.c), IAs ofi-msg-a and ofi-msg-b.  Not over tcpmsg:
 # atomic.bats (tcp has no atomics: atomic-absent.bats checks that
 # dat_ia_query says so and both calls are DAT_MODEL_NOT_SUPPORTED; the
-# atomic cases of dapltest.bats and memcheck-part2.bats check the same).
-# Only over tcpmsg: psp-gone.bats (a CR rejected after its PSP was freed
-# must reach the client as PEER_REJECTED).  Over tcp;ofi_rxm our protocol
-# still fails it: no REQACK reached the client before the listener's
-# endpoint closed, and its resent REQs fail with ENOTCONN on rxm's
-# connection to that closed endpoint (cm.c), so it ends NON_PEER_REJECTED;
-# over shm the client's second request never reaches the new PSP (not
-# investigated).
-# Not over any fabric: churn.bats (PSPs freed while requests arrive):
-# over tcpmsg it now passes its checks, but the server crashes now and
-# then inside libfabric 1.17's tcp (fi_eq_read: an incoming connection
-# that the passive endpoint accepted before fi_close reads the freed
-# endpoint when its request arrives; newer libfabric aborts such
-# connections at close); over tcp;ofi_rxm and shm see its head.
+# atomic cases of dapltest.bats and memcheck-part2.bats check the same),
+# churn.bats: it passes its checks, but the server crashes now and then
+# inside libfabric 1.17's tcp (fi_eq_read: an incoming connection that
+# the passive endpoint accepted before fi_close reads the freed endpoint
+# when its request arrives; newer libfabric aborts such connections at
+# close).
 OFI_SUITES_tcpmsg = $(filter-out test/ofi/atomic.bats, $(OFI_SUITES)) \
 	test/ofi/atomic-absent.bats test/ofi/psp-gone.bats
 OFI_FABRICS := tcp shm tcpmsg
@@ -99,6 +120,8 @@ OFI_FABRICS := tcp shm tcpmsg
 #   errors-stuck.bats: rxm turns an RDMA read into a verbs RDMA read,
 #     which rxe serves in the target's kernel: a stopped target process
 #     does not stop it (as over shm).
+#   psp-gone.bats, churn.bats: not tried in the guest (they are not in
+#     OFI_SUITES).
 # Over verbs since 2026-11-26:
 #   cr_overflow.bats: its client died of SIGSEGV now and then (1 run in
 #     30 of the pair in one guest boot; core): after the server rejected

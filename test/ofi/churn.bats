@@ -2,19 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/churn.bats - PSPs freed while connection requests arrive, over
 # tcp;ofi_rxm or shm (test/verbs/vt_cm.c psp-churn; verbs runs it in
-# test/verbs/connect.bats).  NOT in OFI_SUITES: it still fails often
-# here.  A request sent to a listener that is freed before it reads the
-# request is lost (rxm or shm report it sent); the connect now sends it
-# again when no REQACK comes (providers/ofi/cm.c), which passed 2 of 6
-# runs (tcp 2 of 4, shm 0 of 2, with a parallel check-ofi loading the
-# host), but rxm's connection from the control endpoint to a listener
-# that was closed stays unusable for seconds (the resent REQs fail with
-# ENOTCONN long after the connect timed out), so the tries and the
-# client's last word still end TIMED_OUT until the bound.  Over tcpmsg
-# (providers/ofi/msg.c) its checks pass since a CR rejected after its PSP
-# was freed is answered (psp-gone.bats), but now and then the server
-# crashes inside libfabric 1.17's tcp (see OFI_SUITES in
-# providers/ofi/ofi.mk).  Run it by hand:
+# test/verbs/connect.bats).  Over shm (OFI_SUITES_shm in
+# providers/ofi/ofi.mk, which says what failed before and why): a
+# request sent to a listener that is freed before it reads it is lost
+# (shm reports it sent); the connect sends it again when no REQACK comes
+# (providers/ofi/cm.c), and a freed listener's endpoint lingers,
+# rejecting what reaches it as finding nobody, until a PSP on its
+# qualifier takes it over.  Not over tcp;ofi_rxm: about 1 run in 20
+# hangs in libfabric's rxm, which never connects again to a listener it
+# found freed; not over tcpmsg: now and then the server crashes inside
+# libfabric 1.17's tcp (both in ofi.mk).  By hand:
 #   OFI_FABRIC=tcp bats test/ofi/churn.bats
 
 load ofi_helpers

@@ -6,8 +6,11 @@
 # at once, not as a connect timeout.  Over tcpmsg (providers/ofi/msg.c)
 # the freed listener's passive endpoint stays open until that reject
 # (fi_reject needs it), and a PSP created on its qualifier meanwhile takes
-# it over.  Only over tcpmsg: see OFI_SUITES in providers/ofi/ofi.mk for
-# why not over tcp;ofi_rxm and shm.
+# it over.  Over tcp;ofi_rxm and shm (providers/ofi/cm.c) the reject goes
+# from the server's control endpoint, and the new PSP's listener over shm
+# is the freed one's lingering endpoint (ofi_lep_linger).  Over tcp,
+# shm and tcpmsg: see OFI_SUITES_* in providers/ofi/ofi.mk for what
+# failed before.
 
 load ofi_helpers
 
