@@ -34,6 +34,47 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
+/*
+ * A one-segment post's segment through the EP's last-LMR cache (udapl.h
+ * dapl_lmr_find_ep_hit), its hit inline in the post: one (the SGE) and
+ * *total filled, then the checks dapl_lmr_check_ep_one makes, in its
+ * order (privileges, PZ, range).  DTO_ONE_MISS (not a DAT_RETURN) when
+ * the cache has not the segment's LMR: the caller takes the general path
+ * out of line, which makes the same checks with the table's lookup, so
+ * that no call is left before the lock.  A zero-length segment needs no
+ * LMR.
+ */
+#define DTO_ONE_MISS ((DAT_RETURN)1)
+DTO_INLINE DAT_RETURN dto_one_hit(struct dapl_ep *ep,
+				  const DAT_LMR_TRIPLET *iov,
+				  DAT_MEM_PRIV_FLAGS need,
+				  struct dapl_sge *one, uint64_t *total)
+{
+	const DAT_VLEN len = iov->segment_length;
+	const DAT_VADDR va = iov->virtual_address;
+	const DAT_LMR_CONTEXT ctx = iov->lmr_context;
+	const struct dapl_lmr *lmr;
+
+	one->addr = va;
+	one->length = (uint32_t)len;
+	one->lkey = ctx;
+	*total = len;
+	if (dapl_unlikely(!len))
+		return DAT_SUCCESS;
+	lmr = dapl_lmr_find_ep_hit(ep, ctx);
+	if (dapl_unlikely(!lmr))
+		return DTO_ONE_MISS;
+	if (dapl_unlikely((lmr->priv & need) != need))
+		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(lmr->pz != ep->pz))
+		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(len > UINT32_MAX ||
+			  va - lmr->reg_addr > lmr->reg_len ||
+			  len > lmr->reg_len - (va - lmr->reg_addr)))
+		return bad_arg(DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
 DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 				DAT_MEM_PRIV_FLAGS need_priv,
@@ -162,36 +203,14 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	 * dapl_lmr_check_ep_one, its hit inline here); a miss takes the
 	 * general path out of line, which makes the same checks with the
 	 * table's lookup, so that no call is left before the lock. */
-	{
-		const DAT_VLEN len = local_iov->segment_length;
-		const DAT_VADDR va = local_iov->virtual_address;
-		const DAT_LMR_CONTEXT ctx = local_iov->lmr_context;
-		const DAT_MEM_PRIV_FLAGS need =
-		    recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0;
-		const struct dapl_lmr *lmr;
-
-		one.addr = va;
-		one.length = (uint32_t)len;
-		one.lkey = ctx;
-		total = len;
-		if (dapl_likely(len)) {
-			lmr = dapl_lmr_find_ep_hit(ep, ctx);
-			if (dapl_unlikely(!lmr))
-				return post_two_sided_many(ep, 1, local_iov,
-							   user_cookie, flags,
-							   recv);
-			if (dapl_unlikely((lmr->priv & need) != need))
-				return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
-						DAT_NO_SUBTYPE);
-			if (dapl_unlikely(lmr->pz != ep->pz))
-				return DAPL_ERR(DAT_PROTECTION_VIOLATION,
-						DAT_NO_SUBTYPE);
-			if (dapl_unlikely(len > UINT32_MAX ||
-					  va - lmr->reg_addr > lmr->reg_len ||
-					  len > lmr->reg_len -
-						    (va - lmr->reg_addr)))
-				return bad_arg(DAT_INVALID_ARG3);
-		}
+	rc = dto_one_hit(ep, local_iov,
+			 recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, &one,
+			 &total);
+	if (dapl_unlikely(rc)) {
+		if (rc == DTO_ONE_MISS)
+			return post_two_sided_many(ep, 1, local_iov,
+						   user_cookie, flags, recv);
+		return rc;
 	}
 	/* The transport has the one-segment op: the segment goes to it as
 	 * it is, no struct dapl_post. */
@@ -366,37 +385,15 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 		return bad_arg(DAT_INVALID_ARG2);
 	if (dapl_unlikely(!local_iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	{
-		const DAT_VLEN len = local_iov->segment_length;
-		const DAT_VADDR va = local_iov->virtual_address;
-		const DAT_LMR_CONTEXT ctx = local_iov->lmr_context;
-		/* a read's target is written by the device */
-		const DAT_MEM_PRIV_FLAGS need =
-		    read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0;
-		const struct dapl_lmr *lmr;
-
-		one.addr = va;
-		one.length = (uint32_t)len;
-		one.lkey = ctx;
-		total = len;
-		if (dapl_likely(len)) {
-			lmr = dapl_lmr_find_ep_hit(ep, ctx);
-			if (dapl_unlikely(!lmr))
-				return post_rdma_many(ep, 1, local_iov,
-						      user_cookie, remote_iov,
-						      flags, read);
-			if (dapl_unlikely((lmr->priv & need) != need))
-				return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
-						DAT_NO_SUBTYPE);
-			if (dapl_unlikely(lmr->pz != ep->pz))
-				return DAPL_ERR(DAT_PROTECTION_VIOLATION,
-						DAT_NO_SUBTYPE);
-			if (dapl_unlikely(len > UINT32_MAX ||
-					  va - lmr->reg_addr > lmr->reg_len ||
-					  len > lmr->reg_len -
-						    (va - lmr->reg_addr)))
-				return bad_arg(DAT_INVALID_ARG3);
-		}
+	/* a read's target is written by the device */
+	rc = dto_one_hit(ep, local_iov,
+			 read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, &one,
+			 &total);
+	if (dapl_unlikely(rc)) {
+		if (rc == DTO_ONE_MISS)
+			return post_rdma_many(ep, 1, local_iov, user_cookie,
+					      remote_iov, flags, read);
+		return rc;
 	}
 	/* rdma_fit for one segment */
 	rlen = remote_iov->segment_length;
