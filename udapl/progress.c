@@ -260,8 +260,9 @@ void dapl_progress_kick(struct dapl_ia *ia)
  * anybody is blocked the sleep stays at most poll_wait_us, which bounds
  * what a completion waits after a long quiet spell, for that many rounds
  * a second of the engine, but never less than ENGINE_WAIT_DUTY times
- * what a round of the transport takes (at most about 1 % of a core).  An FD transport's completions wake the waiter
- * by themselves: nothing to do.
+ * what a round of the transport takes (at most about 1 % of a core).
+ * An FD transport's completions wake the waiter by themselves: nothing
+ * to do.
  */
 void dapl_progress_block(struct dapl_ia *ia, int begin)
 {
@@ -519,12 +520,12 @@ static void engine_round(struct dapl_engine *e, const int *ready, int nready)
 	while (!e->stopping && engine_run_deferred(e))
 		;
 	if (!e->stopping && c->progress == DAPL_PROGRESS_POLL) {
+		uint32_t us = e->poll_us;
+
 		/* a blocking consumer's hurry counts as work: the next
 		 * sleep is the shortest */
 		if (__atomic_exchange_n(&e->hurry, 0, __ATOMIC_ACQ_REL))
 			work = 1;
-		uint32_t us = e->poll_us;
-
 		if (work)
 			us = c->poll_min_us;
 		else if (us < c->poll_max_us)
