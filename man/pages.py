@@ -421,11 +421,11 @@ thread, at the price of a CPU kept busy.  Unset or 0, the default: no
 spinning.  The timeout is kept either way.
 
 Over the libfabric provider, whose transports move data only when polled,
-the IA's progress engine polls for a blocked waiter: from its shortest
-sleep (20 microseconds, doubling) once the waiter blocks, and at least
-every DAPL_OFI_POLL_WAIT_US microseconds (default 1000; but not more often
-than about 1 % of a core allows) while it stays blocked, where an idle IA
-sleeps up to DAPL_OFI_POLL_MAX_US (10000).""",
+the IA's progress engine polls again from its shortest sleep (20
+microseconds, doubling up to DAPL_OFI_POLL_MAX_US, 10000) once a waiter
+blocks.  With DAPL_OFI_POLL_WAIT_US set, it polls at least that often
+(microseconds; but not more often than about 1 % of a core allows) while
+the waiter stays blocked.""",
      errors=[OK, bad("DAT_INVALID_HANDLE1", "The provider: not a live EVD."),
              arg(3, "*threshold* is below 1 or above the queue length."),
              arg(4, "*event* is NULL."),

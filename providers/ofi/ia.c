@@ -235,11 +235,13 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 						  10000, 1000000);
 	/* while a consumer blocks in dat_evd_wait or dat_cno_wait: what a
 	 * completion after a quiet spell may wait for the engine's round,
-	 * against the rounds a second it costs (README: a wait blocked 3 s
-	 * took 0.2-0.4 % of a core with 10 ms, 1.3-1.5 % with 1 ms, 4.5-5.5 %
-	 * with 200 us) */
+	 * against the rounds a second it costs.  Opt-in (0: the longest
+	 * sleep): natively a wait blocked 3 s took 0.2-0.4 % of a core
+	 * without it and 1.5-2.0 % with 1 ms, but over verbs;ofi_rxm in the
+	 * emulated guest 1 ms took 5.5-6.6 %, over ordering.bats' 5 % (the
+	 * guest's rounds cost more than udapl's duty floor sees: README) */
 	caps->poll_wait_us = (uint32_t)ofi_env_num("DAPL_OFI_POLL_WAIT_US",
-						   1000, 1000000);
+						   0, 1000000);
 }
 
 DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,

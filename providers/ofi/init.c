@@ -10,9 +10,10 @@
  *   DAPL_OFI_POLL_MAX_US=<n>    the longest sleep of the progress engine's
  *	polling while it finds nothing to do (default 10000).
  *   DAPL_OFI_POLL_WAIT_US=<n>   the longest sleep while a consumer blocks
- *	in dat_evd_wait or dat_cno_wait (default 1000, at most the above):
- *	what a blocked waiter's completion may wait after a quiet spell,
- *	for that many rounds a second of the engine.
+ *	in dat_evd_wait or dat_cno_wait (unset: the above; at most the
+ *	above): what a blocked waiter's completion may wait after a quiet
+ *	spell, for that many rounds a second of the engine (1000: 1.5-2 %
+ *	of a core natively while blocked).
  *   DAPL_OFI_DTO_TIMEOUT_MS=<n>   a request that went this long without a
  *	completion fails with DAT_DTO_ERR_TRANSPORT and breaks its
  *	connection (default 30000; ep.c ofi_ep_stuck).
