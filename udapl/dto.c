@@ -11,12 +11,13 @@
  * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
- * through the EP's last-LMR cache (the hit inline in the post, as
- * dapl_lmr_check_ep_one makes it: the cached LMR's lmr_context, magic
- * and IA compared, then the same privilege, PZ and bounds checks; a miss
- * takes the general path out of line), and it goes to the transport's
- * one-segment op (post_send1, post_recv1, post_write1, post_read1; kept
- * in the EP) when it has one, without a struct dapl_post.  Everything
+ * through the EP's last-LMR cache (udapl.h dapl_lmr_check_ep_hit, inline
+ * in the post: the cached LMR's lmr_context, magic and IA compared, then
+ * dapl_lmr_check_found's privilege, PZ and bounds checks, as every post
+ * makes them; a miss takes the general path out of line), and it goes
+ * to the transport's one-segment op (post_send1, post_recv1,
+ * post_write1, post_read1; kept in the EP) when it has one, without a
+ * struct dapl_post.  Everything
  * else (other segment counts, a transport without those ops, a read cut
  * to nothing) is out of line, so the common post's frame carries none of
  * it.  The atomics' common post is made the same way in ext.c, with
@@ -34,47 +35,6 @@ DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 }
 
 /* The local side of a post: segment count and triplets into sge[]. */
-/*
- * A one-segment post's segment through the EP's last-LMR cache (udapl.h
- * dapl_lmr_find_ep_hit), its hit inline in the post: one (the SGE) and
- * *total filled, then the checks dapl_lmr_check_ep_one makes, in its
- * order (privileges, PZ, range).  DTO_ONE_MISS (not a DAT_RETURN) when
- * the cache has not the segment's LMR: the caller takes the general path
- * out of line, which makes the same checks with the table's lookup, so
- * that no call is left before the lock.  A zero-length segment needs no
- * LMR.
- */
-#define DTO_ONE_MISS ((DAT_RETURN)1)
-DTO_INLINE DAT_RETURN dto_one_hit(struct dapl_ep *ep,
-				  const DAT_LMR_TRIPLET *iov,
-				  DAT_MEM_PRIV_FLAGS need,
-				  struct dapl_sge *one, uint64_t *total)
-{
-	const DAT_VLEN len = iov->segment_length;
-	const DAT_VADDR va = iov->virtual_address;
-	const DAT_LMR_CONTEXT ctx = iov->lmr_context;
-	const struct dapl_lmr *lmr;
-
-	one->addr = va;
-	one->length = (uint32_t)len;
-	one->lkey = ctx;
-	*total = len;
-	if (dapl_unlikely(!len))
-		return DAT_SUCCESS;
-	lmr = dapl_lmr_find_ep_hit(ep, ctx);
-	if (dapl_unlikely(!lmr))
-		return DTO_ONE_MISS;
-	if (dapl_unlikely((lmr->priv & need) != need))
-		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(lmr->pz != ep->pz))
-		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(len > UINT32_MAX ||
-			  va - lmr->reg_addr > lmr->reg_len ||
-			  len > lmr->reg_len - (va - lmr->reg_addr)))
-		return bad_arg(DAT_INVALID_ARG3);
-	return DAT_SUCCESS;
-}
-
 DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 				const DAT_LMR_TRIPLET *iov, DAT_COUNT max,
 				DAT_MEM_PRIV_FLAGS need_priv,
@@ -200,14 +160,13 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	if (dapl_unlikely(!local_iov))
 		return bad_arg(DAT_INVALID_ARG3);
 	/* The segment's LMR through the EP's cache (udapl.h
-	 * dapl_lmr_check_ep_one, its hit inline here); a miss takes the
+	 * dapl_lmr_check_ep_hit, inline here); a miss takes the
 	 * general path out of line, which makes the same checks with the
 	 * table's lookup, so that no call is left before the lock. */
-	rc = dto_one_hit(ep, local_iov,
-			 recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, &one,
-			 &total);
+	rc = dapl_lmr_check_ep_hit(ep, recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0,
+				   local_iov, &one, &total);
 	if (dapl_unlikely(rc)) {
-		if (rc == DTO_ONE_MISS)
+		if (rc == DAPL_LMR_MISS)
 			return post_two_sided_many(ep, 1, local_iov,
 						   user_cookie, flags, recv);
 		return rc;
@@ -386,11 +345,10 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 	if (dapl_unlikely(!local_iov))
 		return bad_arg(DAT_INVALID_ARG3);
 	/* a read's target is written by the device */
-	rc = dto_one_hit(ep, local_iov,
-			 read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, &one,
-			 &total);
+	rc = dapl_lmr_check_ep_hit(ep, read ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0,
+				   local_iov, &one, &total);
 	if (dapl_unlikely(rc)) {
-		if (rc == DTO_ONE_MISS)
+		if (rc == DAPL_LMR_MISS)
 			return post_rdma_many(ep, 1, local_iov, user_cookie,
 					      remote_iov, flags, read);
 		return rc;

@@ -776,24 +776,22 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
  * (transport.h, struct dapl_cq_direct): the record is read here, in
  * udapl's frame.  A success of a plain send, receive, RDMA write or read
  * of a live EP is the event at once, as cqe_deliver makes it; anything
- * else goes through the transport's cq_direct_cqe and cqe_deliver.  1
- * with the event, 0 when the CQ has nothing more for the consumer.
+ * else goes out of line (evd_direct_other).  1 with the event, 0 when the
+ * CQ has nothing more for the consumer.
  */
-/* A record the dequeue does not take itself: the transport's conversion,
- * then cqe_deliver.  Out of line, so that the common path's frame does
- * not carry a struct dapl_cqe. */
+/* A record the dequeue does not take itself (c and status as the caller
+ * read them from it): an atomic's success through dto_atomic, anything
+ * else through the transport's conversion, then cqe_deliver.  Out of
+ * line, so that the common path's frame does not carry a struct
+ * dapl_cqe. */
 static __attribute__((noinline)) int
-evd_direct_other(struct dapl_evd *evd, const void *rec, DAT_EVENT *ev)
+evd_direct_other(struct dapl_evd *evd, const void *rec, DAT_EVENT *ev,
+		 struct dapl_cookie *c, uint32_t status)
 {
-	struct dapl_cookie *c = (struct dapl_cookie *)(uintptr_t)
-	    ((const uint64_t *)rec)[0];
 	struct dapl_cqe cqe;
-	uint32_t status;
 
 	/* An atomic's success needs nothing the transport's conversion
 	 * gives (dto_atomic). */
-	memcpy(&status, (const char *)rec + evd->direct.status_off,
-	       sizeof(status));
 	if (status == evd->direct.status_ok && c->ep && op_is_atomic(c->op))
 		return dto_atomic(evd, c, c->ep, ev);
 	evd->obj.ia->ops->cq_direct_cqe(evd, rec, &cqe);
@@ -823,7 +821,7 @@ evd_poll_direct(struct dapl_evd *evd, DAT_EVENT *ev)
 		ep = c->ep;
 		if (dapl_unlikely(status != evd->direct.status_ok ||
 				  op > DAPL_OP_RDMA_READ || !ep)) {
-			if (evd_direct_other(evd, rec, ev))
+			if (evd_direct_other(evd, rec, ev, c, status))
 				return 1;
 			continue;
 		}

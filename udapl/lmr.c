@@ -460,7 +460,7 @@ DAT_RETURN dapl_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 }
 
 /*
- * udapl.h's dapl_lmr_find_ep when the EP's last-LMR cache does not hold:
+ * udapl.h's dapl_lmr_check_ep_one when the EP's last-LMR cache does not hold:
  * the table's lookup, and the cache refilled with what it found (one
  * word: a concurrent post may overwrite it, each checks what it reads).
  */

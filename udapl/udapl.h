@@ -447,6 +447,31 @@ static inline struct dapl_lmr *dapl_lmr_find(struct dapl_ia *ia,
 }
 
 /*
+ * A post's segment [va, va + len) against the LMR its lmr_context found
+ * (NULL: none), the answers dat_ep_post_send(3DAT) and the other posts
+ * name: an invalid LMR, or one without need_priv, is a privileges
+ * violation, one of another PZ a protection violation, a segment outside
+ * its LMR an invalid parameter (local_iov, the third argument).  Every
+ * post's segment check ends here.
+ */
+static inline __attribute__((always_inline)) DAT_RETURN
+dapl_lmr_check_found(const struct dapl_lmr *lmr, const struct dapl_pz *pz,
+		     DAT_MEM_PRIV_FLAGS need_priv, DAT_VADDR va, DAT_VLEN len)
+{
+	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
+		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
+	if (dapl_unlikely(lmr->pz != pz))
+		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
+	/* inside the registration, overflow-safe: below reg_addr the
+	 * offset wraps to more than reg_len */
+	if (dapl_unlikely(len > UINT32_MAX ||
+			  va - lmr->reg_addr > lmr->reg_len ||
+			  len > lmr->reg_len - (va - lmr->reg_addr)))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	return DAT_SUCCESS;
+}
+
+/*
  * Checks num triplets against the LMRs of ia and fills sge[]: a triplet
  * outside its LMR gives DAT_INVALID_PARAMETER|DAT_INVALID_ARG3, an
  * unknown lmr_context or one without the privileges need_priv
@@ -474,30 +499,17 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 		DAT_VLEN len = t->segment_length;
 		DAT_VADDR va = t->virtual_address;
 		const struct dapl_lmr *lmr;
+		DAT_RETURN rc;
 
 		sge[i].addr = va;
 		sge[i].length = (uint32_t)len;
 		sge[i].lkey = t->lmr_context;
 		if (!len)
 			continue;
-		/* dat_ep_post_send(3DAT) and the other posts: an invalid
-		 * LMR is a privileges violation, one of another PZ a
-		 * protection violation, a segment outside its LMR an
-		 * invalid parameter (local_iov, the third argument). */
 		lmr = dapl_lmr_find(ia, t->lmr_context);
-		if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
-			return DAPL_ERR(DAT_PRIVILEGES_VIOLATION,
-					DAT_NO_SUBTYPE);
-		if (dapl_unlikely(lmr->pz != pz))
-			return DAPL_ERR(DAT_PROTECTION_VIOLATION,
-					DAT_NO_SUBTYPE);
-		/* [va, va + len) inside the registration, overflow-safe:
-		 * below reg_addr the offset wraps to more than reg_len */
-		if (dapl_unlikely(len > UINT32_MAX ||
-				  va - lmr->reg_addr > lmr->reg_len ||
-				  len > lmr->reg_len - (va - lmr->reg_addr)))
-			return DAPL_ERR(DAT_INVALID_PARAMETER,
-					DAT_INVALID_ARG3);
+		rc = dapl_lmr_check_found(lmr, pz, need_priv, va, len);
+		if (dapl_unlikely(rc))
+			return rc;
 		sum += len;
 	}
 	*total = sum;
@@ -506,14 +518,15 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 
 /*
  * The LMR of lmr_context ctx for a post on ep: the EP's last-LMR cache
- * when it holds, else the table's lookup, which refills the cache.  A
- * hit is checked as the table's own first probe checks its slot: the
- * LMR is alive (its magic; a freed one has none, and LMR memory is never
- * given back to malloc while the provider is loaded), has this
- * lmr_context and is of this IA.  So a freed LMR is never taken, and
- * one made anew in the same memory is taken only if it is the live LMR
- * of this context, which is what the lookup answers.  The privileges,
- * PZ and bounds are then checked against the LMR itself.
+ * when it holds (dapl_lmr_find_ep_hit), else the table's lookup, which
+ * refills the cache (dapl_lmr_find_ep_miss).  A hit is checked as the
+ * table's own first probe checks its slot: the LMR is alive (its magic;
+ * a freed one has none, and LMR memory is never given back to malloc
+ * while the provider is loaded), has this lmr_context and is of this
+ * IA.  So a freed LMR is never taken, and one made anew in the same
+ * memory is taken only if it is the live LMR of this context, which is
+ * what the lookup answers.  The privileges, PZ and bounds are then
+ * checked against the LMR itself (dapl_lmr_check_found).
  */
 /* The miss: the table's lookup, which refills the cache (lmr.c). */
 struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
@@ -533,25 +546,20 @@ dapl_lmr_find_ep_hit(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 	return NULL;
 }
 
-static inline __attribute__((always_inline)) const struct dapl_lmr *
-dapl_lmr_find_ep(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
-{
-	const struct dapl_lmr *lmr = dapl_lmr_find_ep_hit(ep, ctx);
-
-	if (dapl_likely(lmr))
-		return lmr;
-	return dapl_lmr_find_ep_miss(ep, ctx);
-}
-
-/* dapl_lmr_check_sge for one triplet of a post on ep, through its
- * last-LMR cache: the same answers, in the same order, without the
- * loop (the post path's common case). */
+/*
+ * One triplet of a post on ep through the EP's last-LMR cache alone, the
+ * post path's common case: sge and *total filled, and
+ * dapl_lmr_check_found's answer for the cached LMR; DAPL_LMR_MISS (not
+ * a DAT_RETURN) when the cache does not name the segment's LMR, for the
+ * caller to take the table's lookup (a one-segment post does so out of
+ * line, so that no call is left before its lock).  A zero-length
+ * segment needs no LMR.
+ */
+#define DAPL_LMR_MISS ((DAT_RETURN)1)
 static inline __attribute__((always_inline)) DAT_RETURN
-dapl_lmr_check_ep_one(struct dapl_ep *ep,
-					       DAT_MEM_PRIV_FLAGS need_priv,
-					       const DAT_LMR_TRIPLET *t,
-					       struct dapl_sge *sge,
-					       uint64_t *total)
+dapl_lmr_check_ep_hit(struct dapl_ep *ep, DAT_MEM_PRIV_FLAGS need_priv,
+		      const DAT_LMR_TRIPLET *t, struct dapl_sge *sge,
+		      uint64_t *total)
 {
 	const DAT_VLEN len = t->segment_length;
 	const DAT_VADDR va = t->virtual_address;
@@ -564,16 +572,27 @@ dapl_lmr_check_ep_one(struct dapl_ep *ep,
 	*total = len;
 	if (dapl_unlikely(!len))
 		return DAT_SUCCESS;
-	lmr = dapl_lmr_find_ep(ep, ctx);
-	if (dapl_unlikely(!lmr || (lmr->priv & need_priv) != need_priv))
-		return DAPL_ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(lmr->pz != ep->pz))
-		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(len > UINT32_MAX ||
-			  va - lmr->reg_addr > lmr->reg_len ||
-			  len > lmr->reg_len - (va - lmr->reg_addr)))
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	return DAT_SUCCESS;
+	lmr = dapl_lmr_find_ep_hit(ep, ctx);
+	if (dapl_unlikely(!lmr))
+		return DAPL_LMR_MISS;
+	return dapl_lmr_check_found(lmr, ep->pz, need_priv, va, len);
+}
+
+/* dapl_lmr_check_sge for one triplet of a post on ep: the cache, then
+ * on a miss the table's lookup (which refills the cache); the same
+ * answers, in the same order, without the loop. */
+static inline __attribute__((always_inline)) DAT_RETURN
+dapl_lmr_check_ep_one(struct dapl_ep *ep, DAT_MEM_PRIV_FLAGS need_priv,
+		      const DAT_LMR_TRIPLET *t, struct dapl_sge *sge,
+		      uint64_t *total)
+{
+	DAT_RETURN rc = dapl_lmr_check_ep_hit(ep, need_priv, t, sge, total);
+
+	if (dapl_likely(rc != DAPL_LMR_MISS))
+		return rc;
+	return dapl_lmr_check_found(dapl_lmr_find_ep_miss(ep, t->lmr_context),
+				    ep->pz, need_priv, t->virtual_address,
+				    t->segment_length);
 }
 
 /* The same for a post on an EP: its IA and PZ.  Segments the device

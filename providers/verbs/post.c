@@ -183,32 +183,36 @@ verbs_post_req1(struct dapl_tp_ep *cep, struct dapl_cookie *c,
 	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
 }
 
-DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge, unsigned flags,
-			     uint64_t remote_addr, uint32_t rkey)
+/* An RDMA write or read (opcode a constant in each caller). */
+static inline __attribute__((always_inline)) DAT_RETURN
+verbs_post_rdma1(struct dapl_ep *ep, struct dapl_cookie *c,
+		 const struct dapl_sge *sge, unsigned flags,
+		 enum ibv_wr_opcode opcode, uint64_t remote_addr, uint32_t rkey)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	cep->req1.opcode = IBV_WR_RDMA_WRITE;
+	cep->req1.opcode = opcode;
 	cep->req1.wr.rdma.remote_addr = remote_addr;
 	cep->req1.wr.rdma.rkey = rkey;
 	return verbs_post_req1(cep, c, sge, flags);
+}
+
+DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+			     const struct dapl_sge *sge, unsigned flags,
+			     uint64_t remote_addr, uint32_t rkey)
+{
+	return verbs_post_rdma1(ep, c, sge, flags, IBV_WR_RDMA_WRITE,
+				remote_addr, rkey);
 }
 
 DAT_RETURN verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
 			    const struct dapl_sge *sge, unsigned flags,
 			    uint64_t remote_addr, uint32_t rkey)
 {
-	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-
-	if (dapl_unlikely(!cep || !cep->qp))
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	cep->req1.opcode = IBV_WR_RDMA_READ;
-	cep->req1.wr.rdma.remote_addr = remote_addr;
-	cep->req1.wr.rdma.rkey = rkey;
-	return verbs_post_req1(cep, c, sge, flags);
+	return verbs_post_rdma1(ep, c, sge, flags, IBV_WR_RDMA_READ,
+				remote_addr, rkey);
 }
 
 DAT_RETURN verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
