@@ -8,7 +8,9 @@
  *	TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas
  *	(perftest's ib_send_lat, ib_atomic_lat,
  *	ib_write_lat, ib_read_lat, ib_write_bw, measured the same way: a
- *	timestamp per iteration, latency = half the round trip for the
+ *	timestamp per iteration, read from the time-stamp counter as
+ *	perftest's get_cycles() reads it (lat_stamp; DATBENCH_CLOCK=monotonic
+ *	for clock_gettime), latency = half the round trip for the
  *	ping-pongs and the whole one for reads, "typical" = the median).
  *	The client prints one line "RESULT TEST SIZE ITERS typ=.. min=..
  *	max=.. avg=.. p99=.." (microseconds; p99 as perftest's "99%
@@ -135,6 +137,75 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * The latency loops' timestamps, taken as perftest takes its own: its
+ * get_cycles() reads the x86-64 time-stamp counter, one instruction.
+ * clock_gettime() is a system call wherever the vDSO cannot read the
+ * clocksource: in the soft-RoCE guest (QEMU TCG) the clocksource is the
+ * HPET, and one call cost 720-800 ns there (2026-11-27), which a read or
+ * atomic row, timed over the whole round trip, carried in full and a
+ * ping-pong row in half.  The counter's rate is measured against
+ * CLOCK_MONOTONIC before the loop (lat_clock_init), so the figures stay
+ * in microseconds.  DATBENCH_CLOCK=monotonic times with clock_gettime()
+ * as before (to compare the two methods in one boot); elsewhere than
+ * x86-64 that is the only clock.
+ */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define LAT_HAVE_TSC 1
+#else
+#define LAT_HAVE_TSC 0
+#endif
+
+static int lat_use_tsc;
+static double lat_ticks_per_ns = 1.0;
+
+static inline uint64_t lat_stamp(void)
+{
+#if LAT_HAVE_TSC
+	if (lat_use_tsc)
+		return __rdtsc();
+#endif
+	return now_ns();
+}
+
+/* Picks the clock (at start, so that a bad value is refused before
+ * anything connects). */
+static void lat_clock_pick(void)
+{
+	const char *c = getenv("DATBENCH_CLOCK");
+
+	if (c && strcmp(c, "tsc") && strcmp(c, "monotonic")) {
+		fprintf(stderr, "datbench: DATBENCH_CLOCK=%s: tsc or monotonic\n", c);
+		exit(2);
+	}
+	lat_use_tsc = LAT_HAVE_TSC && !(c && !strcmp(c, "monotonic"));
+}
+
+/* Measures the counter's rate over ~50 ms (the loops' stamps are
+ * counter ticks, converted once in report_lat). */
+static void lat_clock_init(void)
+{
+#if LAT_HAVE_TSC
+	if (lat_use_tsc) {
+		uint64_t n0 = now_ns(), c0 = __rdtsc(), n1, c1;
+
+		do {
+			n1 = now_ns();
+			c1 = __rdtsc();
+		} while (n1 - n0 < 50000000u);
+		if (c1 <= c0) {
+			fprintf(stderr, "datbench: the time-stamp counter does not advance\n");
+			exit(1);
+		}
+		lat_ticks_per_ns = (double)(c1 - c0) / (double)(n1 - n0);
+	}
+#endif
+	printf("CLOCK %s %.4f ticks/ns\n", lat_use_tsc ? "tsc" : "monotonic",
+	       lat_ticks_per_ns);
+	fflush(stdout);
 }
 
 static DAT_TIMEOUT tmo(unsigned secs)
@@ -333,7 +404,7 @@ static void send_lat(struct side *s, const struct opts *o, int client,
 
 	for (i = 0; i < o->iters; i++) {
 		if (client) {
-			t[i] = now_ns();
+			t[i] = lat_stamp();
 			post_data_send(s, o->size);
 			spin(s->rcv);
 		} else {
@@ -346,7 +417,7 @@ static void send_lat(struct side *s, const struct opts *o, int client,
 		drain(s->req);
 	}
 	if (client)
-		t[o->iters] = now_ns();
+		t[o->iters] = lat_stamp();
 }
 
 /* Ping-pong of RDMA writes: each side polls the last byte of the
@@ -365,7 +436,7 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 		unsigned char v = (unsigned char)(i % 250 + 1);
 
 		if (client)
-			t[i] = now_ns();
+			t[i] = lat_stamp();
 		else
 			while (*in != v)
 				;
@@ -379,7 +450,7 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 		drain(s->req);
 	}
 	if (client)
-		t[o->iters] = now_ns();
+		t[o->iters] = lat_stamp();
 }
 
 static void read_lat(struct side *s, const struct opts *o, uint64_t *t)
@@ -389,13 +460,13 @@ static void read_lat(struct side *s, const struct opts *o, uint64_t *t)
 	int i;
 
 	for (i = 0; i < o->iters; i++) {
-		t[i] = now_ns();
+		t[i] = lat_stamp();
 		must("dat_ep_post_rdma_read",
 		     dat_ep_post_rdma_read(s->ep, 1, &l, cookie(4), &r,
 					   DAT_COMPLETION_DEFAULT_FLAG));
 		spin(s->req);
 	}
-	t[o->iters] = now_ns();
+	t[o->iters] = lat_stamp();
 }
 
 #if HAVE_ATOMICS
@@ -408,7 +479,7 @@ static void atomic_lat(struct side *s, const struct opts *o, uint64_t *t)
 	int cas = !strcmp(o->test, "atomic_cas"), i;
 
 	for (i = 0; i < o->iters; i++) {
-		t[i] = now_ns();
+		t[i] = lat_stamp();
 		if (cas)
 			must("dat_ib_post_cmp_and_swap",
 			     dat_ib_post_cmp_and_swap(s->ep, (uint64_t)i,
@@ -422,7 +493,7 @@ static void atomic_lat(struct side *s, const struct opts *o, uint64_t *t)
 						       DAT_COMPLETION_DEFAULT_FLAG));
 		spin(s->req);
 	}
-	t[o->iters] = now_ns();
+	t[o->iters] = lat_stamp();
 }
 #endif
 
@@ -462,7 +533,8 @@ static void report_lat(const struct opts *o, uint64_t *t, int halve)
 {
 	int n = o->iters, i;
 	uint64_t *d = calloc((size_t)n, sizeof(*d));
-	double sum = 0, f = halve ? 2000.0 : 1000.0;
+	/* ticks to microseconds, halved for the ping-pongs */
+	double sum = 0, f = (halve ? 2000.0 : 1000.0) * lat_ticks_per_ns;
 
 	if (!d)
 		die("calloc", DAT_INSUFFICIENT_RESOURCES);
@@ -491,6 +563,8 @@ static void run_test(struct side *s, const struct opts *o, int client)
 
 	if (!t)
 		die("calloc", DAT_INSUFFICIENT_RESOURCES);
+	if (client && strcmp(o->test, "write_bw"))
+		lat_clock_init();
 	if (!strcmp(o->test, "send_lat")) {
 		send_lat(s, o, client, t);
 		if (client)
@@ -1294,6 +1368,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	o.mode = argv[1];
+	lat_clock_pick();
 	optind = 2;
 	while ((c = getopt(argc, argv, "D:C:h:t:s:n:q:l:m:w:P:")) != -1) {
 		switch (c) {
