@@ -415,7 +415,8 @@ plot() {
 	echo "- device: $(meta device)"
 	echo "- verbs side: perftest ($(meta perftest)), rdma_cm connections (\`-R\`); DAT side: \`datbench\`" \
 		"(test/bench/datbench.c, public API through libdat.so.1 and libdaplcma.so.1), measured the same way" \
-		"(a timestamp per iteration; half the round trip for the ping-pongs, the whole one for reads and atomics;" \
+		"(a timestamp per iteration, read from the time-stamp counter on both sides as perftest's get_cycles() reads it;" \
+		"half the round trip for the ping-pongs, the whole one for reads and atomics;" \
 		"per run the typical = median latency and the 99th percentile, or the average bandwidth in MB/s of 2^20 bytes)"
 	echo "- same mode on both sides: the same iterations; for the bandwidth rows the same outstanding writes" \
 		"($(meta window); perftest \`-t $(meta window) -Q 1\`, datbench \`-w $(meta window)\`, every write signaled);" \
