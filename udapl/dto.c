@@ -25,6 +25,19 @@
  */
 #include "dto.h"
 
+void dapl_ep_post_limits(struct dapl_ep *ep)
+{
+	const DAT_COMPLETION_FLAGS u = DAT_COMPLETION_UNSIGNALLED_FLAG;
+
+	ep->req_flags_ok = REQUEST_POST_FLAGS &
+			   ~(ep->attr.request_completion_flags & u ? 0 : u);
+	ep->recv_flags_ok =
+	    RECV_POST_FLAGS & ~(ep->attr.recv_completion_flags & u ? 0 : u);
+	ep->send1_ok = ep->attr.max_request_iov != 0 && ep->post_send1;
+	ep->recv1_ok =
+	    ep->attr.max_recv_iov != 0 && ep->post_recv1 && !ep->srq;
+}
+
 /* A post described by a struct dapl_post (p->op its op). */
 DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,
@@ -61,10 +74,12 @@ DTO_INLINE DAT_RETURN dto_local(struct dapl_ep *ep, DAT_COUNT num,
 /*
  * The posts that are not the common one, out of line so that the common
  * one's frame carries neither the SGE array nor a struct dapl_post nor
- * their registers: a segment count other than 1 (from the segment
- * checks on), and one segment through a transport without the
- * one-segment op (the segment already checked).  The checks before
- * them were made by the caller, in the same order as always.
+ * their registers: a segment count other than 1, one segment on an EP
+ * whose one-segment post is not short (send1_ok/recv1_ok false: an SRQ,
+ * no segment allowed, or a transport without the one-segment op), and
+ * one segment whose LMR missed the EP's cache.  The handle and flags
+ * were checked by the caller; the rest is checked here, in the same
+ * order as always.
  */
 static __attribute__((noinline)) DAT_RETURN
 post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
@@ -77,6 +92,9 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	uint64_t total;
 	DAT_RETURN rc;
 
+	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
+	if (recv && ep->srq)
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
 	rc = dto_local(ep, num_segments, local_iov,
 		       recv ? ep->attr.max_recv_iov : ep->attr.max_request_iov,
 		       recv ? DAT_MEM_PRIV_LOCAL_WRITE_FLAG : 0, sge, &total);
@@ -93,37 +111,6 @@ post_two_sided_many(struct dapl_ep *ep, DAT_COUNT num_segments,
 	return dto_submit(ep, &p, user_cookie, flags, total);
 }
 
-DTO_INLINE DAT_RETURN post_two_sided_post(struct dapl_ep *ep,
-					  struct dapl_sge *one,
-					  DAT_DTO_COOKIE user_cookie,
-					  DAT_COMPLETION_FLAGS flags,
-					  uint64_t total, int recv)
-{
-	struct dapl_post p;
-
-	p.op = recv ? DAPL_OP_RECV : DAPL_OP_SEND;
-	p.sge = one;
-	p.num_sge = 1;
-	return dto_submit(ep, &p, user_cookie, flags, total);
-}
-
-/* one per op, so that each is the op's own straight line */
-static __attribute__((noinline)) DAT_RETURN
-post_send_post(struct dapl_ep *ep, struct dapl_sge *one,
-	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
-	       uint64_t total)
-{
-	return post_two_sided_post(ep, one, user_cookie, flags, total, 0);
-}
-
-static __attribute__((noinline)) DAT_RETURN
-post_recv_post(struct dapl_ep *ep, struct dapl_sge *one,
-	       DAT_DTO_COOKIE user_cookie, DAT_COMPLETION_FLAGS flags,
-	       uint64_t total)
-{
-	return post_two_sided_post(ep, one, user_cookie, flags, total, 1);
-}
-
 DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 				     DAT_COUNT num_segments,
 				     const DAT_LMR_TRIPLET *local_iov,
@@ -137,26 +124,19 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	if (recv)
-		rc = flags_check(flags, RECV_POST_FLAGS,
-				 ep->attr.recv_completion_flags,
-				 DAT_INVALID_ARG5);
-	else
-		rc = flags_check(flags, REQUEST_POST_FLAGS,
-				 ep->attr.request_completion_flags,
-				 DAT_INVALID_ARG5);
+	rc = flags_check(flags, recv ? ep->recv_flags_ok : ep->req_flags_ok,
+			 DAT_INVALID_ARG5);
 	if (dapl_unlikely(rc))
 		return rc;
-	/* dat_ep_create_with_srq(3DAT): receives go to the SRQ only. */
-	if (dapl_unlikely(recv && ep->srq))
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	if (dapl_unlikely(num_segments != 1))
+	/* Anything but one segment on an EP whose one-segment post is
+	 * short (send1_ok/recv1_ok: no SRQ for a receive, a segment
+	 * allowed, the transport's one-segment op) takes the general path,
+	 * which makes the remaining checks in their order. */
+	if (dapl_unlikely(num_segments != 1 ||
+			  !(recv ? ep->recv1_ok : ep->send1_ok)))
 		return post_two_sided_many(ep, num_segments, local_iov,
 					   user_cookie, flags, recv);
-	/* one segment: dto_local's checks for num 1 */
-	if (dapl_unlikely((recv ? ep->attr.max_recv_iov
-				: ep->attr.max_request_iov) == 0))
-		return bad_arg(DAT_INVALID_ARG2);
+	/* one segment: dto_local's last check for num 1 */
 	if (dapl_unlikely(!local_iov))
 		return bad_arg(DAT_INVALID_ARG3);
 	/* The segment's LMR through the EP's cache (udapl.h
@@ -171,14 +151,8 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 						   user_cookie, flags, recv);
 		return rc;
 	}
-	/* The transport has the one-segment op: the segment goes to it as
-	 * it is, no struct dapl_post. */
-	if (dapl_unlikely(recv ? ep->post_recv1 == NULL
-			       : ep->post_send1 == NULL))
-		return recv ? post_recv_post(ep, &one, user_cookie, flags,
-					     total)
-			    : post_send_post(ep, &one, user_cookie, flags,
-					     total);
+	/* The transport has the one-segment op (send1_ok/recv1_ok): the
+	 * segment goes to it as it is, no struct dapl_post. */
 	return dto_submit_op(ep, recv ? DAPL_OP_RECV : DAPL_OP_SEND, NULL,
 			     &one, user_cookie, flags, total, 0, 0, 0, 0);
 }
@@ -329,8 +303,7 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	rc = flags_check(flags, REQUEST_POST_FLAGS,
-			 ep->attr.request_completion_flags, DAT_INVALID_ARG6);
+	rc = flags_check(flags, ep->req_flags_ok, DAT_INVALID_ARG6);
 	if (dapl_unlikely(rc))
 		return rc;
 	if (dapl_unlikely(!remote_iov))
@@ -422,8 +395,7 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 	struct dapl_post p;
 	DAT_RETURN rc;
 
-	rc = flags_check(flags, REQUEST_POST_FLAGS,
-			 ep->attr.request_completion_flags, flags_arg);
+	rc = flags_check(flags, ep->req_flags_ok, flags_arg);
 	if (dapl_unlikely(rc))
 		return rc;
 	p.op = op;

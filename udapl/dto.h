@@ -54,16 +54,17 @@ static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
 	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
 }
 
-/* Checks completion flags; arg is the subtype of their argument. */
+/*
+ * Checks a post's completion flags against the set the EP allows
+ * (ep->req_flags_ok or ep->recv_flags_ok, dapl_ep_post_limits): a flag
+ * the post kind does not take, or UNSIGNALLED where the EP's completion
+ * flags do not allow it; arg is the subtype of their argument.
+ */
 static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
-				     DAT_COMPLETION_FLAGS allowed,
-				     DAT_COMPLETION_FLAGS ep_flags,
+				     DAT_COMPLETION_FLAGS ok,
 				     DAT_RETURN_SUBTYPE arg)
 {
-	if (dapl_unlikely(flags & ~allowed))
-		return bad_arg(arg);
-	if (dapl_unlikely((flags & DAT_COMPLETION_UNSIGNALLED_FLAG) &&
-			  !(ep_flags & DAT_COMPLETION_UNSIGNALLED_FLAG)))
+	if (dapl_unlikely(flags & ~ok))
 		return bad_arg(arg);
 	return DAT_SUCCESS;
 }
@@ -93,18 +94,20 @@ static const uint8_t dto_pf[32] = {DTO_PF16(0), DTO_PF16(16)};
  * What does not depend on the cookie or the EP's state is worked out
  * before the lock, so the locked part is the state check, the cookie
  * and the transport's post.  An IA opened nonthreadsafe with
- * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c).
+ * DAPL_NONTHREADSAFE_NOLOCK=1 takes no lock at all (ia.c): dto_submit_op
+ * below makes two copies of this, so that neither tests for the lock
+ * twice nor keeps the test's answer in a register across the call.
  */
-DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
-				    struct dapl_post *p,
-				    const struct dapl_sge *one,
-				    DAT_DTO_COOKIE user_cookie,
-				    DAT_COMPLETION_FLAGS flags, uint64_t total,
-				    uint64_t remote_addr, uint32_t rkey,
-				    uint64_t compare_add, uint64_t swap)
+DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
+				      struct dapl_post *p,
+				      const struct dapl_sge *one,
+				      DAT_DTO_COOKIE user_cookie,
+				      DAT_COMPLETION_FLAGS flags,
+				      uint64_t total, uint64_t remote_addr,
+				      uint32_t rkey, uint64_t compare_add,
+				      uint64_t swap, const int locked)
 {
 	const int recv = op == DAPL_OP_RECV;
-	const int locked = !ep->nolock;
 	const struct dapl_ops *ops = ep->obj.ia->ops;
 	struct dapl_cookie_ring *r = recv ? &ep->recv_ring : &ep->send_ring;
 	/* SUPPRESS: no event for a success.  UNSIGNALLED is a
@@ -123,7 +126,8 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 		if ((op == DAPL_OP_SEND || op == DAPL_OP_RDMA_WRITE) &&
 		    total <= ep->max_inline)
 			pf |= DAPL_POST_INLINE;
-		signaled = !!(pf & DAPL_POST_SIGNALED);
+		/* a truth value as it is (the pollers test it for 0) */
+		signaled = pf & DAPL_POST_SIGNALED;
 	} else {
 		/* a receive's flags were checked against RECV_POST_FLAGS,
 		 * which has no SUPPRESS: its completion is always wanted */
@@ -142,9 +146,9 @@ DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	c->ep = ep;
+	/* c->ep names ep already (ep.c ring_alloc); c->rmr is read only
+	 * for a bind (rmr.c sets it), so neither is stored here */
 	c->user_cookie = user_cookie;
-	c->rmr = NULL;
 	c->length = total;
 	c->op = (uint8_t)op;
 	c->signaled = signaled;
@@ -190,6 +194,22 @@ out:
 	if (locked)
 		dapl_unlock(&ep->lock);
 	return rc;
+}
+
+DTO_INLINE DAT_RETURN dto_submit_op(struct dapl_ep *ep, enum dapl_op op,
+				    struct dapl_post *p,
+				    const struct dapl_sge *one,
+				    DAT_DTO_COOKIE user_cookie,
+				    DAT_COMPLETION_FLAGS flags, uint64_t total,
+				    uint64_t remote_addr, uint32_t rkey,
+				    uint64_t compare_add, uint64_t swap)
+{
+	if (dapl_unlikely(ep->nolock))
+		return dto_submit_body(ep, op, p, one, user_cookie, flags,
+				       total, remote_addr, rkey, compare_add,
+				       swap, 0);
+	return dto_submit_body(ep, op, p, one, user_cookie, flags, total,
+			       remote_addr, rkey, compare_add, swap, 1);
 }
 
 #endif /* UDAPL_DTO_H */

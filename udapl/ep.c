@@ -126,15 +126,20 @@ void dapl_ep_release_retired(void)
 	dapl_module_unlock(&retired_lock);
 }
 
-static int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n)
+/* A ring of ep's: every slot names ep from the start, so that a post
+ * need not (only a retired ring's cookies lose it: ring_release). */
+static int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n,
+		      struct dapl_ep *ep)
 {
-	uint32_t size = 1;
+	uint32_t size = 1, i;
 
 	while (size < (uint32_t)n)
 		size <<= 1;
 	r->slot = calloc(size, sizeof(*r->slot));
 	if (!r->slot)
 		return -1;
+	for (i = 0; i < size; i++)
+		r->slot[i].ep = ep;
 	r->size = size;
 	r->head = r->tail = 0;
 	return 0;
@@ -410,8 +415,9 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	ep->request_evd = request_evd_handle;
 	ep->connect_evd = connect_evd_handle;
 	ep->srq = srq; /* for the whole life of the EP (ep_reset keeps it) */
-	if (ring_alloc(&ep->send_ring, attr.max_request_dtos) ||
-	    ring_alloc(&ep->recv_ring, attr.max_recv_dtos)) {
+	dapl_ep_post_limits(ep);
+	if (ring_alloc(&ep->send_ring, attr.max_request_dtos, ep) ||
+	    ring_alloc(&ep->recv_ring, attr.max_recv_dtos, ep)) {
 		ep_destroy_mem(ep);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -451,8 +457,9 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 	/* no PZ: no queue pair until dat_ep_modify sets one */
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	ep_attr_default(ia, &ep->attr);
-	if (ring_alloc(&ep->send_ring, ep->attr.max_request_dtos) ||
-	    ring_alloc(&ep->recv_ring, ep->attr.max_recv_dtos)) {
+	dapl_ep_post_limits(ep);
+	if (ring_alloc(&ep->send_ring, ep->attr.max_request_dtos, ep) ||
+	    ring_alloc(&ep->recv_ring, ep->attr.max_recv_dtos, ep)) {
 		ep_destroy_mem(ep);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -755,6 +762,7 @@ static void ep_shape_get(const struct dapl_ep *ep, struct ep_shape *s)
 static void ep_shape_set(struct dapl_ep *ep, const struct ep_shape *s)
 {
 	ep->attr = s->attr;
+	dapl_ep_post_limits(ep);
 	ep->pz = s->pz;
 	ep->recv_evd = s->recv_evd;
 	ep->request_evd = s->request_evd;
@@ -800,8 +808,8 @@ static DAT_RETURN ep_rebuild_qp(struct dapl_ep *ep, const struct ep_shape *n)
 	    dapl_cookie_outstanding(&ep->recv_ring))
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_NOTREADY);
-	if (ring_alloc(&send, n->attr.max_request_dtos) ||
-	    ring_alloc(&recv, n->attr.max_recv_dtos)) {
+	if (ring_alloc(&send, n->attr.max_request_dtos, ep) ||
+	    ring_alloc(&recv, n->attr.max_recv_dtos, ep)) {
 		free(send.slot);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -928,7 +936,7 @@ DAT_RETURN dapl_ep_modify(DAT_EP_HANDLE ep_handle,
 /* ---- reset, free ---- */
 
 /* A fresh ring in place of one with stale posts (see ring_release). */
-static int ring_renew(struct dapl_cookie_ring *r)
+static int ring_renew(struct dapl_cookie_ring *r, struct dapl_ep *ep)
 {
 	struct dapl_cookie_ring n;
 
@@ -936,7 +944,7 @@ static int ring_renew(struct dapl_cookie_ring *r)
 		r->head = r->tail = 0;
 		return 0;
 	}
-	if (ring_alloc(&n, (DAT_COUNT)r->size))
+	if (ring_alloc(&n, (DAT_COUNT)r->size, ep))
 		return -1;
 	ring_release(r);
 	*r = n;
@@ -965,7 +973,7 @@ DAT_RETURN dapl_ep_reset(DAT_EP_HANDLE ep_handle)
 	rc = ep->obj.ia->ops->qp_reset(ep);
 	if (rc)
 		goto out;
-	if (ring_renew(&ep->send_ring) || ring_renew(&ep->recv_ring)) {
+	if (ring_renew(&ep->send_ring, ep) || ring_renew(&ep->recv_ring, ep)) {
 		ep->state = ep_unconfigured(DAT_EP_STATE_UNCONNECTED);
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;

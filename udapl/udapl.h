@@ -274,6 +274,17 @@ struct dapl_ep {
 	 * DAPL_POST_FENCE (dat_rmr_bind(3DAT)'s automatic fence). */
 	int rmr_fence;
 	int nolock;			/* ia->nolock: posts take no ep->lock */
+	/* The post's invariants, worked out from ep->attr, ep->srq and the
+	 * one-segment ops whenever one of them changes
+	 * (dapl_ep_post_limits, dto.c), so that a post compares instead
+	 * of deriving: the completion flags a request and a receive may
+	 * carry (dto.h's REQUEST_POST_FLAGS and RECV_POST_FLAGS, less
+	 * UNSIGNALLED unless the EP's completion flags allow it), and
+	 * whether a one-segment send or receive may take the short path
+	 * (a segment allowed, the transport's one-segment op, and for a
+	 * receive no SRQ); if not, the general path makes every check. */
+	DAT_COMPLETION_FLAGS req_flags_ok, recv_flags_ok;
+	uint8_t send1_ok, recv1_ok;
 	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
 	 * none), copied at create: a post's test and call without the two
 	 * loads through the IA (an IA's ops never change) */
@@ -299,6 +310,9 @@ struct dapl_ep {
 	 * threadsafe IA), and a hit checks the LMR it names in full. */
 	struct dapl_lmr *lc_lmr;
 };
+
+/* Works out ep's post invariants (above); dto.c. */
+void dapl_ep_post_limits(struct dapl_ep *ep);
 
 /* PSP and RSP: both service points. */
 struct dapl_sp {

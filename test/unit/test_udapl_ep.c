@@ -710,6 +710,37 @@ static void test_modify(void)
 	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
 	   DAT_SUCCESS, "modify configures it again");
 	tap_ok(state(ep) == DAT_EP_STATE_UNCONNECTED, "UNCONNECTED again");
+	{
+		/* a post checks its flags against the set worked out from
+		 * ep->attr (dapl_ep_post_limits): dat_ep_modify's change
+		 * reaches it */
+		DAT_LMR_TRIPLET t = {lctx, 0, (DAT_VADDR)(uintptr_t)buf, 128};
+		DAT_DTO_COOKIE ck = {.as_64 = 3};
+
+		IS(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+		   "modify: a send's UNSIGNALLED refused before");
+		IS(dapl_ep_post_recv(ep, 1, &t, ck,
+				     DAT_COMPLETION_UNSIGNALLED_FLAG),
+		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5),
+		   "modify: a receive's UNSIGNALLED refused before");
+		p.ep_attr.request_completion_flags =
+		    DAT_COMPLETION_UNSIGNALLED_FLAG;
+		p.ep_attr.recv_completion_flags =
+		    DAT_COMPLETION_UNSIGNALLED_FLAG;
+		IS(dapl_ep_modify(ep,
+				  DAT_EP_FIELD_EP_ATTR_REQUEST_COMPLETION_FLAGS |
+				      DAT_EP_FIELD_EP_ATTR_RECV_COMPLETION_FLAGS,
+				  &p),
+		   DAT_SUCCESS, "modify: both completion flags");
+		tap_ok(DAT_GET_TYPE(send1(ep, DAT_COMPLETION_UNSIGNALLED_FLAG)) ==
+			   DAT_INVALID_STATE,
+		       "modify: a send's UNSIGNALLED passes the flags (the "
+		       "state refuses it)");
+		IS(dapl_ep_post_recv(ep, 1, &t, ck,
+				     DAT_COMPLETION_UNSIGNALLED_FLAG),
+		   DAT_SUCCESS, "modify: a receive's UNSIGNALLED taken");
+	}
 	connect_ep(ep);
 	IS(dapl_ep_modify(ep, DAT_EP_FIELD_EP_ATTR_MAX_RECV_DTOS, &p),
 	   ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EP_CONNECTED),
@@ -1015,6 +1046,7 @@ static void test_post1(void)
 
 		ep->attr.request_completion_flags |=
 		    DAT_COMPLETION_UNSIGNALLED_FLAG;
+		dapl_ep_post_limits(ep); /* after a change of ep->attr */
 		for (fl = 0; fl < 32; fl++) {
 			const int sup = !!(fl & DAT_COMPLETION_SUPPRESS_FLAG);
 			unsigned want = 0, half;
@@ -1031,7 +1063,7 @@ static void test_post1(void)
 				      (want | ((fl & DAT_COMPLETION_SOLICITED_WAIT_FLAG)
 						   ? DAPL_POST_SOLICITED
 						   : 0)) &&
-				  f.cookie1->signaled == !sup;
+				  !!f.cookie1->signaled == !sup;
 			ep->send_ring.tail = ep->send_ring.head;
 			want &= ~(unsigned)DAPL_POST_SIGNALED;
 			if (!sup || !half ||
@@ -1041,10 +1073,11 @@ static void test_post1(void)
 				   dapl_ep_post_rdma_write(ep, 1, t2, c, &rt,
 							   fl) == DAT_SUCCESS &&
 				   (f.last.flags & m) == want &&
-				   f.last.cookie->signaled == !sup;
+				   !!f.last.cookie->signaled == !sup;
 		}
 		ep->send_ring.tail = ep->send_ring.head;
 		ep->attr.request_completion_flags = saved_rf;
+		dapl_ep_post_limits(ep); /* after a change of ep->attr */
 		tap_ok(ok_send, "post1: all 32 request flag sets map to the send's post flags");
 		tap_ok(ok_write, "post1: and to an RDMA write's (never SOLICITED)");
 	}
@@ -1055,10 +1088,12 @@ static void test_post1(void)
 	/* one segment where the EP takes none: the count, before the iov */
 	i = ep->attr.max_request_iov;
 	ep->attr.max_request_iov = 0;
+	dapl_ep_post_limits(ep); /* after a change of ep->attr */
 	IS(dapl_ep_post_send(ep, 1, NULL, c, 0),
 	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2),
 	   "post1: one segment, max_request_iov 0");
 	ep->attr.max_request_iov = i;
+	dapl_ep_post_limits(ep); /* after a change of ep->attr */
 	IS(dapl_ep_post_send(ep, 1, NULL, c, 0),
 	   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
 	   "post1: one segment, NULL local_iov");
@@ -1394,6 +1429,7 @@ static void test_rdma1(void)
 					      (DAT_VADDR)(uintptr_t)buf, 16};
 			ep->attr.request_completion_flags |=
 			    DAT_COMPLETION_UNSIGNALLED_FLAG;
+			dapl_ep_post_limits(ep); /* after a change of ep->attr */
 			for (k = 0; k < 2 * 64; k++) {
 				const unsigned half = ep->send_ring.size >> 1;
 				unsigned want = rd ? 0 : DAPL_POST_INLINE;
@@ -1411,9 +1447,10 @@ static void test_rdma1(void)
 				ok = ok && rdma1(ep, rd, &t, &rt, fl) ==
 					       DAT_SUCCESS &&
 				     (f.flags1 & m) == want &&
-				     f.cookie1->signaled == !sup;
+				     !!f.cookie1->signaled == !sup;
 			}
 			ep->attr.request_completion_flags = saved_rf;
+			dapl_ep_post_limits(ep); /* after a change of ep->attr */
 			tap_ok(ok, W("every flag set, twice round the ring: "
 				     "post flags and signaled"));
 		}
