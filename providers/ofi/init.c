@@ -21,6 +21,9 @@
  *	endpoint stays open for a PSP created on its qualifier to take over
  *	(default 5000; cm.c ofi_lep_linger).  The tests shorten it to reach
  *	the end of a linger without waiting 5 s.
+ *   DAPL_OFI_SHM_SWEEP=0   shm: the first IA of a process does not remove
+ *	the regions of processes that are gone from /dev/shm (shm_sweep.c
+ *	ofi_shm_sweep_dead; on by default).
  *
  * And one of libfabric's, set here unless the environment has it:
  *   FI_OFI_RXM_USE_SRX=0   rxm's shared receive context (its 1.17 default

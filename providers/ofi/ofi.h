@@ -483,10 +483,14 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
 			 const struct sockaddr_in *sin) DAPL_HIDDEN;
 void ofi_addr_dests_free(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* shm_sweep.c: before the first shm endpoint of a process, removes the
- * regions a dead process of the same pid left in /dev/shm; the sweep of
- * one directory for one pid and start time returns how many it removed. */
+ * regions a dead process of the same pid left in /dev/shm, and those of
+ * processes that are gone; the sweep of one directory for one pid and
+ * start time returns how many it removed. */
 void ofi_shm_sweep_stale(void) DAPL_HIDDEN;
 int ofi_shm_sweep(const char *dir, pid_t pid, time_t start) DAPL_HIDDEN;
+/* The regions in dir of processes that are gone (shm_sweep.c): how many
+ * it removed. */
+int ofi_shm_sweep_dead(const char *dir) DAPL_HIDDEN;
 /* The port of one of our libfabric addresses, 0 if it has none. */
 uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,
 		       size_t len) DAPL_HIDDEN;
