@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "ofi.h"
 
@@ -116,6 +117,154 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
 		return 1;
 	}
 	return errno == ENOENT ? 0 : -1;
+}
+
+/*
+ * shm: the address a connect sends to a listener's name under.  shm maps
+ * a name's region once, when the name enters the AV or at the first send
+ * to it, and keeps that mapping while the name is in the AV: inserting
+ * the name again finds it in shm's map (smr_map_add) and maps nothing.
+ * A listener closed and opened again on its qualifier (its lingering
+ * endpoint gone, cm.c ofi_lep_linger) has a new region under the same
+ * name, and what this IA sent there went on through its old mapping,
+ * where nobody reads it: the connect timed out.  Removing the name from
+ * the AV is no way out in libfabric 1.17: smr_av_remove clears shm's map
+ * entry before smr_unmap_from_endpoint, which then returns early, so our
+ * endpoint's region keeps the peer id of the old exchange for that slot;
+ * a send to the slot, once reused, skips the name exchange and goes
+ * through whatever is mapped there, NULL when the region was missing at
+ * the insert (SIGSEGV in smr_generic_sendmsg, core of a churn.bats
+ * client).
+ *
+ * So a listener's name has generations here.  Each connect looks at its
+ * region (shm_open, fstat: the tmpfs inode, which a region made anew
+ * never shares with the old one while that is mapped); when it is
+ * another than at the last look, the name goes into the AV again with
+ * one more leading '/'.  glibc's shm_open skips leading slashes, so that
+ * is the same region file, but a key shm's map and libfabric's AV have
+ * not seen: a fresh peer slot, mapped anew, whose first send exchanges
+ * names as with any new peer.  A connect that timed out without a word
+ * from the listener (ofi_addr_dest_stale) moves on too, in case the
+ * region changed between our look and shm's mapping.  Each generation
+ * costs an AV slot and keeps the old region mapped until the IA closes
+ * (no address leaves the AV: see above); after OFI_SHM_GEN_MAX of them
+ * on one name the last one stays, stale or not.
+ */
+#define OFI_SHM_NAME_MAX 256 /* shm's SMR_NAME_MAX: what its AV reads */
+#define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
+
+struct ofi_shm_dest {
+	struct dapl_list link;	/* oia->shm_dests */
+	char name[OFI_ADDR_MAX];
+	unsigned gen;		/* the alias's leading slashes */
+	dev_t dev;		/* its region at the last look */
+	ino_t ino;		/* 0: none seen yet */
+	fi_addr_t addr;		/* the alias in the AV, or FI_ADDR_NOTAVAIL */
+};
+
+static struct ofi_shm_dest *ofi_shm_dest_find(struct dapl_tp_ia *oia,
+					      const char *name, int make)
+{
+	struct ofi_shm_dest *d;
+	struct dapl_list *pos;
+
+	for (pos = oia->shm_dests.next; pos != &oia->shm_dests;
+	     pos = pos->next) {
+		d = dapl_container_of(pos, struct ofi_shm_dest, link);
+		if (!strcmp(d->name, name))
+			return d;
+	}
+	if (!make || strlen(name) >= sizeof(d->name))
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	strcpy(d->name, name);
+	d->addr = FI_ADDR_NOTAVAIL;
+	dapl_list_add_tail(&oia->shm_dests, &d->link);
+	return d;
+}
+
+static void ofi_shm_dest_next(struct ofi_shm_dest *d)
+{
+	if (d->gen < OFI_SHM_GEN_MAX) {
+		d->gen++;
+		d->addr = FI_ADDR_NOTAVAIL;
+	}
+}
+
+int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
+		  fi_addr_t *dest)
+{
+	char name[OFI_ADDR_MAX + 1], alias[OFI_SHM_NAME_MAX];
+	struct ofi_shm_dest *d;
+	struct stat st;
+	int fd, seen = 0, listening = 1;
+	size_t n;
+
+	if (oia->info->addr_format != FI_ADDR_STR)
+		return -1;
+	n = ofi_shm_name(sin, name + 1, sizeof(name) - 1);
+	d = n ? ofi_shm_dest_find(oia, name + 1, 1) : NULL;
+	if (!d)
+		return -1;
+	name[0] = '/';
+	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		seen = fstat(fd, &st) == 0;
+		close(fd);
+	} else if (errno == ENOENT) {
+		listening = 0;
+	}
+	if (seen) {
+		if (d->ino && (st.st_ino != d->ino || st.st_dev != d->dev)) {
+			dapl_dbg(DAPL_DBG_CM,
+				 "ofi: %s: a new region: a fresh address",
+				 d->name);
+			ofi_shm_dest_next(d);
+		}
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+	}
+	if (d->addr == FI_ADDR_NOTAVAIL) {
+		/* zeroed to shm's full name length: its AV reads that much */
+		memset(alias, 0, sizeof(alias));
+		memset(alias, '/', d->gen);
+		memcpy(alias + d->gen, name + 1, n);
+		if (fi_av_insert(oia->av, alias, 1, &d->addr, 0, NULL) != 1) {
+			d->addr = FI_ADDR_NOTAVAIL;
+			return -1;
+		}
+	}
+	*dest = d->addr;
+	return listening;
+}
+
+void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
+			 const struct sockaddr_in *sin)
+{
+	char name[OFI_ADDR_MAX];
+	struct ofi_shm_dest *d;
+
+	if (oia->info->addr_format != FI_ADDR_STR ||
+	    !ofi_shm_name(sin, name, sizeof(name)))
+		return;
+	d = ofi_shm_dest_find(oia, name, 0);
+	if (d) {
+		ofi_shm_dest_next(d);
+		d->ino = 0;
+	}
+}
+
+void ofi_addr_dests_free(struct dapl_tp_ia *oia)
+{
+	while (oia->shm_dests.next != &oia->shm_dests) {
+		struct ofi_shm_dest *d = dapl_container_of(
+		    oia->shm_dests.next, struct ofi_shm_dest, link);
+
+		dapl_list_del(&d->link);
+		free(d);
+	}
 }
 
 uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,

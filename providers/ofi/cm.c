@@ -75,9 +75,9 @@
  * endpoint closed before it read it is lost without a word. */
 #define OFI_REQ_RESEND_NS (250ull * 1000000ull)
 #define OFI_REQ_RESEND_MAX_NS (2ull * 1000000000ull)
-/* shm: how long a freed listener's endpoint lingers (ofi_lep_linger),
- * and how many may at once (each holds a shm region of some MB). */
-#define OFI_LINGER_NS (5ull * 1000000000ull)
+/* shm: how many freed listeners' endpoints may linger at once (each
+ * holds a shm region of 16 MB); how long: oia->linger_ns
+ * (DAPL_OFI_LINGER_MS, default 5 s; ofi_lep_linger). */
 #define OFI_LINGER_MAX 4
 
 /* A connection request is a CR: the CR's transport data is the
@@ -313,15 +313,16 @@ void ofi_ctl_close(struct ofi_ctl_ep *c)
  * (ofi_listen_open), the region stays the same, and a request that
  * reaches it while nobody listens is rejected as finding nobody
  * (ofi_rx_req: no service point).  A qualifier opened again after the
- * linger, in a process whose IA sent to it before, is still not
- * reached (the REQ is resent, then TIMED_OUT).
+ * linger has a new region: a client IA that sent to the old one finds
+ * that out at its next connect and sends under a fresh address (addr.c
+ * ofi_addr_dest).
  */
 static void ofi_lep_linger(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 			   uint16_t port)
 {
 	lep->sp = NULL;
 	lep->port = port;
-	lep->linger_end = dapl_now_ns() + OFI_LINGER_NS;
+	lep->linger_end = dapl_now_ns() + oia->linger_ns;
 	dapl_list_add_tail(&oia->lingering_leps, &lep->link);
 	if (++oia->nlingering > OFI_LINGER_MAX) {
 		struct ofi_ctl_ep *old = dapl_container_of(
@@ -1062,9 +1063,16 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: no REQACK: REQ again",
 		 (unsigned long long)c->id);
-	rc = oia->fab.tcp_probe		       ? ofi_probe_start(c, &c->dst)
-	     : !ofi_addr_listening(oia, &c->dst) ? -ECONNREFUSED
-						 : 1;
+	if (oia->fab.tcp_probe) {
+		rc = ofi_probe_start(c, &c->dst);
+	} else {
+		/* shm: to the listener's region as it is now
+		 * (ofi_addr_dest); -1, unknown: it goes all the same */
+		rc = oia->info->addr_format == FI_ADDR_STR
+			 ? ofi_addr_dest(oia, &c->dst, &c->dest)
+			 : ofi_addr_listening(oia, &c->dst);
+		rc = rc ? 1 : -ECONNREFUSED;
+	}
 	if (rc == 1) {
 		rc = ofi_ctl_send(oia, c->dest, c->id, c->req);
 		if (!rc) {
@@ -1118,9 +1126,15 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 
 		switch (c->state) {
 		case OFI_CONN_CONNECTING:
-			if (c->deadline && now >= c->deadline)
+			if (c->deadline && now >= c->deadline) {
+				/* shm: the REQ went and no word came: the
+				 * next connect sends under a fresh address
+				 * (addr.c) */
+				if (c->req_resend)
+					ofi_addr_dest_stale(oia, &c->dst);
 				ofi_conn_end(oia, c, DAPL_CM_TIMED_OUT,
 					     c->probe_fd < 0);
+			}
 			else if (c->probe_fd >= 0)
 				ofi_probe_check(oia, c);
 			else if (c->req_resend && now >= c->req_resend)
@@ -1341,7 +1355,7 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	struct sockaddr_in dst;
 	struct ofi_conn *c;
 	struct ofi_wire *m;
-	int rc;
+	int rc, listening;
 
 	if (remote->sa_family != AF_INET)
 		return DAPL_ERR(DAT_INVALID_ADDRESS,
@@ -1368,11 +1382,17 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	c->active = 1;
 	c->state = OFI_CONN_CONNECTING;
 	c->dst = dst;
-	{
+	if (oia->info->addr_format == FI_ADDR_STR) {
+		/* shm: a look at the listener's region, which picks the
+		 * address to send there under (ofi_addr_dest) */
+		listening = ofi_addr_dest(oia, &dst, &c->dest);
+		rc = listening < 0;
+	} else {
 		uint8_t a[OFI_ADDR_MAX];
 		size_t n = ofi_addr_make(oia, &dst, a, sizeof(a));
 
 		rc = !n || ofi_av_insert(oia, a, n, &c->dest);
+		listening = rc ? 0 : ofi_addr_listening(oia, &dst);
 	}
 	if (rc) {
 		ofi_conn_free(oia, c);
@@ -1401,10 +1421,10 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	m->pdata_len = (uint16_t)plen;
 	if (plen)
 		memcpy(m->pdata, pdata, (size_t)plen);
-	/* nobody listening: tcp probes the port, shm looks for the name */
-	rc = oia->fab.tcp_probe		       ? ofi_probe_start(c, &dst)
-	     : !ofi_addr_listening(oia, &dst) ? -ECONNREFUSED
-					       : 1;
+	/* nobody listening: tcp probes the port, shm looked for the name */
+	rc = oia->fab.tcp_probe ? ofi_probe_start(c, &dst)
+	     : !listening	    ? -ECONNREFUSED
+				    : 1;
 	if (rc == 1) {
 		rc = ofi_ctl_send(oia, c->dest, c->id, m);
 		if (rc) {

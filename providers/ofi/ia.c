@@ -160,6 +160,7 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	ofi_global_leave();
 	if (oia->info)
 		fi_freeinfo(oia->info);
+	ofi_addr_dests_free(oia);
 	pthread_mutex_destroy(&oia->lock);
 	free(oia);
 }
@@ -266,6 +267,9 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->notes);
 	dapl_list_init(&oia->lingering);
 	dapl_list_init(&oia->lingering_leps);
+	dapl_list_init(&oia->shm_dests);
+	oia->linger_ns =
+	    ofi_env_num("DAPL_OFI_LINGER_MS", 5000, 600000) * 1000000ull;
 	oia->ia = ia;
 	oia->pid = getpid();
 	oia->next_conn_id = ((uint64_t)getpid() << 32) | 1;

@@ -17,6 +17,13 @@
  *   DAPL_OFI_DTO_TIMEOUT_MS=<n>   a request that went this long without a
  *	completion fails with DAT_DTO_ERR_TRANSPORT and breaks its
  *	connection (default 30000; ep.c ofi_ep_stuck).
+ *   DAPL_OFI_LINGER_MS=<n>   shm: how long a freed PSP's listening
+ *	endpoint stays open for a PSP created on its qualifier to take over
+ *	(default 5000; cm.c ofi_lep_linger).  The tests shorten it to reach
+ *	the end of a linger without waiting 5 s.
+ *   DAPL_OFI_SHM_SWEEP=0   shm: the first IA of a process does not remove
+ *	the regions of processes that are gone from /dev/shm (shm_sweep.c
+ *	ofi_shm_sweep_dead; on by default).
  *
  * And one of libfabric's, set here unless the environment has it:
  *   FI_OFI_RXM_USE_SRX=0   rxm's shared receive context (its 1.17 default

@@ -129,6 +129,10 @@ struct dapl_tp_ia {
 	struct dapl_list lingering_leps; /* cm.c, shm: freed listeners'
 					 * endpoints (ofi_ctl_ep.link) */
 	unsigned nlingering;
+	uint64_t linger_ns;		/* cm.c, shm: how long they linger
+					 * (DAPL_OFI_LINGER_MS) */
+	struct dapl_list shm_dests;	/* addr.c, shm: the listener names
+					 * this IA sent to (ofi_shm_dest) */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
@@ -468,11 +472,25 @@ size_t ofi_addr_make(const struct dapl_tp_ia *oia,
  * provider's addresses do not tell: tcp probes with a connect, cm.c). */
 int ofi_addr_listening(const struct dapl_tp_ia *oia,
 		       const struct sockaddr_in *sin) DAPL_HIDDEN;
+/* shm, locked: the address in the AV to send to the listener at (IP,
+ * port) in *dest (a fresh one once its region was made anew: addr.c);
+ * 1 someone listens there (or unknown), 0 no one, -1 no address.
+ * ofi_addr_dest_stale: a connect sent there and heard nothing: the next
+ * one takes a fresh address.  ofi_addr_dests_free: at the IA's close. */
+int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
+		  fi_addr_t *dest) DAPL_HIDDEN;
+void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
+			 const struct sockaddr_in *sin) DAPL_HIDDEN;
+void ofi_addr_dests_free(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* shm_sweep.c: before the first shm endpoint of a process, removes the
- * regions a dead process of the same pid left in /dev/shm; the sweep of
- * one directory for one pid and start time returns how many it removed. */
+ * regions a dead process of the same pid left in /dev/shm, and those of
+ * processes that are gone; the sweep of one directory for one pid and
+ * start time returns how many it removed. */
 void ofi_shm_sweep_stale(void) DAPL_HIDDEN;
 int ofi_shm_sweep(const char *dir, pid_t pid, time_t start) DAPL_HIDDEN;
+/* The regions in dir of processes that are gone (shm_sweep.c): how many
+ * it removed. */
+int ofi_shm_sweep_dead(const char *dir) DAPL_HIDDEN;
 /* The port of one of our libfabric addresses, 0 if it has none. */
 uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,
 		       size_t len) DAPL_HIDDEN;

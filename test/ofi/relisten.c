@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * relisten.c - dattest-ofi-relisten: a PSP created again on its qualifier
+ * after the freed one's listening endpoint closed, reached by the client
+ * IA that connected to the freed one (test/ofi/relisten.bats).
+ *
+ * dattest-ofi-relisten relisten server|client [-i IA] [-a ADDR] [-q QUAL]
+ *
+ *   server  a PSP on a free qualifier Q ("listening Q"); accepts one
+ *           connection, receives "first", sees the disconnect, frees the
+ *           EP and the PSP.  Over shm it then waits until the listener's
+ *           region, /dev/shm/dat-<server address>-<port of Q>, is gone:
+ *           the freed PSP's endpoint lingered (providers/ofi/cm.c
+ *           ofi_lep_linger; the suite shortens it, DAPL_OFI_LINGER_MS)
+ *           and has closed.  Then a PSP on Q again ("listening Q" a
+ *           second time), one more connection, whose client sends
+ *           "second" and 64 KiB of data that must arrive intact.
+ *   client  on one IA for the whole run: connects to Q, sends "first",
+ *           disconnects, prints "first connection done", waits until the
+ *           file $DATTEST_GO exists (the suite creates it once the
+ *           server listens again), then connects to Q again on a new EP
+ *           and sends the data.
+ *
+ * Every wait is bounded and scaled by TEST_TIMEOUT_SCALE; PASS and exit
+ * status 0 only if every check passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+
+#include "../verbs/vt.h"
+
+#define DATA_LEN 65536
+#define DATA_SEED 77
+
+/* 1 while shm's region of the listener at (addr, qual) exists; 0 when it
+ * does not (also when the fabric is not shm: there is none) */
+static int region_exists(const char *addr, DAT_CONN_QUAL qual)
+{
+	char name[96];
+	int fd;
+
+	snprintf(name, sizeof(name), "/dat-%s-%u", addr,
+		 (unsigned)(1 + (qual - 1) % 65535));
+	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* accepts one connection on a new EP, its receive posted: a control
+ * message, or all of data */
+static DAT_EP_HANDLE accept_one(struct vt *v, struct vt_mem *data)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_CR_HANDLE cr;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+
+	cr = vt_wait_cr(v, &ev);
+	ep = vt_ep(v, NULL);
+	if (data) {
+		iov = vt_iov(data, 0, data->len);
+		vt_must("dat_ep_post_recv(the data)",
+			dat_ep_post_recv(ep, 1, &iov, vt_cookie(0xda7a),
+					 DAT_COMPLETION_DEFAULT_FLAG));
+	} else {
+		vt_ctl_post(v, ep);
+	}
+	vt_accept(v, cr, ep, NULL, 0);
+	return ep;
+}
+
+static int relisten_server(const struct vt_opts *o)
+{
+	DAT_CONN_QUAL qual = 0;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+	struct vt_mem data;
+	struct vt_msg m;
+	uint64_t until;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	ep = accept_one(&v, NULL);
+	vt_ctl_recv(&v, ep, &m, "first", 0);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+
+	/* past the linger: the freed PSP's endpoint closed */
+	until = vt_now_us() + (uint64_t)vt_secs(30);
+	while (region_exists(vt_server_addr(), qual) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (region_exists(vt_server_addr(), qual))
+		vt_fail("the freed PSP's listening region still exists");
+	else
+		vt_note("ok the freed PSP's listener is gone");
+
+	vt_mem_alloc(&v, &data, DATA_LEN,
+		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	memset(data.buf, 0, DATA_LEN);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	ep = accept_one(&v, &data);
+	vt_expect_dto("the client's data", v.rcv_evd, ep, 0xda7a,
+		      DAT_DTO_SUCCESS, DATA_LEN);
+	vt_check("the client's data", data.buf, DATA_LEN, DATA_SEED);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free (again)", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&data);
+	vt_close(&v);
+	return 0;
+}
+
+static int relisten_client(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO");
+	DAT_LMR_TRIPLET iov;
+	struct vt_mem data;
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	uint64_t until;
+	struct vt v;
+
+	if (!go)
+		vt_die("DATTEST_GO names the file the suite creates");
+	vt_open(&v, o->ia_name);
+	ep = vt_ep(&v, NULL);
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_msg_init(&m, "first");
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	printf("first connection done\n");
+	fflush(stdout);
+
+	until = vt_now_us() + (uint64_t)vt_secs(60);
+	while (access(go, F_OK) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (access(go, F_OK))
+		vt_die("no %s after %us", go, vt_secs(60) / 1000000);
+
+	vt_mem_alloc(&v, &data, DATA_LEN,
+		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	vt_fill(data.buf, DATA_LEN, DATA_SEED);
+	ep = vt_ep(&v, NULL);
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_note("ok connected again, to the PSP created anew");
+	iov = vt_iov(&data, 0, DATA_LEN);
+	vt_must("dat_ep_post_send(the data)",
+		dat_ep_post_send(ep, 1, &iov, vt_cookie(0x5e4d),
+				 DAT_COMPLETION_DEFAULT_FLAG));
+	vt_expect_dto("the data sent", v.req_evd, ep, 0x5e4d,
+		      DAT_DTO_SUCCESS, DATA_LEN);
+	vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	vt_mem_free(&data);
+	vt_close(&v);
+	return 0;
+}
+
+static const struct vt_test tests[] = {
+	{ "relisten", relisten_server, relisten_client },
+	{ NULL, NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct vt_test *const tables[] = { tests };
+
+	return vt_run(argc, argv, "dattest-ofi-relisten", tables, 1, 150, 0);
+}
