@@ -747,8 +747,7 @@ static struct dapl_sp *sp_find(struct dapl_ia *ia, DAT_CONN_QUAL qual)
 		dapl_list_for_each_safe(pos, tmp, &ia->objects[types[i]])
 		{
 			struct dapl_sp *sp =
-			    (struct dapl_sp *)dapl_container_of(
-				pos, struct dapl_obj, ia_link);
+			    (struct dapl_sp *)dapl_obj_of_link(pos);
 
 			if (sp->qual == qual &&
 			    __atomic_load_n(&sp->listening, __ATOMIC_ACQUIRE) ==

@@ -23,13 +23,9 @@
 
 #include "slots.h"
 
-/* Kept in front of every object: the size it was allocated with, so a
- * free-listed block is reused only for a request it can hold. */
-struct obj_hdr {
-	size_t size;
-	size_t pad; /* keeps the object 16-byte aligned */
-};
-
+/* Every object's memory starts with a struct dapl_obj_hdr (udapl.h):
+ * its link, and the size it was allocated with, so that a free-listed
+ * block is reused only for a request it can hold. */
 enum { FREE_QUARANTINE = 16 };
 
 static void free_lists_forget(void);
@@ -38,18 +34,19 @@ static struct dapl_module_lock free_lock =
 static struct dapl_list free_list[DAPL_OBJ_TYPES];
 static unsigned free_count[DAPL_OBJ_TYPES];
 static int free_list_ready;
+/* The parent's lists as a forked child found them (free_lists_forget). */
+static struct dapl_list free_list_parent[DAPL_OBJ_TYPES] __attribute__((used));
 
 /* In a forked child: the parent's parked blocks may be half unlinked;
- * the child starts with empty lists and leaves them be. */
+ * the child starts with empty lists and leaves them be, but keeps
+ * pointing at them, so that valgrind's leak check in a child that exits
+ * without the library's destructor calls that memory reachable. */
 static void free_lists_forget(void)
 {
+	if (free_list_ready)
+		memcpy(free_list_parent, free_list, sizeof(free_list));
 	memset(free_count, 0, sizeof(free_count));
 	free_list_ready = 0;
-}
-
-static struct obj_hdr *obj_hdr(void *obj)
-{
-	return (struct obj_hdr *)obj - 1;
 }
 
 static void free_lists_init(void)
@@ -78,10 +75,9 @@ static struct dapl_obj *free_list_take(DAT_HANDLE_TYPE type, size_t size)
 	}
 	dapl_list_for_each_safe(pos, tmp, &free_list[type])
 	{
-		struct dapl_obj *cand =
-		    dapl_container_of(pos, struct dapl_obj, free_link);
+		struct dapl_obj *cand = dapl_obj_of_link(pos);
 
-		if (obj_hdr(cand)->size >= size) {
+		if (dapl_obj_hdr(cand)->size >= size) {
 			dapl_list_del(pos);
 			free_count[type]--;
 			o = cand;
@@ -104,7 +100,7 @@ static void ia_objects_init(struct dapl_ia *ia)
 void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size)
 {
 	struct dapl_obj *o;
-	struct obj_hdr *h;
+	struct dapl_obj_hdr *h;
 
 	if ((unsigned)type >= DAPL_OBJ_TYPES || size < sizeof(*o))
 		return NULL;
@@ -113,7 +109,7 @@ void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size)
 		/* Everything but the provider word, which a racing stale
 		 * dispatch may still be reading. */
 		memset((char *)o + sizeof(o->provider), 0,
-		       obj_hdr(o)->size - sizeof(o->provider));
+		       dapl_obj_hdr(o)->size - sizeof(o->provider));
 	} else {
 		h = calloc(1, sizeof(*h) + size);
 		if (!h)
@@ -122,19 +118,19 @@ void *dapl_obj_alloc(struct dapl_ia *ia, DAT_HANDLE_TYPE type, size_t size)
 		o = (struct dapl_obj *)(h + 1);
 	}
 	o->type = type;
-	dapl_list_init(&o->ia_link);
-	dapl_list_init(&o->free_link);
+	dapl_list_init(&dapl_obj_hdr(o)->link);
 	if (type == DAT_HANDLE_TYPE_IA) {
 		struct dapl_ia *self = (struct dapl_ia *)o;
 
 		ia_objects_init(self);
 		o->ia = self;
-		dapl_list_add_tail(&self->objects[type], &o->ia_link);
+		dapl_list_add_tail(&self->objects[type],
+				   &dapl_obj_hdr(o)->link);
 	} else {
 		o->ia = ia;
 		o->provider = ia->obj.provider;
 		pthread_mutex_lock(&ia->lock);
-		dapl_list_add_tail(&ia->objects[type], &o->ia_link);
+		dapl_list_add_tail(&ia->objects[type], &dapl_obj_hdr(o)->link);
 		pthread_mutex_unlock(&ia->lock);
 	}
 	__atomic_store_n(&o->magic, DAPL_MAGIC(type), __ATOMIC_RELEASE);
@@ -148,15 +144,16 @@ void dapl_obj_free(void *obj)
 
 	__atomic_store_n(&o->magic, 0, __ATOMIC_RELEASE);
 	if (o->type == DAT_HANDLE_TYPE_IA || !ia) {
-		dapl_list_del(&o->ia_link);
+		dapl_list_del(&dapl_obj_hdr(o)->link);
 	} else {
 		pthread_mutex_lock(&ia->lock);
-		dapl_list_del(&o->ia_link);
+		dapl_list_del(&dapl_obj_hdr(o)->link);
 		pthread_mutex_unlock(&ia->lock);
 	}
+	/* the same link, now in the free list */
 	dapl_module_lock(&free_lock);
 	free_lists_init();
-	dapl_list_add_tail(&free_list[o->type], &o->free_link);
+	dapl_list_add_tail(&free_list[o->type], &dapl_obj_hdr(o)->link);
 	free_count[o->type]++;
 	dapl_module_unlock(&free_lock);
 }
@@ -171,11 +168,8 @@ void dapl_obj_release_all(void)
 	for (t = 0; t < DAPL_OBJ_TYPES; t++) {
 		dapl_list_for_each_safe(pos, tmp, &free_list[t])
 		{
-			struct dapl_obj *o =
-			    dapl_container_of(pos, struct dapl_obj, free_link);
-
 			dapl_list_del(pos);
-			free(obj_hdr(o));
+			free(dapl_obj_hdr(dapl_obj_of_link(pos)));
 		}
 		free_count[t] = 0;
 	}

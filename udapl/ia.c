@@ -318,8 +318,7 @@ static int ia_in_use(struct dapl_ia *ia)
 			continue;
 		dapl_list_for_each_safe(pos, tmp, &ia->objects[t])
 		{
-			struct dapl_obj *o =
-			    dapl_container_of(pos, struct dapl_obj, ia_link);
+			struct dapl_obj *o = dapl_obj_of_link(pos);
 
 			if (ia->async_evd_owned &&
 			    o == (struct dapl_obj *)ia->async_evd)
@@ -340,7 +339,7 @@ static struct dapl_obj *ia_last(struct dapl_ia *ia, int type, void *skip)
 
 	pthread_mutex_lock(&ia->lock);
 	for (l = ia->objects[type].prev; l != &ia->objects[type]; l = l->prev) {
-		o = dapl_container_of(l, struct dapl_obj, ia_link);
+		o = dapl_obj_of_link(l);
 		if (o != skip)
 			break;
 		o = NULL;
@@ -426,8 +425,7 @@ static void ia_forget_forked(struct dapl_ia *ia)
 	for (t = 0; t < DAPL_OBJ_TYPES; t++)
 		for (pos = ia->objects[t].next; pos != &ia->objects[t];
 		     pos = pos->next)
-			dapl_container_of(pos, struct dapl_obj, ia_link)
-			    ->magic = 0;
+			dapl_obj_of_link(pos)->magic = 0;
 	ia->obj.magic = 0;
 }
 

@@ -250,8 +250,8 @@ struct dapl_obj {
 	struct dapl_ia *ia;		/* the owning IA (the IA itself for an IA) */
 	void *tp;			/* the transport's data (typed accessors) */
 	DAT_CONTEXT context;		/* dat_set/get_consumer_context */
-	struct dapl_list ia_link;	/* in ia->objects[type] */
-	struct dapl_list free_link;	/* in the per-type free list once freed */
+	/* its place in ia->objects[type] (then in handle.c's free list)
+	 * is the link of the header before it (udapl.h dapl_obj_hdr) */
 	/* progress.c: upcalls running for the object, and whether it is
 	 * being freed (no new upcall may start) */
 	uint32_t upcalls;

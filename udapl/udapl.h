@@ -311,6 +311,35 @@ struct dapl_ep {
 	struct dapl_lmr *lc_lmr;
 };
 
+/*
+ * The memory of every object (handle.c dapl_obj_alloc) starts with this
+ * header; the handle is the object right after it.  link is the
+ * object's place in ia->objects[type] while it is alive and in
+ * handle.c's free list once freed.  It is the block's first word so that
+ * every object is reached through a pointer to its start: a forked
+ * child that exits without the library's destructor has its parent's
+ * objects only in these lists, and links in the middle of a block would
+ * make valgrind's leak check call them "possibly lost".
+ */
+struct dapl_obj_hdr {
+	struct dapl_list link;
+	size_t size;			/* the object's, for reuse */
+	size_t pad;			/* keeps the object 16-byte aligned */
+};
+
+static inline struct dapl_obj_hdr *dapl_obj_hdr(const void *obj)
+{
+	return (struct dapl_obj_hdr *)obj - 1;
+}
+
+/* The object whose header's link l is. */
+static inline struct dapl_obj *dapl_obj_of_link(struct dapl_list *l)
+{
+	return (struct dapl_obj *)(dapl_container_of(l, struct dapl_obj_hdr,
+						     link) +
+				   1);
+}
+
 /* Works out ep's post invariants (above); dto.c. */
 void dapl_ep_post_limits(struct dapl_ep *ep);
 
