@@ -80,8 +80,11 @@
  * (DAPL_OFI_LINGER_MS, default 5 s; ofi_lep_linger). */
 #define OFI_LINGER_MAX 4
 /* TCP: how long a REQ may wait in rxm for its connection to the listener
- * before that connection is started anew (ofi_rxm_unstick) */
+ * before that connection is started anew (ofi_rxm_unstick), doubling
+ * each time up to the max: a listener slow to answer is not cut off
+ * for ever */
 #define OFI_RXM_STUCK_NS (1000ull * 1000000ull)
+#define OFI_RXM_STUCK_MAX_NS (8000ull * 1000000ull)
 
 /* A connection request is a CR: the CR's transport data is the
  * connection itself. */
@@ -428,6 +431,7 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
 	tb->held = 1;
 	tb->since = dapl_now_ns();
+	tb->stuck_ns = OFI_RXM_STUCK_NS;
 	/* behind held ones to the same place: the messages of a
 	 * connection stay in order (one that cannot go, e.g. to a shm name
 	 * whose listener went away, holds back no one else's) */
@@ -1076,6 +1080,7 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 	uint8_t a[OFI_ADDR_MAX];
 	size_t n = sizeof(a);
 	fi_addr_t again;
+	uint64_t next;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
 		struct ofi_txbuf *tb =
@@ -1086,7 +1091,7 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 			break;
 		}
 	}
-	if (!first || now - first->since < OFI_RXM_STUCK_NS)
+	if (!first || now - first->since < first->stuck_ns)
 		return;
 	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
 	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
@@ -1099,12 +1104,16 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 		 "connection to their address started anew",
 		 (unsigned long long)((now - first->since) / 1000000ull));
 	fi_av_remove(oia->av, &dest, 1, 0);
+	next = first->stuck_ns < OFI_RXM_STUCK_MAX_NS / 2 ? 2 * first->stuck_ns
+						       : OFI_RXM_STUCK_MAX_NS;
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
 
-		if (tb->held && tb->dest == dest)
+		if (tb->held && tb->dest == dest) {
 			tb->since = now;
+			tb->stuck_ns = next;
+		}
 	}
 	dapl_progress_kick(oia->ia);
 }
