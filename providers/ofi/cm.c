@@ -79,6 +79,12 @@
  * holds a shm region of 16 MB); how long: oia->linger_ns
  * (DAPL_OFI_LINGER_MS, default 5 s; ofi_lep_linger). */
 #define OFI_LINGER_MAX 4
+/* TCP: how long a REQ may wait in rxm for its connection to the listener
+ * before that connection is started anew (ofi_rxm_unstick), doubling
+ * each time up to the max: a listener slow to answer is not cut off
+ * for ever */
+#define OFI_RXM_STUCK_NS (1000ull * 1000000ull)
+#define OFI_RXM_STUCK_MAX_NS (8000ull * 1000000ull)
 
 /* A connection request is a CR: the CR's transport data is the
  * connection itself. */
@@ -424,6 +430,8 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 	tb->conn_id = conn_id;
 	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
 	tb->held = 1;
+	tb->since = dapl_now_ns();
+	tb->stuck_ns = OFI_RXM_STUCK_NS;
 	/* behind held ones to the same place: the messages of a
 	 * connection stay in order (one that cannot go, e.g. to a shm name
 	 * whose listener went away, holds back no one else's) */
@@ -1049,6 +1057,67 @@ static void ofi_req_sent(struct ofi_conn *c)
 	c->req_resend = dapl_now_ns() + c->req_gap;
 }
 
+/*
+ * locked, TCP: the control messages held for dest have waited
+ * OFI_RXM_STUCK_NS for rxm's connection to it?  Then rxm's connection
+ * is started anew.  libfabric 1.17's tcp, closing a passive endpoint
+ * (a freed PSP's listener), leaves open the connections it accepted
+ * whose connection request it had not read yet: nobody reads them again.
+ * rxm's connect that went there waits for an answer for ever (it has no
+ * timeout): its connection stays CONNECTING, every send to the address
+ * is -FI_EAGAIN, and rxm never connects to it again, also not to the
+ * listener created next on the port (churn.bats; ss showed the client's
+ * socket established to a server socket holding rxm's 56-byte request
+ * unread).  fi_av_remove closes rxm's connections to the address
+ * (rxm_av_remove_handler); inserted once more first, the entry and its
+ * fi_addr_t stay, and the next send connects afresh.
+ */
+static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
+			    uint64_t now)
+{
+	struct dapl_list *pos, *tmp;
+	struct ofi_txbuf *first = NULL;
+	uint8_t a[OFI_ADDR_MAX];
+	size_t n = sizeof(a);
+	fi_addr_t again;
+	uint64_t next;
+
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb =
+		    dapl_container_of(pos, struct ofi_txbuf, link);
+
+		if (tb->held && tb->dest == dest) {
+			first = tb;
+			break;
+		}
+	}
+	if (!first || now - first->since < first->stuck_ns)
+		return;
+	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
+	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+		return;
+	if (again != dest) { /* not the same entry: leave it as it was */
+		fi_av_remove(oia->av, &again, 1, 0);
+		return;
+	}
+	dapl_dbg(DAPL_DBG_CM, "ofi: control messages held %llu ms: rxm's "
+		 "connection to their address started anew",
+		 (unsigned long long)((now - first->since) / 1000000ull));
+	fi_av_remove(oia->av, &dest, 1, 0);
+	next = first->stuck_ns < OFI_RXM_STUCK_MAX_NS / 2 ? 2 * first->stuck_ns
+						       : OFI_RXM_STUCK_MAX_NS;
+	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+		struct ofi_txbuf *tb =
+		    dapl_container_of(pos, struct ofi_txbuf, link);
+
+		if (tb->held && tb->dest == dest) {
+			tb->since = now;
+			tb->stuck_ns = next;
+		}
+	}
+	dapl_progress_kick(oia->ia);
+}
+
 /* locked: no REQACK came: the REQ again, once somebody listens there */
 static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 {
@@ -1057,8 +1126,13 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	c->req_resend = 0;
 	if (ofi_tx_held_to(oia, c->dest)) {
 		/* the last one has not even gone yet (shm: the listener's
-		 * queue is full, or its name went away) */
-		c->req_resend = dapl_now_ns() + c->req_gap;
+		 * queue is full, or its name went away; TCP: rxm's
+		 * connection to the listener may be stuck) */
+		uint64_t now = dapl_now_ns();
+
+		if (oia->fab.tcp_probe)
+			ofi_rxm_unstick(oia, c->dest, now);
+		c->req_resend = now + c->req_gap;
 		return;
 	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: no REQACK: REQ again",

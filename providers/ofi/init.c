@@ -53,6 +53,11 @@
  *	(psp-gone.bats over tcp).  With 1 the events are read
  *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
  *	an IA over verbs (not tried in the soft-RoCE guest).
+ *   FI_AV_REMOVE_CLEANUP=1, not for an IA over verbs: fi_av_remove
+ *	closes rxm's connections to the address removed (1.17 leaves them
+ *	by default).  cm.c ofi_rxm_unstick removes the address of a
+ *	listener that rxm's connection to is stuck, and inserts it again,
+ *	to connect afresh.  Our only fi_av_remove over rxm.
  *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
  *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
  *	entries), more than rxe gives (ibv_create_cq fails, and so does
@@ -149,6 +154,7 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
 	} else {
 		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
+		setenv("FI_AV_REMOVE_CLEANUP", "1", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }

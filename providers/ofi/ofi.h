@@ -214,6 +214,9 @@ struct ofi_txbuf {
 	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_TX */
 	struct dapl_list link;		/* oia->txbufs */
 	int held;			/* not handed to libfabric yet */
+	uint64_t since;			/* held since (cm.c ofi_rxm_unstick) */
+	uint64_t stuck_ns;		/* TCP: held that long: rxm's
+					 * connection is started anew */
 	fi_addr_t dest;
 	uint64_t conn_id;		/* whose message (errors), 0: none */
 	struct ofi_wire msg;

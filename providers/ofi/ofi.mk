@@ -79,7 +79,8 @@ check-ofi: test-programs
 # psp-gone.bats (a CR rejected after its PSP was freed must reach the
 # client as PEER_REJECTED, and the PSP created meanwhile on its qualifier
 # must get the next request) runs over tcp;ofi_rxm and shm since
-# 2026-11-26, churn.bats (PSPs freed while requests arrive) over shm:
+# 2026-11-26, churn.bats (PSPs freed while requests arrive) over shm and
+# over tcp (below):
 #   tcp: no REQACK or REJECT reached the client for 1.3 s after the
 #     listener's endpoint closed, so its resent REQs went on rxm's dead
 #     connection and failed ENOTCONN (NON_PEER_REJECTED).  rxm reads an
@@ -100,14 +101,44 @@ check-ofi: test-programs
 #     timed out; relisten.bats, shm only): the client now sends to a
 #     listener whose region was made anew under a fresh alias of its
 #     name (addr.c ofi_addr_dest).
-# Not over tcp: churn.bats.  It passes most runs, but about 1 in 20 hangs
-# until its bound: after one "tcpx_cm_send_req: connection failure
-# (sockerr -111)" (rxm connected to a listener just freed) rxm never
-# connects to that address again: every send to it is -FI_EAGAIN, the
-# server sees none but our TCP probes, and every connect to the
-# qualifier times out, also to the PSPs created on it next.  Removing
-# the address from the AV and inserting it again did not end it.
-OFI_SUITES_tcp = $(OFI_SUITES) test/ofi/psp-gone.bats
+# Over tcp since 2026-11-27, churn.bats: about 1 run in 20 hung until its
+# bound (more often under load).  rxm's connection to the qualifier's
+# address stayed CONNECTING for ever: every send to it was -FI_EAGAIN,
+# the server saw none but our TCP probes, and every later connect to the
+# qualifier timed out, also to the PSPs created on it next.  ss of a
+# hung pair: the client's rxm socket ESTABLISHED to a server socket that
+# held rxm's 56-byte connection request unread, and more server sockets
+# on the port in CLOSE-WAIT (our probes), none of them read again:
+# libfabric 1.17's tcp, closing a passive endpoint (the freed PSP's
+# listener), leaves open the connections it accepted whose request it had
+# not read yet, and rxm has no connect timeout.  (The "connection
+# failure (sockerr -111)" seen before the hang is rxm connecting while no
+# listener was there: it handles that, frees the connection and connects
+# again.)  The client now starts rxm's connection anew once a REQ has
+# waited 1 s in it (then 2, 4, 8 s, so that a listener slow to answer is
+# not cut off for ever): it removes the address from the AV after
+# inserting it
+# once more, and with FI_AV_REMOVE_CLEANUP=1 (init.c) that closes rxm's
+# connections to it; without that setting fi_av_remove leaves them
+# (rxm-stuck.bats with the removal but without the setting: the removal
+# ran 16 times, the socket stayed, the connect timed out), which is
+# likely why removing and inserting the address did not help before (cm.c
+# ofi_rxm_unstick).  rxm-stuck.bats plays a listener that accepted and
+# never answered with a plain TCP socket; with the provider of main before
+# this (307e47b) its second connect TIMED_OUT, 3 of 3 runs (by hand: the
+# suite's helpers put the tree's own library first), and so it does now
+# with FI_AV_REMOVE_CLEANUP=0 in the environment.  The server's leaked
+# sockets stay (libfabric's).  Measured 2026-11-27: churn.bats 50 of 50
+# in a loop; under load (two loops at once, FI_LOG_LEVEL=debug) the
+# old provider hung in the 1st and 3rd runs, this one passed 60 of 60
+# (the restart was used in 5) and, in 135 runs before that (without the
+# doubling), failed twice otherwise: the client found nobody in all its
+# 24 tries and its last word was not answered as rejected (once the
+# server heard it and passed, once it never heard it and ran into its
+# bound); the client's rxm had not connected once, no restart was
+# involved.  Not understood; not seen in the loop without load.
+OFI_SUITES_tcp = $(OFI_SUITES) test/ofi/psp-gone.bats test/ofi/churn.bats \
+	test/ofi/rxm-stuck.bats
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
 	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
 	test/ofi/psp-gone.bats test/ofi/churn.bats test/ofi/relisten.bats \

@@ -8,10 +8,11 @@
 # (shm reports it sent); the connect sends it again when no REQACK comes
 # (providers/ofi/cm.c), and a freed listener's endpoint lingers,
 # rejecting what reaches it as finding nobody, until a PSP on its
-# qualifier takes it over.  Not over tcp;ofi_rxm: about 1 run in 20
-# hangs in libfabric's rxm, which never connects again to a listener it
-# found freed; not over tcpmsg: now and then the server crashes inside
-# libfabric 1.17's tcp (both in ofi.mk).  By hand:
+# qualifier takes it over.  Over tcp;ofi_rxm: a connection request that
+# a freed listener accepted but had not read left rxm's connection
+# stuck; the client starts it anew (providers/ofi/cm.c ofi_rxm_unstick,
+# test/ofi/rxm-stuck.bats).  Not over tcpmsg: now and then the server
+# crashes inside libfabric 1.17's tcp (both in ofi.mk).  By hand:
 #   OFI_FABRIC=tcp bats test/ofi/churn.bats
 
 load ofi_helpers

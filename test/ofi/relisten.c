@@ -21,6 +21,25 @@
  *           server listens again), then connects to Q again on a new EP
  *           and sends the data.
  *
+ * dattest-ofi-relisten mute server|client [-i IA] [-a ADDR] [-q QUAL]
+ *   (tcp;ofi_rxm) as libfabric 1.17's tcp leaves a connection that a
+ *   listener closed before it read its request: a listener that is no
+ *   DAT listener at all.
+ *   server  a plain TCP socket listens on a free port Q of its address
+ *           ("listening Q"), accepts what comes and reads nothing; once
+ *           a connection brought bytes (rxm's connection request) and
+ *           the file $DATTEST_GO exists (the suite creates it once the
+ *           client's first connect ended), it closes the listening
+ *           socket, keeps the connections open, and creates a PSP on Q ("listening Q" a second time); accepts one
+ *           connection, whose client sends 64 KiB of data that must
+ *           arrive intact.
+ *   client  on one IA: connects to Q with a 3 s timeout, which must end
+ *           TIMED_OUT (nobody answers); prints "first connect timed out",
+ *           waits until the file $DATTEST_GO exists (another one than
+ *           the server's: the suite creates it once the server listens
+ *           again), then connects to Q again on a
+ *           new EP and sends the data.
+ *
  * Every wait is bounded and scaled by TEST_TIMEOUT_SCALE; PASS and exit
  * status 0 only if every check passed.
  */
@@ -30,8 +49,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <arpa/inet.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 
 #include "../verbs/vt.h"
 
@@ -171,8 +193,148 @@ static int relisten_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* the client's data once it connected; the go file first */
+static void send_data_after_go(struct vt *v, const struct vt_opts *o,
+			       const char *go)
+{
+	DAT_LMR_TRIPLET iov;
+	struct vt_mem data;
+	DAT_EP_HANDLE ep;
+	uint64_t until;
+
+	until = vt_now_us() + (uint64_t)vt_secs(60);
+	while (access(go, F_OK) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (access(go, F_OK))
+		vt_die("no %s after %us", go, vt_secs(60) / 1000000);
+	vt_mem_alloc(v, &data, DATA_LEN,
+		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	vt_fill(data.buf, DATA_LEN, DATA_SEED);
+	ep = vt_ep(v, NULL);
+	vt_connect(v, ep, o->addr, o->qual, NULL, 0);
+	vt_note("ok connected again, to the PSP created anew");
+	iov = vt_iov(&data, 0, DATA_LEN);
+	vt_must("dat_ep_post_send(the data)",
+		dat_ep_post_send(ep, 1, &iov, vt_cookie(0x5e4d),
+				 DAT_COMPLETION_DEFAULT_FLAG));
+	vt_expect_dto("the data sent", v->req_evd, ep, 0x5e4d,
+		      DAT_DTO_SUCCESS, DATA_LEN);
+	vt_disconnect(v, ep);
+	vt_ep_free(ep);
+	vt_mem_free(&data);
+}
+
+#define MUTE_MAX 16
+
+static int mute_server(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO");
+	int lfd, fds[MUTE_MAX], nfds = 0, got = 0, one = 1, i;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	DAT_CONN_QUAL qual;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+	struct vt_mem data;
+	uint64_t until;
+	struct vt v;
+
+	if (!go)
+		vt_die("DATTEST_GO names the file the suite creates");
+	vt_open(&v, o->ia_name);
+	vt_sockaddr(&sin, vt_server_addr());
+	sin.sin_port = 0;
+	/* SO_REUSEADDR: the PSP's listener binds the port while the
+	 * connections accepted here still hold it (as the leaked ones do) */
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(lfd, (struct sockaddr *)&sin, &len) ||
+	    listen(lfd, 16))
+		vt_die("the mute listener: %s", strerror(errno));
+	qual = ntohs(sin.sin_port);
+	vt_listening(qual);
+	until = vt_now_us() + (uint64_t)vt_secs(30);
+	while (!got && vt_now_us() < until) {
+		struct pollfd p = {.fd = lfd, .events = POLLIN};
+
+		if (poll(&p, 1, 10) == 1 && nfds < MUTE_MAX) {
+			fds[nfds] = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (fds[nfds] >= 0)
+				nfds++;
+		}
+		for (i = 0; i < nfds && !got; i++) {
+			int n = 0;
+
+			if (!ioctl(fds[i], FIONREAD, &n) && n > 0)
+				got = 1;
+		}
+	}
+	if (!vt_expect_true("a connection request came to the mute "
+			    "listener", got))
+		vt_die("nothing to go on with");
+	vt_note("ok a connection request came to the mute listener");
+	/* the client's first connect ended first (the suite creates the
+	 * file then): it must not reach the PSP */
+	until = vt_now_us() + (uint64_t)vt_secs(60);
+	while (access(go, F_OK) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (access(go, F_OK))
+		vt_die("no %s after %us", go, vt_secs(60) / 1000000);
+	close(lfd);
+
+	vt_mem_alloc(&v, &data, DATA_LEN,
+		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	memset(data.buf, 0, DATA_LEN);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	ep = accept_one(&v, &data);
+	vt_expect_dto("the client's data", v.rcv_evd, ep, 0xda7a,
+		      DAT_DTO_SUCCESS, DATA_LEN);
+	vt_check("the client's data", data.buf, DATA_LEN, DATA_SEED);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&data);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	vt_close(&v);
+	return 0;
+}
+
+static int mute_client(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO");
+	struct sockaddr_in sin;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	struct vt v;
+
+	if (!go)
+		vt_die("DATTEST_GO names the file the suite creates");
+	vt_open(&v, o->ia_name);
+	vt_sockaddr(&sin, o->addr);
+	ep = vt_ep(&v, NULL);
+	vt_must("dat_ep_connect (to the mute listener)",
+		dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, o->qual,
+			       vt_secs(3), 0, NULL, DAT_QOS_BEST_EFFORT,
+			       DAT_CONNECT_DEFAULT_FLAG));
+	vt_expect_event("the connect to the mute listener", v.conn_evd,
+			DAT_CONNECTION_EVENT_TIMED_OUT, &ev);
+	vt_ep_free(ep);
+	printf("first connect timed out\n");
+	fflush(stdout);
+	send_data_after_go(&v, o, go);
+	vt_close(&v);
+	return 0;
+}
+
 static const struct vt_test tests[] = {
 	{ "relisten", relisten_server, relisten_client },
+	{ "mute", mute_server, mute_client },
 	{ NULL, NULL, NULL },
 };
 
