@@ -164,8 +164,11 @@ OFI_FABRICS := tcp shm tcpmsg
 #   errors-stuck.bats: rxm turns an RDMA read into a verbs RDMA read,
 #     which rxe serves in the target's kernel: a stopped target process
 #     does not stop it (as over shm).
-#   psp-gone.bats, churn.bats: not tried in the guest (they are not in
-#     OFI_SUITES).
+#   churn.bats: 12 of 14 runs passed in two boots (2026-11-27, the
+#     suite in a loop); in one of the 2 failures the client died of
+#     SIGSEGV (exit status 139, no core kept), the other's output was
+#     lost.  Not investigated; psp-gone.bats passed 7 of 7 in the same
+#     boots and runs over verbs (OFI_SUITES_verbs below).
 # Over verbs since 2026-11-26:
 #   cr_overflow.bats: its client died of SIGSEGV now and then (1 run in
 #     30 of the pair in one guest boot; core): after the server rejected
@@ -197,7 +200,8 @@ OFI_FABRICS := tcp shm tcpmsg
 #     test/ofi/libfabric-verbs.supp suppresses exactly those,
 #     each entry saying why it is not ours (OFI_VG_SUPP in
 #     ofi_helpers.bash).
-OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats, $(OFI_SUITES))
+OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
+	test/ofi/psp-gone.bats
 VERBS_SUITES += $(OFI_SUITES_verbs)
 
 run-ofi-suites:

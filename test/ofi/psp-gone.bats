@@ -9,8 +9,8 @@
 # it over.  Over tcp;ofi_rxm and shm (providers/ofi/cm.c) the reject goes
 # from the server's control endpoint, and the new PSP's listener over shm
 # is the freed one's lingering endpoint (ofi_lep_linger).  Over tcp,
-# shm and tcpmsg: see OFI_SUITES_* in providers/ofi/ofi.mk for what
-# failed before.
+# shm, tcpmsg and (in the soft-RoCE guest) verbs;ofi_rxm: see
+# OFI_SUITES_* in providers/ofi/ofi.mk for what failed before.
 
 load ofi_helpers
 
