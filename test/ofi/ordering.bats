@@ -23,7 +23,7 @@ setup_file() { ofi_setup_file; }
 	pair unpolled
 }
 
-@test "$OFI_FABRIC: a dat_evd_wait blocked on $OFI_PROV uses under 5 % of a core (CPU time of the process)" {
+@test "$OFI_FABRIC: a dat_evd_wait blocked on $OFI_PROV does not spin: under 5 % of a core (20 % under TCG emulation; CPU time of the process)" {
 	pair idle-wait
-	grep -q '^  ok a blocked dat_evd_wait uses under 5 percent of a core$' "$SRV_OUT"
+	grep -q '^  ok a blocked dat_evd_wait uses under \(5\|20\) percent of a core$' "$SRV_OUT"
 }

@@ -340,6 +340,16 @@ static uint64_t cpu_us(void)
 
 static int idle_server(const struct vt_opts *o)
 {
+	/* What this checks is that a blocked wait does not spin (a spin
+	 * is a whole core): natively a blocked wait over libfabric uses
+	 * 0.2-0.4 % and the bound is 5 %.  Under TCG emulation
+	 * (VM_ACCEL=tcg, test/vm/run.sh) an engine round costs tens of
+	 * times more CPU and the figure was 5.5-6.6 % in CI runs
+	 * (2026-11-26, 2026-11-27) over verbs;ofi_rxm: the bound there is
+	 * 20 %, still five times below a spin. */
+	const char *accel = getenv("VM_ACCEL");
+	const unsigned limit = accel && !strcmp(accel, "tcg") ? 20 : 5;
+	char what[96];
 	uint64_t c0, t0, cpu, wall;
 	DAT_PSP_HANDLE psp;
 	DAT_EP_HANDLE ep;
@@ -360,11 +370,11 @@ static int idle_server(const struct vt_opts *o)
 		cpu / 1e6, 100.0 * (double)cpu / (double)wall);
 	vt_expect_true("the wait blocked for most of the client's sleep",
 		       wall >= (IDLE_SECS - 1) * 1000000ull);
-	if (vt_expect_true("a blocked dat_evd_wait uses under 5 percent of a "
-			   "core",
-			   cpu * 20 < wall))
-		vt_note("ok a blocked dat_evd_wait uses under 5 percent of a "
-			"core");
+	snprintf(what, sizeof(what),
+		 "a blocked dat_evd_wait uses under %u percent of a core",
+		 limit);
+	if (vt_expect_true(what, cpu * 100 < wall * limit))
+		vt_note("ok %s", what);
 	vt_wait_disconnected(&v, ep);
 	vt_ep_free(ep);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
