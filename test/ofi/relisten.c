@@ -99,12 +99,35 @@ static DAT_EP_HANDLE accept_one(struct vt *v, struct vt_mem *data)
 	return ep;
 }
 
+/* A PSP on qual (again), one connection, the client's data checked. */
+static void receive_data_once(struct vt *v, DAT_CONN_QUAL qual)
+{
+	struct vt_mem data;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+
+	vt_mem_alloc(v, &data, DATA_LEN,
+		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
+			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	memset(data.buf, 0, DATA_LEN);
+	psp = vt_psp(v, &qual);
+	vt_listening(qual);
+	ep = accept_one(v, &data);
+	vt_expect_dto("the client's data", v->rcv_evd, ep, 0xda7a,
+		      DAT_DTO_SUCCESS, DATA_LEN);
+	vt_check("the client's data", data.buf, DATA_LEN, DATA_SEED);
+	vt_wait_disconnected(v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free (the one made again)", dat_psp_free(psp),
+		  DAT_SUCCESS);
+	vt_mem_free(&data);
+}
+
 static int relisten_server(const struct vt_opts *o)
 {
 	DAT_CONN_QUAL qual = 0;
 	DAT_PSP_HANDLE psp;
 	DAT_EP_HANDLE ep;
-	struct vt_mem data;
 	struct vt_msg m;
 	uint64_t until;
 	struct vt v;
@@ -127,68 +150,7 @@ static int relisten_server(const struct vt_opts *o)
 	else
 		vt_note("ok the freed PSP's listener is gone");
 
-	vt_mem_alloc(&v, &data, DATA_LEN,
-		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
-			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
-	memset(data.buf, 0, DATA_LEN);
-	psp = vt_psp(&v, &qual);
-	vt_listening(qual);
-	ep = accept_one(&v, &data);
-	vt_expect_dto("the client's data", v.rcv_evd, ep, 0xda7a,
-		      DAT_DTO_SUCCESS, DATA_LEN);
-	vt_check("the client's data", data.buf, DATA_LEN, DATA_SEED);
-	vt_wait_disconnected(&v, ep);
-	vt_ep_free(ep);
-	vt_expect("dat_psp_free (again)", dat_psp_free(psp), DAT_SUCCESS);
-	vt_mem_free(&data);
-	vt_close(&v);
-	return 0;
-}
-
-static int relisten_client(const struct vt_opts *o)
-{
-	const char *go = getenv("DATTEST_GO");
-	DAT_LMR_TRIPLET iov;
-	struct vt_mem data;
-	DAT_EP_HANDLE ep;
-	struct vt_msg m;
-	uint64_t until;
-	struct vt v;
-
-	if (!go)
-		vt_die("DATTEST_GO names the file the suite creates");
-	vt_open(&v, o->ia_name);
-	ep = vt_ep(&v, NULL);
-	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
-	vt_msg_init(&m, "first");
-	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
-	vt_disconnect(&v, ep);
-	vt_ep_free(ep);
-	printf("first connection done\n");
-	fflush(stdout);
-
-	until = vt_now_us() + (uint64_t)vt_secs(60);
-	while (access(go, F_OK) && vt_now_us() < until)
-		vt_sleep_ms(10);
-	if (access(go, F_OK))
-		vt_die("no %s after %us", go, vt_secs(60) / 1000000);
-
-	vt_mem_alloc(&v, &data, DATA_LEN,
-		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
-			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
-	vt_fill(data.buf, DATA_LEN, DATA_SEED);
-	ep = vt_ep(&v, NULL);
-	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
-	vt_note("ok connected again, to the PSP created anew");
-	iov = vt_iov(&data, 0, DATA_LEN);
-	vt_must("dat_ep_post_send(the data)",
-		dat_ep_post_send(ep, 1, &iov, vt_cookie(0x5e4d),
-				 DAT_COMPLETION_DEFAULT_FLAG));
-	vt_expect_dto("the data sent", v.req_evd, ep, 0x5e4d,
-		      DAT_DTO_SUCCESS, DATA_LEN);
-	vt_disconnect(&v, ep);
-	vt_ep_free(ep);
-	vt_mem_free(&data);
+	receive_data_once(&v, qual);
 	vt_close(&v);
 	return 0;
 }
@@ -225,6 +187,29 @@ static void send_data_after_go(struct vt *v, const struct vt_opts *o,
 	vt_mem_free(&data);
 }
 
+static int relisten_client(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO");
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	struct vt v;
+
+	if (!go)
+		vt_die("DATTEST_GO names the file the suite creates");
+	vt_open(&v, o->ia_name);
+	ep = vt_ep(&v, NULL);
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_msg_init(&m, "first");
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	printf("first connection done\n");
+	fflush(stdout);
+	send_data_after_go(&v, o, go);
+	vt_close(&v);
+	return 0;
+}
+
 #define MUTE_MAX 16
 
 static int mute_server(const struct vt_opts *o)
@@ -234,9 +219,6 @@ static int mute_server(const struct vt_opts *o)
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
 	DAT_CONN_QUAL qual;
-	DAT_PSP_HANDLE psp;
-	DAT_EP_HANDLE ep;
-	struct vt_mem data;
 	uint64_t until;
 	struct vt v;
 
@@ -285,20 +267,7 @@ static int mute_server(const struct vt_opts *o)
 		vt_die("no %s after %us", go, vt_secs(60) / 1000000);
 	close(lfd);
 
-	vt_mem_alloc(&v, &data, DATA_LEN,
-		     DAT_MEM_PRIV_LOCAL_READ_FLAG |
-			 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
-	memset(data.buf, 0, DATA_LEN);
-	psp = vt_psp(&v, &qual);
-	vt_listening(qual);
-	ep = accept_one(&v, &data);
-	vt_expect_dto("the client's data", v.rcv_evd, ep, 0xda7a,
-		      DAT_DTO_SUCCESS, DATA_LEN);
-	vt_check("the client's data", data.buf, DATA_LEN, DATA_SEED);
-	vt_wait_disconnected(&v, ep);
-	vt_ep_free(ep);
-	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
-	vt_mem_free(&data);
+	receive_data_once(&v, qual);
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	vt_close(&v);
