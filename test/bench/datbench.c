@@ -57,6 +57,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <glob.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -528,6 +529,32 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* DATBENCH_SAMPLES=FILE: every iteration's latency in microseconds, in
+ * the order measured, one per line (to see how a run's figures are
+ * spread in time, which a median and a p99 do not show). */
+static void lat_samples_dump(const uint64_t *d, int n, double per_us)
+{
+	const char *path = getenv("DATBENCH_SAMPLES");
+	FILE *f;
+	int i;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "datbench: DATBENCH_SAMPLES=%s: %s\n", path,
+			strerror(errno));
+		exit(1);
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%.3f\n", (double)d[i] / per_us);
+	if (fclose(f)) {
+		fprintf(stderr, "datbench: DATBENCH_SAMPLES=%s: %s\n", path,
+			strerror(errno));
+		exit(1);
+	}
+}
+
 /* perftest's way: consecutive timestamps, halved for ping-pongs. */
 static void report_lat(const struct opts *o, uint64_t *t, int halve)
 {
@@ -542,6 +569,7 @@ static void report_lat(const struct opts *o, uint64_t *t, int halve)
 		d[i] = t[i + 1] - t[i];
 		sum += (double)d[i];
 	}
+	lat_samples_dump(d, n, f);
 	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
 	/* perftest's 99% percentile: the sample at index 0.99 * n */
 	printf("RESULT %s %lu %d typ=%.2f min=%.2f max=%.2f avg=%.2f "
