@@ -15,7 +15,9 @@
  *	The client prints one line "RESULT TEST SIZE ITERS typ=.. min=..
  *	max=.. avg=.. p99=.." (microseconds; p99 as perftest's "99%
  *	percentile") or "RESULT write_bw SIZE ITERS bw=.." (MB/s with
- *	perftest's MB = 2^20 bytes).  write_bw keeps WINDOW writes
+ *	perftest's MB = 2^20 bytes).  DATBENCH_SAMPLES=FILE: the client
+ *	also writes every latency, in the order measured (phases.awk
+ *	shows how a run's figures spread in time).  write_bw keeps WINDOW writes
  *	outstanding (default 32; run-bench.sh gives perftest the same
  *	-t), each one signaled.  MODE is how the server waits while the
  *	client measures (for the reads, atomics and write_bw, where it has
