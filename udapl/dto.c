@@ -23,7 +23,30 @@
  * it.  The atomics' common post is made the same way in ext.c, with
  * dto.h's core and post_atomic1.
  */
+#include <errno.h>
+
 #include "dto.h"
+
+/*
+ * The transport's one-segment ops answer an errno (transport.h), as the
+ * device library gave it: no room in the work queue is
+ * DAT_INSUFFICIENT_RESOURCES (of the endpoint), a work request the
+ * device refuses DAT_INVALID_PARAMETER, an endpoint without its queue
+ * pair DAT_INVALID_STATE, and anything else DAT_INTERNAL_ERROR.
+ */
+DAT_RETURN dapl_post_errno(int err)
+{
+	switch (err) {
+	case ENOMEM:
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	case EINVAL:
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
+	case ENOTCONN:
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	default:
+		return DAPL_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	}
+}
 
 void dapl_ep_post_limits(struct dapl_ep *ep)
 {
