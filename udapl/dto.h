@@ -58,16 +58,17 @@ static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
 }
 
 /*
- * Checks a post's completion flags against the set the EP allows
- * (ep->req_flags_ok or ep->recv_flags_ok, dapl_ep_post_limits): a flag
- * the post kind does not take, or UNSIGNALLED where the EP's completion
- * flags do not allow it; arg is the subtype of their argument.
+ * Checks a post's completion flags against the set the EP refuses
+ * (ep->req_flags_refused or ep->recv_flags_refused,
+ * dapl_ep_post_limits): a flag the post kind does not take, or
+ * UNSIGNALLED where the EP's completion flags do not allow it; arg is
+ * the subtype of their argument.
  */
 static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
-				     DAT_COMPLETION_FLAGS ok,
+				     DAT_COMPLETION_FLAGS refused,
 				     DAT_RETURN_SUBTYPE arg)
 {
-	if (dapl_unlikely(flags & ~ok))
+	if (dapl_unlikely(flags & refused))
 		return bad_arg(arg);
 	return DAT_SUCCESS;
 }

@@ -282,12 +282,13 @@ struct dapl_ep {
 	 * one-segment ops whenever one of them changes
 	 * (dapl_ep_post_limits, dto.c), so that a post compares instead
 	 * of deriving: the completion flags a request and a receive may
-	 * carry (dto.h's REQUEST_POST_FLAGS and RECV_POST_FLAGS, less
-	 * UNSIGNALLED unless the EP's completion flags allow it), and
+	 * not carry (all but dto.h's REQUEST_POST_FLAGS and
+	 * RECV_POST_FLAGS, and UNSIGNALLED unless the EP's completion
+	 * flags allow it: the complement, so that the test is one AND), and
 	 * whether a one-segment send or receive may take the short path
 	 * (a segment allowed, the transport's one-segment op, and for a
 	 * receive no SRQ); if not, the general path makes every check. */
-	DAT_COMPLETION_FLAGS req_flags_ok, recv_flags_ok;
+	DAT_COMPLETION_FLAGS req_flags_refused, recv_flags_refused;
 	uint8_t send1_ok, recv1_ok;
 	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
 	 * none), copied at create: a post's test and call without the two
