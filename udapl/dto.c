@@ -23,16 +23,40 @@
  * it.  The atomics' common post is made the same way in ext.c, with
  * dto.h's core and post_atomic1.
  */
+#include <errno.h>
+
 #include "dto.h"
+
+/*
+ * The transport's one-segment ops answer an errno (transport.h), as the
+ * device library gave it: no room in the work queue is
+ * DAT_INSUFFICIENT_RESOURCES (of the endpoint), a work request the
+ * device refuses DAT_INVALID_PARAMETER, an endpoint without its queue
+ * pair DAT_INVALID_STATE, and anything else DAT_INTERNAL_ERROR.
+ */
+DAT_RETURN dapl_post_errno(int err)
+{
+	switch (err) {
+	case ENOMEM:
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
+	case EINVAL:
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE);
+	case ENOTCONN:
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	default:
+		return DAPL_ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+	}
+}
 
 void dapl_ep_post_limits(struct dapl_ep *ep)
 {
 	const DAT_COMPLETION_FLAGS u = DAT_COMPLETION_UNSIGNALLED_FLAG;
 
-	ep->req_flags_ok = REQUEST_POST_FLAGS &
-			   ~(ep->attr.request_completion_flags & u ? 0 : u);
-	ep->recv_flags_ok =
-	    RECV_POST_FLAGS & ~(ep->attr.recv_completion_flags & u ? 0 : u);
+	ep->req_flags_refused =
+	    ~(REQUEST_POST_FLAGS &
+	      ~(ep->attr.request_completion_flags & u ? 0 : u));
+	ep->recv_flags_refused =
+	    ~(RECV_POST_FLAGS & ~(ep->attr.recv_completion_flags & u ? 0 : u));
 	ep->send1_ok = ep->attr.max_request_iov != 0 && ep->post_send1;
 	ep->recv1_ok =
 	    ep->attr.max_recv_iov != 0 && ep->post_recv1 && !ep->srq;
@@ -124,7 +148,8 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	rc = flags_check(flags, recv ? ep->recv_flags_ok : ep->req_flags_ok,
+	rc = flags_check(flags,
+			 recv ? ep->recv_flags_refused : ep->req_flags_refused,
 			 DAT_INVALID_ARG5);
 	if (dapl_unlikely(rc))
 		return rc;
@@ -303,7 +328,7 @@ DTO_INLINE DAT_RETURN post_rdma(DAT_EP_HANDLE ep_handle,
 
 	if (dapl_unlikely(!dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP)))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
-	rc = flags_check(flags, ep->req_flags_ok, DAT_INVALID_ARG6);
+	rc = flags_check(flags, ep->req_flags_refused, DAT_INVALID_ARG6);
 	if (dapl_unlikely(rc))
 		return rc;
 	if (dapl_unlikely(!remote_iov))
@@ -395,7 +420,7 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 	struct dapl_post p;
 	DAT_RETURN rc;
 
-	rc = flags_check(flags, ep->req_flags_ok, flags_arg);
+	rc = flags_check(flags, ep->req_flags_refused, flags_arg);
 	if (dapl_unlikely(rc))
 		return rc;
 	p.op = op;

@@ -49,22 +49,26 @@ static inline int recv_state_ok(DAT_EP_STATE s)
  */
 #define DTO_INLINE static inline __attribute__((always_inline))
 
+/* A one-segment op's errno as the DAT error a post returns (dto.c). */
+DAT_RETURN dapl_post_errno(int err) __attribute__((cold));
+
 static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
 {
 	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);
 }
 
 /*
- * Checks a post's completion flags against the set the EP allows
- * (ep->req_flags_ok or ep->recv_flags_ok, dapl_ep_post_limits): a flag
- * the post kind does not take, or UNSIGNALLED where the EP's completion
- * flags do not allow it; arg is the subtype of their argument.
+ * Checks a post's completion flags against the set the EP refuses
+ * (ep->req_flags_refused or ep->recv_flags_refused,
+ * dapl_ep_post_limits): a flag the post kind does not take, or
+ * UNSIGNALLED where the EP's completion flags do not allow it; arg is
+ * the subtype of their argument.
  */
 static inline DAT_RETURN flags_check(DAT_COMPLETION_FLAGS flags,
-				     DAT_COMPLETION_FLAGS ok,
+				     DAT_COMPLETION_FLAGS refused,
 				     DAT_RETURN_SUBTYPE arg)
 {
-	if (dapl_unlikely(flags & ~ok))
+	if (dapl_unlikely(flags & refused))
 		return bad_arg(arg);
 	return DAT_SUCCESS;
 }
@@ -116,7 +120,6 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 	uint8_t signaled;
 	struct dapl_cookie *c;
 	unsigned pf;
-	uint32_t half;
 	DAT_RETURN rc;
 
 	if (!recv) {
@@ -153,12 +156,11 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 	c->op = (uint8_t)op;
 	c->signaled = signaled;
 	/* Whether the work request asks the transport for a completion:
-	 * the consumer's unsignalled posts still get one every half ring,
-	 * or the ring (and the send queue) would never see its slots
-	 * retired; the cookie says the consumer does not want it, so the
-	 * poller drops it. */
-	half = r->size >> 1;
-	if (signaled || !half || (c->seq & (half - 1)) == half - 1)
+	 * the consumer's unsignalled posts still get one every half ring
+	 * (r->sig_mask, ring_alloc), or the ring (and the send queue)
+	 * would never see its slots retired; the cookie says the consumer
+	 * does not want it, so the poller drops it. */
+	if (signaled || (c->seq & r->sig_mask) == r->sig_mask)
 		pf |= DAPL_POST_SIGNALED;
 	/* dat_rmr_bind(3DAT): nothing posted after a bind starts before
 	 * the bind completed (a per-EP flag, no queue). */
@@ -168,19 +170,25 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 	if (one) {
 		/* the transport's one-segment op (the caller made sure it
 		 * has one): no struct dapl_post; op is a constant in each
-		 * public post, so this is one call */
+		 * public post, so this is one call.  It answers 0 or an
+		 * errno (transport.h), turned into the DAT error off the
+		 * common path. */
+		int err;
+
 		if (recv)
-			rc = ep->post_recv1(ep, c, one);
+			err = ep->post_recv1(ep, c, one);
 		else if (op == DAPL_OP_SEND)
-			rc = ep->post_send1(ep, c, one, pf);
+			err = ep->post_send1(ep, c, one, pf);
 		else if (op == DAPL_OP_RDMA_WRITE)
-			rc = ep->post_write1(ep, c, one, pf, remote_addr,
-					     rkey);
+			err = ep->post_write1(ep, c, one, pf, remote_addr,
+					      rkey);
 		else if (op == DAPL_OP_RDMA_READ)
-			rc = ep->post_read1(ep, c, one, pf, remote_addr, rkey);
+			err = ep->post_read1(ep, c, one, pf, remote_addr,
+					     rkey);
 		else
-			rc = ep->post_atomic1(ep, c, one, pf, op, remote_addr,
-					      rkey, compare_add, swap);
+			err = ep->post_atomic1(ep, c, one, pf, op, remote_addr,
+					       rkey, compare_add, swap);
+		rc = dapl_likely(!err) ? DAT_SUCCESS : dapl_post_errno(err);
 	} else {
 		p->flags = pf;
 		p->cookie = c;

@@ -142,6 +142,7 @@ static int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n,
 		r->slot[i].ep = ep;
 	r->size = size;
 	r->head = r->tail = 0;
+	r->sig_mask = size > 1 ? (size >> 1) - 1 : 0;
 	return 0;
 }
 

@@ -81,7 +81,7 @@ ext_atomic(struct dapl_ep *ep, enum dapl_op op, va_list ap)
 					    remote->rmr_context, compare_add,
 					    swap, flags_arg);
 	/* dapl_dto_post_atomic's checks, then the transport's op */
-	rc = flags_check(flags, ep->req_flags_ok, flags_arg);
+	rc = flags_check(flags, ep->req_flags_refused, flags_arg);
 	if (dapl_unlikely(rc))
 		return rc;
 	return dto_submit_op(ep, op, NULL, &sge, user_cookie, flags, 8,

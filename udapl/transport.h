@@ -561,11 +561,16 @@ struct dapl_ops {
 	 * work request per endpoint and fill only what changes).  c is
 	 * the cookie (the wr_id), sge the checked segment, flags the
 	 * DAPL_POST_* of a send.  The same locking as post_send; NULL:
-	 * udapl builds a struct dapl_post and calls post_send/post_recv. */
-	DAT_RETURN (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge, unsigned flags);
-	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge);
+	 * udapl builds a struct dapl_post and calls post_send/post_recv.
+	 * These five return 0 or a positive errno, the device library's
+	 * answer as it is (so that a transport may end in a tail call
+	 * into it), which udapl turns into the DAT error
+	 * (dapl_post_errno: ENOMEM, EINVAL, ENOTCONN for an endpoint with
+	 * no queue pair, anything else an internal error). */
+	int (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge, unsigned flags);
+	int (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge);
 	/* OPTIONAL hot path: the common one-segment RDMA write and read
 	 * and the 8-byte atomics, without a struct dapl_post, in the same
 	 * way.  c, sge and flags as for post_send1 (sge checked, a read's
@@ -577,17 +582,17 @@ struct dapl_ops {
 	 * original value lands in, remote_addr 8-byte aligned.  Each is
 	 * optional on its own; NULL: udapl builds a struct dapl_post and
 	 * calls post_send (as it does for other segment counts). */
-	DAT_RETURN (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				  const struct dapl_sge *sge, unsigned flags,
-				  uint64_t remote_addr, uint32_t rkey);
-	DAT_RETURN (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge, unsigned flags,
-				 uint64_t remote_addr, uint32_t rkey);
-	DAT_RETURN (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				   const struct dapl_sge *sge, unsigned flags,
-				   enum dapl_op op, uint64_t remote_addr,
-				   uint32_t rkey, uint64_t compare_add,
-				   uint64_t swap);
+	int (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			   const struct dapl_sge *sge, unsigned flags,
+			   uint64_t remote_addr, uint32_t rkey);
+	int (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge, unsigned flags,
+			  uint64_t remote_addr, uint32_t rkey);
+	int (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge, unsigned flags,
+			    enum dapl_op op, uint64_t remote_addr,
+			    uint32_t rkey, uint64_t compare_add,
+			    uint64_t swap);
 
 	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
 	 * returns it; one in use gives DAT_CONN_QUAL_IN_USE.  listen_stop

@@ -75,6 +75,10 @@ struct dapl_cookie_ring {
 	uint32_t size;			/* a power of two */
 	uint32_t head;			/* next to hand out */
 	uint32_t tail;			/* oldest not yet completed */
+	/* an unsignalled post whose seq & sig_mask == sig_mask asks for a
+	 * completion all the same (half the ring less one; 0 for a ring
+	 * of one slot: every post), so that slots are retired (dto.h) */
+	uint32_t sig_mask;
 };
 
 /*
@@ -278,32 +282,33 @@ struct dapl_ep {
 	 * one-segment ops whenever one of them changes
 	 * (dapl_ep_post_limits, dto.c), so that a post compares instead
 	 * of deriving: the completion flags a request and a receive may
-	 * carry (dto.h's REQUEST_POST_FLAGS and RECV_POST_FLAGS, less
-	 * UNSIGNALLED unless the EP's completion flags allow it), and
+	 * not carry (all but dto.h's REQUEST_POST_FLAGS and
+	 * RECV_POST_FLAGS, and UNSIGNALLED unless the EP's completion
+	 * flags allow it: the complement, so that the test is one AND), and
 	 * whether a one-segment send or receive may take the short path
 	 * (a segment allowed, the transport's one-segment op, and for a
 	 * receive no SRQ); if not, the general path makes every check. */
-	DAT_COMPLETION_FLAGS req_flags_ok, recv_flags_ok;
+	DAT_COMPLETION_FLAGS req_flags_refused, recv_flags_refused;
 	uint8_t send1_ok, recv1_ok;
 	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
 	 * none), copied at create: a post's test and call without the two
 	 * loads through the IA (an IA's ops never change) */
-	DAT_RETURN (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge, unsigned flags);
-	DAT_RETURN (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge);
+	int (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge, unsigned flags);
+	int (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge);
 	/* the same for ia->ops->post_write1/post_read1/post_atomic1 */
-	DAT_RETURN (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				  const struct dapl_sge *sge, unsigned flags,
-				  uint64_t remote_addr, uint32_t rkey);
-	DAT_RETURN (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				 const struct dapl_sge *sge, unsigned flags,
-				 uint64_t remote_addr, uint32_t rkey);
-	DAT_RETURN (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
-				   const struct dapl_sge *sge, unsigned flags,
-				   enum dapl_op op, uint64_t remote_addr,
-				   uint32_t rkey, uint64_t compare_add,
-				   uint64_t swap);
+	int (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			   const struct dapl_sge *sge, unsigned flags,
+			   uint64_t remote_addr, uint32_t rkey);
+	int (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			  const struct dapl_sge *sge, unsigned flags,
+			  uint64_t remote_addr, uint32_t rkey);
+	int (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
+			    const struct dapl_sge *sge, unsigned flags,
+			    enum dapl_op op, uint64_t remote_addr,
+			    uint32_t rkey, uint64_t compare_add,
+			    uint64_t swap);
 	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
 	 * NULL.  One word, read and written with __atomic: it is read and
 	 * refilled before ep->lock (two threads may post at once on a

@@ -115,7 +115,10 @@ DAT_RETURN verbs_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 /*
  * The one-segment send and receive (udapl's post_send1/post_recv1):
  * the work requests were built once per endpoint; a post sets the
- * cookie, copies the checked segment and, for a send, the flags.
+ * cookie, copies the checked segment and, for a send, the flags.  Each
+ * ends in a tail call: the device library's answer goes back as it is,
+ * an errno that udapl turns into the DAT error (udapl/transport.h); an
+ * endpoint without its queue pair is ENOTCONN.
  */
 void verbs_post_init(struct dapl_tp_ep *cep)
 {
@@ -133,35 +136,29 @@ void verbs_post_init(struct dapl_tp_ep *cep)
 	cep->req1.imm_data = 0;
 }
 
-DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge, unsigned flags)
+int verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge, unsigned flags)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	struct ibv_send_wr *bad;
-	int rc;
 
 	if (dapl_unlikely(!cep || !cep->qp))
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
+		return ENOTCONN;
 	cep->send1.wr_id = (uintptr_t)c;
 	cep->send1.send_flags = flags;
 	cep->send1_sge = *(const struct ibv_sge *)sge;
-	rc = ibv_post_send(cep->qp, &cep->send1, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+	return ibv_post_send(cep->qp, &cep->send1, &cep->bad_send);
 }
 
-DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge)
+int verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	struct ibv_recv_wr *bad;
-	int rc;
 
 	if (dapl_unlikely(!cep || !cep->qp))
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
+		return ENOTCONN;
 	cep->recv1.wr_id = (uintptr_t)c;
 	cep->recv1_sge = *(const struct ibv_sge *)sge;
-	rc = ibv_post_recv(cep->qp, &cep->recv1, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+	return ibv_post_recv(cep->qp, &cep->recv1, &cep->bad_recv);
 }
 
 /*
@@ -169,22 +166,18 @@ DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
  * post_write1/post_read1/post_atomic1): one template for the three, of
  * which a post sets the opcode and the remote side as well.
  */
-static inline __attribute__((always_inline)) DAT_RETURN
+static inline __attribute__((always_inline)) int
 verbs_post_req1(struct dapl_tp_ep *cep, struct dapl_cookie *c,
 		const struct dapl_sge *sge, unsigned flags)
 {
-	struct ibv_send_wr *bad;
-	int rc;
-
 	cep->req1.wr_id = (uintptr_t)c;
 	cep->req1.send_flags = flags;
 	cep->req1_sge = *(const struct ibv_sge *)sge;
-	rc = ibv_post_send(cep->qp, &cep->req1, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+	return ibv_post_send(cep->qp, &cep->req1, &cep->bad_send);
 }
 
 /* An RDMA write or read (opcode a constant in each caller). */
-static inline __attribute__((always_inline)) DAT_RETURN
+static inline __attribute__((always_inline)) int
 verbs_post_rdma1(struct dapl_ep *ep, struct dapl_cookie *c,
 		 const struct dapl_sge *sge, unsigned flags,
 		 enum ibv_wr_opcode opcode, uint64_t remote_addr, uint32_t rkey)
@@ -192,39 +185,38 @@ verbs_post_rdma1(struct dapl_ep *ep, struct dapl_cookie *c,
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 
 	if (dapl_unlikely(!cep || !cep->qp))
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
+		return ENOTCONN;
 	cep->req1.opcode = opcode;
 	cep->req1.wr.rdma.remote_addr = remote_addr;
 	cep->req1.wr.rdma.rkey = rkey;
 	return verbs_post_req1(cep, c, sge, flags);
 }
 
-DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge, unsigned flags,
-			     uint64_t remote_addr, uint32_t rkey)
+int verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+		      const struct dapl_sge *sge, unsigned flags,
+		      uint64_t remote_addr, uint32_t rkey)
 {
 	return verbs_post_rdma1(ep, c, sge, flags, IBV_WR_RDMA_WRITE,
 				remote_addr, rkey);
 }
 
-DAT_RETURN verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge, unsigned flags,
-			    uint64_t remote_addr, uint32_t rkey)
+int verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge, unsigned flags,
+		     uint64_t remote_addr, uint32_t rkey)
 {
 	return verbs_post_rdma1(ep, c, sge, flags, IBV_WR_RDMA_READ,
 				remote_addr, rkey);
 }
 
-DAT_RETURN verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
-			      const struct dapl_sge *sge, unsigned flags,
-			      enum dapl_op op, uint64_t remote_addr,
-			      uint32_t rkey, uint64_t compare_add,
-			      uint64_t swap)
+int verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+		       const struct dapl_sge *sge, unsigned flags,
+		       enum dapl_op op, uint64_t remote_addr, uint32_t rkey,
+		       uint64_t compare_add, uint64_t swap)
 {
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
 
 	if (dapl_unlikely(!cep || !cep->qp))
-		return DAPL_ERR(DAT_INVALID_STATE, 0);
+		return ENOTCONN;
 	cep->req1.opcode = op == DAPL_OP_ATOMIC_FETCH_ADD
 			       ? IBV_WR_ATOMIC_FETCH_AND_ADD
 			       : IBV_WR_ATOMIC_CMP_AND_SWP;

@@ -85,6 +85,11 @@ struct dapl_tp_ep {
 	 * post sets its opcode and remote side too */
 	struct ibv_send_wr req1;
 	struct ibv_sge req1_sge;
+	/* where the device library names a refused work request: here,
+	 * not on the stack, so that a one-segment post ends in a tail
+	 * call into ibv_post_send/ibv_post_recv (nobody reads them) */
+	struct ibv_send_wr *bad_send;
+	struct ibv_recv_wr *bad_recv;
 };
 
 /* dapl_evd_tp */
@@ -230,22 +235,21 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
 DAT_RETURN verbs_post_recv(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
-DAT_RETURN verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge,
-			    unsigned flags) DAPL_HIDDEN;
-DAT_RETURN verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge) DAPL_HIDDEN;
-DAT_RETURN verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge, unsigned flags,
-			     uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
-DAT_RETURN verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge, unsigned flags,
-			    uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
-DAT_RETURN verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
-			      const struct dapl_sge *sge, unsigned flags,
-			      enum dapl_op op, uint64_t remote_addr,
-			      uint32_t rkey, uint64_t compare_add,
-			      uint64_t swap) DAPL_HIDDEN;
+/* the one-segment posts answer 0 or an errno (udapl/transport.h) */
+int verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge, unsigned flags) DAPL_HIDDEN;
+int verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge) DAPL_HIDDEN;
+int verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+		      const struct dapl_sge *sge, unsigned flags,
+		      uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
+int verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+		     const struct dapl_sge *sge, unsigned flags,
+		     uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
+int verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+		       const struct dapl_sge *sge, unsigned flags,
+		       enum dapl_op op, uint64_t remote_addr, uint32_t rkey,
+		       uint64_t compare_add, uint64_t swap) DAPL_HIDDEN;
 /* the templates of verbs_post_send1/recv1/write1/read1/atomic1 in a
  * new cep */
 void verbs_post_init(struct dapl_tp_ep *cep) DAPL_HIDDEN;

@@ -6,6 +6,7 @@
  * The real provider is tested on rxe (test/verbs).  TAP on stdout.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -39,7 +40,7 @@ static struct {
 	int op1;
 	uint64_t raddr1, cmp1, swap1;
 	uint32_t rkey1;
-	DAT_RETURN fail1; /* nonzero: the next one-segment op returns it */
+	int fail1; /* an errno: the next one-segment op returns it */
 } f;
 
 static void keep(const struct dapl_post *p)
@@ -234,32 +235,38 @@ static DAT_RETURN disconnect_(struct dapl_ep *ep, int abrupt)
 
 /* The one-segment ops (post_send1/post_recv1): the segment as
  * udapl checked it, kept where keep() keeps a dapl_post's. */
-static DAT_RETURN post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge, unsigned flags)
+static int post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+		      const struct dapl_sge *sge, unsigned flags)
 {
+	int rc = f.fail1;
+
 	(void)ep;
+	f.fail1 = 0;
 	f.post_send1++;
 	f.cookie1 = c;
 	f.flags1 = flags;
 	f.sge[0] = *sge;
-	return DAT_SUCCESS;
+	return rc;
 }
 
-static DAT_RETURN post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge)
+static int post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+		      const struct dapl_sge *sge)
 {
+	int rc = f.fail1;
+
 	(void)ep;
+	f.fail1 = 0;
 	f.post_recv1++;
 	f.cookie1 = c;
 	f.sge[0] = *sge;
-	return DAT_SUCCESS;
+	return rc;
 }
 
-static DAT_RETURN req1(struct dapl_ep *ep, struct dapl_cookie *c,
-		       const struct dapl_sge *sge, unsigned flags, int op,
-		       uint64_t raddr, uint32_t rkey)
+static int req1(struct dapl_ep *ep, struct dapl_cookie *c,
+		const struct dapl_sge *sge, unsigned flags, int op,
+		uint64_t raddr, uint32_t rkey)
 {
-	DAT_RETURN rc = f.fail1;
+	int rc = f.fail1;
 
 	(void)ep;
 	f.fail1 = 0;
@@ -273,28 +280,28 @@ static DAT_RETURN req1(struct dapl_ep *ep, struct dapl_cookie *c,
 	return rc;
 }
 
-static DAT_RETURN post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
-			      const struct dapl_sge *sge, unsigned flags,
-			      uint64_t raddr, uint32_t rkey)
+static int post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+		       const struct dapl_sge *sge, unsigned flags,
+		       uint64_t raddr, uint32_t rkey)
 {
 	f.post_write1++;
 	return req1(ep, c, sge, flags, DAPL_OP_RDMA_WRITE, raddr, rkey);
 }
 
-static DAT_RETURN post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
-			     const struct dapl_sge *sge, unsigned flags,
-			     uint64_t raddr, uint32_t rkey)
+static int post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+		      const struct dapl_sge *sge, unsigned flags,
+		      uint64_t raddr, uint32_t rkey)
 {
 	f.post_read1++;
 	return req1(ep, c, sge, flags, DAPL_OP_RDMA_READ, raddr, rkey);
 }
 
-static DAT_RETURN post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
-			       const struct dapl_sge *sge, unsigned flags,
-			       enum dapl_op op, uint64_t raddr, uint32_t rkey,
-			       uint64_t cmp, uint64_t swap)
+static int post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
+			const struct dapl_sge *sge, unsigned flags,
+			enum dapl_op op, uint64_t raddr, uint32_t rkey,
+			uint64_t cmp, uint64_t swap)
 {
-	DAT_RETURN rc;
+	int rc;
 
 	f.post_atomic1++;
 	rc = req1(ep, c, sge, flags, op, raddr, rkey);
@@ -1023,6 +1030,43 @@ static void test_post1(void)
 	tap_ok(f.post_recv1 == 1 && f.post_recv == pr &&
 		   f.cookie1->op == DAPL_OP_RECV && f.sge[0].length == 128,
 	       "post1: recv1 op gets it, not post_recv");
+	/* the ops answer an errno (transport.h): each as its DAT error
+	 * (dto.c dapl_post_errno), and the cookie given back */
+	{
+		static const struct {
+			int err;
+			DAT_RETURN rc;
+		} map[] = {
+		    {ENOMEM, ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP)},
+		    {EINVAL, ERR(DAT_INVALID_PARAMETER, DAT_NO_SUBTYPE)},
+		    {ENOTCONN, ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE)},
+		    {EIO, ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE)},
+		};
+		char what[80];
+		unsigned k;
+
+		for (k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+			uint32_t sh = ep->send_ring.head;
+			uint32_t rh = ep->recv_ring.head;
+
+			f.fail1 = map[k].err;
+			snprintf(what, sizeof(what), "post1: send1's errno %d",
+				 map[k].err);
+			IS(send1(ep, 0), map[k].rc, what);
+			f.fail1 = map[k].err;
+			snprintf(what, sizeof(what), "post1: recv1's errno %d",
+				 map[k].err);
+			IS(recv1(ep), map[k].rc, what);
+			snprintf(what, sizeof(what),
+				 "post1: errno %d: both cookies given back",
+				 map[k].err);
+			tap_ok(ep->send_ring.head == sh &&
+				   ep->recv_ring.head == rh,
+			       what);
+		}
+		/* the counts the checks below expect */
+		f.post_send1 = f.post_recv1 = 1;
+	}
 	t2[0] = (DAT_LMR_TRIPLET){lctx, 0, (DAT_VADDR)(uintptr_t)buf, 8};
 	t2[1] = t2[0];
 	IS(dapl_ep_post_send(ep, 2, t2, c, 0), DAT_SUCCESS,
@@ -1463,10 +1507,10 @@ static void test_rdma1(void)
 		       W("fenced, and only once"));
 		IS(rdma1(ep, rd, &t, &rt, 0), DAT_SUCCESS, W("again"));
 		tap_ok(!(f.flags1 & DAPL_POST_FENCE), W("not fenced"));
-		/* the transport refuses: the cookie is given back */
+		/* the transport refuses (a full work queue, its errno):
+		 * the DAT error, and the cookie is given back */
 		n = (int)ep->send_ring.head;
-		f.fail1 = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-				   DAT_RESOURCE_TEP);
+		f.fail1 = ENOMEM;
 		IS(rdma1(ep, rd, &t, &rt, 0),
 		   ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP),
 		   W("the transport's error"));
@@ -1613,7 +1657,7 @@ static void test_rdma1(void)
 	IS(faa(ep, 1, &t, &rt, 0), DAT_SUCCESS, "atomic1: after a bind");
 	tap_ok((f.flags1 & DAPL_POST_FENCE) && !ep->rmr_fence,
 	       "atomic1: fenced after a bind");
-	f.fail1 = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	f.fail1 = EIO;
 	n = (int)ep->send_ring.head;
 	IS(cas(ep, 1, 2, &t, &rt, 0), ERR(DAT_INTERNAL_ERROR, 0),
 	   "atomic1: the transport's error");

@@ -783,8 +783,8 @@ static void test_evd_cq(void)
 	struct completer k;
 	int ok;
 
-	fake_ep.send_ring = (struct dapl_cookie_ring){send_slots, 8, 0, 0};
-	fake_ep.recv_ring = (struct dapl_cookie_ring){recv_slots, 8, 0, 0};
+	fake_ep.send_ring = (struct dapl_cookie_ring){send_slots, 8, 0, 0, 3};
+	fake_ep.recv_ring = (struct dapl_cookie_ring){recv_slots, 8, 0, 0, 3};
 	dapl_evd_create(ia, 4, NULL, DAT_EVD_DTO_FLAG, &evd);
 	CHECK(((struct dapl_evd *)evd)->cq_fd >= 0, "DTO EVD gets a CQ fd");
 
@@ -998,7 +998,7 @@ static void test_cno(void)
 	      "the proxy agent is called with the EVD");
 	dapl_evd_dequeue(sw, &out);
 
-	fake_ep.send_ring = (struct dapl_cookie_ring){send_slots, 8, 0, 0};
+	fake_ep.send_ring = (struct dapl_cookie_ring){send_slots, 8, 0, 0, 3};
 	dapl_evd_create(ia, 4, NULL, DAT_EVD_DTO_FLAG, &dto);
 	CHECK(dapl_evd_modify_cno(dto, cno) == DAT_SUCCESS,
 	      "evd_modify_cno attaches");
