@@ -335,6 +335,30 @@ enum {
 	DAPL_POST_INLINE = 1 << 3,	/* within the EP's inline limit */
 };
 
+/*
+ * The one-segment posts (the OPTIONAL ops post_send1 ... post_atomic1 of
+ * struct dapl_ops below; each EP keeps a copy, udapl.h): c the cookie,
+ * sge the checked segment, flags the DAPL_POST_* of a request.  Each
+ * answers 0 or a positive errno, the device library's answer as it is
+ * (so that a transport may end in a tail call into it), which udapl
+ * turns into the DAT error (dapl_post_errno: ENOMEM, EINVAL, ENOTCONN
+ * for an endpoint with no queue pair, anything else an internal error).
+ */
+struct dapl_cookie;
+typedef int dapl_post_send1_fn(struct dapl_ep *ep, struct dapl_cookie *c,
+			       const struct dapl_sge *sge, unsigned flags);
+typedef int dapl_post_recv1_fn(struct dapl_ep *ep, struct dapl_cookie *c,
+			       const struct dapl_sge *sge);
+/* an RDMA write or read: remote_addr and rkey the remote side */
+typedef int dapl_post_rdma1_fn(struct dapl_ep *ep, struct dapl_cookie *c,
+			       const struct dapl_sge *sge, unsigned flags,
+			       uint64_t remote_addr, uint32_t rkey);
+typedef int dapl_post_atomic1_fn(struct dapl_ep *ep, struct dapl_cookie *c,
+				 const struct dapl_sge *sge, unsigned flags,
+				 enum dapl_op op, uint64_t remote_addr,
+				 uint32_t rkey, uint64_t compare_add,
+				 uint64_t swap);
+
 struct dapl_post {
 	enum dapl_op op;
 	struct dapl_cookie *cookie;	/* becomes the wr_id */
@@ -562,15 +586,9 @@ struct dapl_ops {
 	 * the cookie (the wr_id), sge the checked segment, flags the
 	 * DAPL_POST_* of a send.  The same locking as post_send; NULL:
 	 * udapl builds a struct dapl_post and calls post_send/post_recv.
-	 * These five return 0 or a positive errno, the device library's
-	 * answer as it is (so that a transport may end in a tail call
-	 * into it), which udapl turns into the DAT error
-	 * (dapl_post_errno: ENOMEM, EINVAL, ENOTCONN for an endpoint with
-	 * no queue pair, anything else an internal error). */
-	int (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge, unsigned flags);
-	int (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge);
+	 * These five answer an errno (dapl_post_send1_fn above). */
+	dapl_post_send1_fn *post_send1;
+	dapl_post_recv1_fn *post_recv1;
 	/* OPTIONAL hot path: the common one-segment RDMA write and read
 	 * and the 8-byte atomics, without a struct dapl_post, in the same
 	 * way.  c, sge and flags as for post_send1 (sge checked, a read's
@@ -582,17 +600,9 @@ struct dapl_ops {
 	 * original value lands in, remote_addr 8-byte aligned.  Each is
 	 * optional on its own; NULL: udapl builds a struct dapl_post and
 	 * calls post_send (as it does for other segment counts). */
-	int (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			   const struct dapl_sge *sge, unsigned flags,
-			   uint64_t remote_addr, uint32_t rkey);
-	int (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge, unsigned flags,
-			  uint64_t remote_addr, uint32_t rkey);
-	int (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge, unsigned flags,
-			    enum dapl_op op, uint64_t remote_addr,
-			    uint32_t rkey, uint64_t compare_add,
-			    uint64_t swap);
+	dapl_post_rdma1_fn *post_write1;
+	dapl_post_rdma1_fn *post_read1;
+	dapl_post_atomic1_fn *post_atomic1;
 
 	/* CM.  listen: *qual 0 asks for any free qualifier (PSP_any) and
 	 * returns it; one in use gives DAT_CONN_QUAL_IN_USE.  listen_stop

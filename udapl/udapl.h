@@ -293,22 +293,12 @@ struct dapl_ep {
 	/* ia->ops->post_send1/post_recv1 (NULL where the transport has
 	 * none), copied at create: a post's test and call without the two
 	 * loads through the IA (an IA's ops never change) */
-	int (*post_send1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge, unsigned flags);
-	int (*post_recv1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge);
+	dapl_post_send1_fn *post_send1;
+	dapl_post_recv1_fn *post_recv1;
 	/* the same for ia->ops->post_write1/post_read1/post_atomic1 */
-	int (*post_write1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			   const struct dapl_sge *sge, unsigned flags,
-			   uint64_t remote_addr, uint32_t rkey);
-	int (*post_read1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			  const struct dapl_sge *sge, unsigned flags,
-			  uint64_t remote_addr, uint32_t rkey);
-	int (*post_atomic1)(struct dapl_ep *ep, struct dapl_cookie *c,
-			    const struct dapl_sge *sge, unsigned flags,
-			    enum dapl_op op, uint64_t remote_addr,
-			    uint32_t rkey, uint64_t compare_add,
-			    uint64_t swap);
+	dapl_post_rdma1_fn *post_write1;
+	dapl_post_rdma1_fn *post_read1;
+	dapl_post_atomic1_fn *post_atomic1;
 	/* The LMR of the last one-segment post (dapl_lmr_check_ep_one), or
 	 * NULL.  One word, read and written with __atomic: it is read and
 	 * refilled before ep->lock (two threads may post at once on a

@@ -235,21 +235,12 @@ DAT_RETURN verbs_post_send(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
 DAT_RETURN verbs_post_recv(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
-/* the one-segment posts answer 0 or an errno (udapl/transport.h) */
-int verbs_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
-		     const struct dapl_sge *sge, unsigned flags) DAPL_HIDDEN;
-int verbs_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
-		     const struct dapl_sge *sge) DAPL_HIDDEN;
-int verbs_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
-		      const struct dapl_sge *sge, unsigned flags,
-		      uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
-int verbs_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
-		     const struct dapl_sge *sge, unsigned flags,
-		     uint64_t remote_addr, uint32_t rkey) DAPL_HIDDEN;
-int verbs_post_atomic1(struct dapl_ep *ep, struct dapl_cookie *c,
-		       const struct dapl_sge *sge, unsigned flags,
-		       enum dapl_op op, uint64_t remote_addr, uint32_t rkey,
-		       uint64_t compare_add, uint64_t swap) DAPL_HIDDEN;
+/* the one-segment posts (they answer an errno: udapl/transport.h) */
+dapl_post_send1_fn verbs_post_send1 DAPL_HIDDEN;
+dapl_post_recv1_fn verbs_post_recv1 DAPL_HIDDEN;
+dapl_post_rdma1_fn verbs_post_write1 DAPL_HIDDEN;
+dapl_post_rdma1_fn verbs_post_read1 DAPL_HIDDEN;
+dapl_post_atomic1_fn verbs_post_atomic1 DAPL_HIDDEN;
 /* the templates of verbs_post_send1/recv1/write1/read1/atomic1 in a
  * new cep */
 void verbs_post_init(struct dapl_tp_ep *cep) DAPL_HIDDEN;
