@@ -67,6 +67,12 @@
 
 #include "ofi.h"
 
+/* Reads of the control CQ before a control endpoint closes
+ * (ofi_ctl_shut) */
+#define OFI_CTL_CLOSE_READS 16
+/* How long the IA's close waits for its control messages in flight to
+ * complete (ofi_ctl_sent_wait) */
+#define OFI_CTL_SENT_WAIT_NS (1000ull * 1000000ull)
 /* How long a disconnect waits for the peer's last sends (they travel on
  * another libfabric connection than the DISC). */
 #define OFI_DRAIN_NS (2ull * 1000000000ull)
@@ -280,10 +286,34 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	return 0;
 }
 
-/* The caller drains the control CQ after the close and before the free
- * (ofi_ctl_free), so that no entry names a freed buffer. */
+/*
+ * The caller drains the control CQ after the close and before the free
+ * (ofi_ctl_free), so that no entry names a freed buffer.
+ *
+ * And the CQ is read before the close, while the endpoint is alive.
+ * libfabric 1.17's rxm, closing an endpoint, closes each connection's
+ * verbs endpoint first and only then handles what its verbs CQ still
+ * holds (rxm_close_conn: fi_close, then rxm_flush_msg_cq); a message
+ * received there has its buffer posted again on the closed verbs
+ * endpoint (rxm_free_rx_buf tests conn->msg_ep, cleared only after the
+ * flush): SIGSEGV in rxm_post_recv.  A listener's endpoint is closed
+ * while clients send it REQs: the server of churn.bats over verbs died
+ * so in dat_psp_free (fi_close, rxm_ep_close, rxm_close_conn,
+ * rxm_handle_comp, rxm_post_recv: 1 run in 8 in the soft-RoCE guest,
+ * its own backtrace).  rxm handles a bounded number of its verbs
+ * completions per read of our CQ (64 over verbs, init.c), and a read
+ * that returns nothing may still have handled some: a bounded number
+ * of reads, as for a DAT EP's data endpoint (ep.c ofi_ep_settle).  A
+ * REQ read here finds the listener gone (ofi_listen_stop cleared its
+ * service point first): nobody there.  A message that arrives between
+ * these reads and the close is libfabric's risk still.
+ */
 static void ofi_ctl_shut(struct ofi_ctl_ep *c)
 {
+	int i;
+
+	for (i = 0; i < OFI_CTL_CLOSE_READS; i++)
+		ofi_ctl_drain(c->oia);
 	c->closing = 1;
 	ofi_ep_close(c->ep);
 }
@@ -292,6 +322,41 @@ static void ofi_ctl_free(struct ofi_ctl_ep *c)
 {
 	free(c->rx);
 	free(c);
+}
+
+/*
+ * Before the IA's control endpoint closes: its control messages that
+ * went (not held back) complete first, bounded (OFI_CTL_SENT_WAIT_NS).
+ * A send completes once the peer's side received it (a verbs RC send:
+ * the peer acknowledged it), so the message is in the peer's CQ before
+ * the close ends rxm's connection to it.  The peer's rxm, libfabric
+ * 1.17, handles the end of a connection (an rdma_cm event, read from
+ * fi_cq_read once its verbs CQ was found empty, or from inside fi_send)
+ * by closing the verbs endpoint and only then handling the completions
+ * left in its CQ: a message that arrived in between has its buffer
+ * posted again on the closed endpoint, SIGSEGV (ofi_ctl_shut; the
+ * client of cr_overflow.bats, init.c).  The last REJECT of a
+ * churn.bats server that exits at once is such a message.
+ */
+void ofi_ctl_sent_wait(struct dapl_tp_ia *oia)
+{
+	uint64_t end = dapl_now_ns() + OFI_CTL_SENT_WAIT_NS;
+
+	for (;;) {
+		struct dapl_list *pos, *tmp;
+		int flying = 0;
+
+		dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+			struct ofi_txbuf *tb =
+			    dapl_container_of(pos, struct ofi_txbuf, link);
+
+			flying |= !tb->held;
+		}
+		if (!flying || dapl_now_ns() >= end)
+			return;
+		if (!ofi_ctl_drain(oia))
+			usleep(100);
+	}
 }
 
 void ofi_ctl_close(struct ofi_ctl_ep *c)

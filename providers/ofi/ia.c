@@ -378,8 +378,10 @@ void ofi_ia_close(struct dapl_ia *ia)
 		free(c);
 	}
 	ofi_lep_linger_end(oia, 1);
-	/* the control endpoint goes first: then libfabric holds none */
+	/* the control endpoint goes first: then libfabric holds none;
+	 * once what it sent has arrived (cm.c ofi_ctl_sent_wait) */
 	if (oia->ctl) {
+		ofi_ctl_sent_wait(oia);
 		ofi_ctl_close(oia->ctl);
 		oia->ctl = NULL;
 	}
