@@ -988,6 +988,8 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 	ofi_rx_conn(oia, m);
 }
 
+static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest);
+
 /* A control send failed: libfabric could not reach the peer. */
 static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 			      int err)
@@ -999,6 +1001,26 @@ static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 		 fi_strerror(err));
 	if (!c)
 		return;
+	/*
+	 * verbs: a REQ canceled (its verbs send flushed) went on rxm's
+	 * connection to a listener whose endpoint was closed, which rxm
+	 * still takes for connected: it heard no end of it, and every send
+	 * there is canceled again (churn.bats in the soft-RoCE guest, with
+	 * the shared receive context of init.c: the client's last word,
+	 * sent 100 times, never reached the next listener on the
+	 * qualifier).  That connection is closed and the REQ goes again at
+	 * its resend (ofi_req_resend), on a new one; the connect's timeout
+	 * bounds it.
+	 */
+	if (oia->fab.renew_canceled && err == FI_ECANCELED &&
+	    c->state == OFI_CONN_CONNECTING &&
+	    tb->msg.type == OFI_MSG_REQ && c->req_resend &&
+	    !ofi_av_renew(oia, tb->dest)) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: REQ canceled: "
+			 "rxm's connection to the listener started anew",
+			 (unsigned long long)c->id);
+		return;
+	}
 	/* rxm: ENOTCONN when the listener went away while it connected */
 	if (c->state == OFI_CONN_CONNECTING)
 		ofi_conn_end(oia, c,
@@ -1137,14 +1159,31 @@ static void ofi_req_sent(struct ofi_conn *c)
  * (rxm_av_remove_handler); inserted once more first, the entry and its
  * fi_addr_t stay, and the next send connects afresh.
  */
+/* locked: rxm's connection to dest closed (FI_AV_REMOVE_CLEANUP=1,
+ * init.c) and the address inserted again under the same fi_addr_t: the
+ * next send connects afresh.  0 if so. */
+static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest)
+{
+	uint8_t a[OFI_ADDR_MAX];
+	size_t n = sizeof(a);
+	fi_addr_t again;
+
+	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
+	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+		return -1;
+	if (again != dest) { /* not the same entry: leave it as it was */
+		fi_av_remove(oia->av, &again, 1, 0);
+		return -1;
+	}
+	fi_av_remove(oia->av, &dest, 1, 0);
+	return 0;
+}
+
 static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 			    uint64_t now)
 {
 	struct dapl_list *pos, *tmp;
 	struct ofi_txbuf *first = NULL;
-	uint8_t a[OFI_ADDR_MAX];
-	size_t n = sizeof(a);
-	fi_addr_t again;
 	uint64_t next;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
@@ -1158,17 +1197,11 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 	}
 	if (!first || now - first->since < first->stuck_ns)
 		return;
-	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
-	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+	if (ofi_av_renew(oia, dest))
 		return;
-	if (again != dest) { /* not the same entry: leave it as it was */
-		fi_av_remove(oia->av, &again, 1, 0);
-		return;
-	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: control messages held %llu ms: rxm's "
 		 "connection to their address started anew",
 		 (unsigned long long)((now - first->since) / 1000000ull));
-	fi_av_remove(oia->av, &dest, 1, 0);
 	next = first->stuck_ns < OFI_RXM_STUCK_MAX_NS / 2 ? 2 * first->stuck_ns
 						       : OFI_RXM_STUCK_MAX_NS;
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {

@@ -94,6 +94,8 @@ struct ofi_fabcaps {
 	int tcp_probe;			/* RDM over TCP: see cm.c ofi_probe_* */
 	int linger;			/* shm: a freed listener's endpoint
 					 * lingers (cm.c ofi_lep_linger) */
+	int renew_canceled;		/* verbs: a REQ canceled renews rxm's
+					 * connection (cm.c ofi_ctl_tx_failed) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
