@@ -299,8 +299,9 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
  * flush): SIGSEGV in rxm_post_recv.  A listener's endpoint is closed
  * while clients send it REQs: the server of churn.bats over verbs died
  * so in dat_psp_free (fi_close, rxm_ep_close, rxm_close_conn,
- * rxm_handle_comp, rxm_post_recv: 1 run in 8 in the soft-RoCE guest,
- * its own backtrace).  rxm handles a bounded number of its verbs
+ * rxm_handle_comp, rxm_post_recv: 1 run of 13 in the soft-RoCE guest;
+ * the message was a credit message of verbs' flow control, which verbs
+ * IAs no longer have: init.c FI_OFI_RXM_USE_SRX).  rxm handles a bounded number of its verbs
  * completions per read of our CQ (64 over verbs, init.c), and a read
  * that returns nothing may still have handled some: a bounded number
  * of reads, as for a DAT EP's data endpoint (ep.c ofi_ep_settle).  A
