@@ -55,9 +55,9 @@
  *	(its flow-control add_credits right before).  With a shared
  *	receive context verbs has no flow control (no credit messages),
  *	and a buffer is posted again on the shared context, which lives as
- *	long as rxm's endpoint: no crash in 155 runs of the pair in three
+ *	long as rxm's endpoint: no crash in 223 runs of the pair in four
  *	boots; with the renewal of a REQ canceled (cm.c ofi_ctl_tx_failed)
- *	81 of 81 passed in one boot.  A run of the pair took 5-6 s so
+ *	149 of 149 passed in two boots.  A run of the pair took 5-6 s so
  *	(4-5 s without the shared context, 11-15 s with its 4096 buffers).
  *	As the other settings here: the first IA of a process decides
  *	(a verbs IA opened after a tcp one has no shared context).
