@@ -67,6 +67,12 @@
 
 #include "ofi.h"
 
+/* Reads of the control CQ before a control endpoint closes
+ * (ofi_ctl_shut) */
+#define OFI_CTL_CLOSE_READS 16
+/* How long the IA's close waits for its control messages in flight to
+ * complete (ofi_ctl_sent_wait) */
+#define OFI_CTL_SENT_WAIT_NS (1000ull * 1000000ull)
 /* How long a disconnect waits for the peer's last sends (they travel on
  * another libfabric connection than the DISC). */
 #define OFI_DRAIN_NS (2ull * 1000000000ull)
@@ -280,10 +286,35 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	return 0;
 }
 
-/* The caller drains the control CQ after the close and before the free
- * (ofi_ctl_free), so that no entry names a freed buffer. */
+/*
+ * The caller drains the control CQ after the close and before the free
+ * (ofi_ctl_free), so that no entry names a freed buffer.
+ *
+ * And the CQ is read before the close, while the endpoint is alive.
+ * libfabric 1.17's rxm, closing an endpoint, closes each connection's
+ * verbs endpoint first and only then handles what its verbs CQ still
+ * holds (rxm_close_conn: fi_close, then rxm_flush_msg_cq); a message
+ * received there has its buffer posted again on the closed verbs
+ * endpoint (rxm_free_rx_buf tests conn->msg_ep, cleared only after the
+ * flush): SIGSEGV in rxm_post_recv.  A listener's endpoint is closed
+ * while clients send it REQs: the server of churn.bats over verbs died
+ * so in dat_psp_free (fi_close, rxm_ep_close, rxm_close_conn,
+ * rxm_handle_comp, rxm_post_recv: 1 run of 13 in the soft-RoCE guest;
+ * the message was a credit message of verbs' flow control, which verbs
+ * IAs no longer have: init.c FI_OFI_RXM_USE_SRX).  rxm handles a bounded number of its verbs
+ * completions per read of our CQ (64 over verbs, init.c), and a read
+ * that returns nothing may still have handled some: a bounded number
+ * of reads, as for a DAT EP's data endpoint (ep.c ofi_ep_settle).  A
+ * REQ read here finds the listener gone (ofi_listen_stop cleared its
+ * service point first): nobody there.  A message that arrives between
+ * these reads and the close is libfabric's risk still.
+ */
 static void ofi_ctl_shut(struct ofi_ctl_ep *c)
 {
+	int i;
+
+	for (i = 0; i < OFI_CTL_CLOSE_READS; i++)
+		ofi_ctl_drain(c->oia);
 	c->closing = 1;
 	ofi_ep_close(c->ep);
 }
@@ -292,6 +323,41 @@ static void ofi_ctl_free(struct ofi_ctl_ep *c)
 {
 	free(c->rx);
 	free(c);
+}
+
+/*
+ * Before the IA's control endpoint closes: its control messages that
+ * went (not held back) complete first, bounded (OFI_CTL_SENT_WAIT_NS).
+ * A send completes once the peer's side received it (a verbs RC send:
+ * the peer acknowledged it), so the message is in the peer's CQ before
+ * the close ends rxm's connection to it.  The peer's rxm, libfabric
+ * 1.17, handles the end of a connection (an rdma_cm event, read from
+ * fi_cq_read once its verbs CQ was found empty, or from inside fi_send)
+ * by closing the verbs endpoint and only then handling the completions
+ * left in its CQ: a message that arrived in between has its buffer
+ * posted again on the closed endpoint, SIGSEGV (ofi_ctl_shut; the
+ * client of cr_overflow.bats, init.c).  The last REJECT of a
+ * churn.bats server that exits at once is such a message.
+ */
+void ofi_ctl_sent_wait(struct dapl_tp_ia *oia)
+{
+	uint64_t end = dapl_now_ns() + OFI_CTL_SENT_WAIT_NS;
+
+	for (;;) {
+		struct dapl_list *pos, *tmp;
+		int flying = 0;
+
+		dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
+			struct ofi_txbuf *tb =
+			    dapl_container_of(pos, struct ofi_txbuf, link);
+
+			flying |= !tb->held;
+		}
+		if (!flying || dapl_now_ns() >= end)
+			return;
+		if (!ofi_ctl_drain(oia))
+			usleep(100);
+	}
 }
 
 void ofi_ctl_close(struct ofi_ctl_ep *c)
@@ -923,6 +989,8 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 	ofi_rx_conn(oia, m);
 }
 
+static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest);
+
 /* A control send failed: libfabric could not reach the peer. */
 static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 			      int err)
@@ -934,6 +1002,26 @@ static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 		 fi_strerror(err));
 	if (!c)
 		return;
+	/*
+	 * verbs: a REQ canceled (its verbs send flushed) went on rxm's
+	 * connection to a listener whose endpoint was closed, which rxm
+	 * still takes for connected: it heard no end of it, and every send
+	 * there is canceled again (churn.bats in the soft-RoCE guest, with
+	 * the shared receive context of init.c: the client's last word,
+	 * sent 100 times, never reached the next listener on the
+	 * qualifier).  That connection is closed and the REQ goes again at
+	 * its resend (ofi_req_resend), on a new one; the connect's timeout
+	 * bounds it.
+	 */
+	if (oia->fab.renew_canceled && err == FI_ECANCELED &&
+	    c->state == OFI_CONN_CONNECTING &&
+	    tb->msg.type == OFI_MSG_REQ && c->req_resend &&
+	    !ofi_av_renew(oia, tb->dest)) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: REQ canceled: "
+			 "rxm's connection to the listener started anew",
+			 (unsigned long long)c->id);
+		return;
+	}
 	/* rxm: ENOTCONN when the listener went away while it connected */
 	if (c->state == OFI_CONN_CONNECTING)
 		ofi_conn_end(oia, c,
@@ -1072,14 +1160,31 @@ static void ofi_req_sent(struct ofi_conn *c)
  * (rxm_av_remove_handler); inserted once more first, the entry and its
  * fi_addr_t stay, and the next send connects afresh.
  */
+/* locked: rxm's connection to dest closed (FI_AV_REMOVE_CLEANUP=1,
+ * init.c) and the address inserted again under the same fi_addr_t: the
+ * next send connects afresh.  0 if so. */
+static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest)
+{
+	uint8_t a[OFI_ADDR_MAX];
+	size_t n = sizeof(a);
+	fi_addr_t again;
+
+	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
+	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+		return -1;
+	if (again != dest) { /* not the same entry: leave it as it was */
+		fi_av_remove(oia->av, &again, 1, 0);
+		return -1;
+	}
+	fi_av_remove(oia->av, &dest, 1, 0);
+	return 0;
+}
+
 static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 			    uint64_t now)
 {
 	struct dapl_list *pos, *tmp;
 	struct ofi_txbuf *first = NULL;
-	uint8_t a[OFI_ADDR_MAX];
-	size_t n = sizeof(a);
-	fi_addr_t again;
 	uint64_t next;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
@@ -1093,17 +1198,11 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 	}
 	if (!first || now - first->since < first->stuck_ns)
 		return;
-	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
-	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+	if (ofi_av_renew(oia, dest))
 		return;
-	if (again != dest) { /* not the same entry: leave it as it was */
-		fi_av_remove(oia->av, &again, 1, 0);
-		return;
-	}
 	dapl_dbg(DAPL_DBG_CM, "ofi: control messages held %llu ms: rxm's "
 		 "connection to their address started anew",
 		 (unsigned long long)((now - first->since) / 1000000ull));
-	fi_av_remove(oia->av, &dest, 1, 0);
 	next = first->stuck_ns < OFI_RXM_STUCK_MAX_NS / 2 ? 2 * first->stuck_ns
 						       : OFI_RXM_STUCK_MAX_NS;
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {

@@ -306,6 +306,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->fab.tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
 			 !strncmp(oia->prov_name, "tcp", 3);
 	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
+	oia->fab.renew_canceled = !strncmp(oia->prov_name, "verbs", 5);
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);
@@ -378,8 +379,10 @@ void ofi_ia_close(struct dapl_ia *ia)
 		free(c);
 	}
 	ofi_lep_linger_end(oia, 1);
-	/* the control endpoint goes first: then libfabric holds none */
+	/* the control endpoint goes first: then libfabric holds none;
+	 * once what it sent has arrived (cm.c ofi_ctl_sent_wait) */
 	if (oia->ctl) {
+		ofi_ctl_sent_wait(oia);
 		ofi_ctl_close(oia->ctl);
 		oia->ctl = NULL;
 	}

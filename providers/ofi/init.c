@@ -26,11 +26,41 @@
  *	ofi_shm_sweep_dead; on by default).
  *
  * And one of libfabric's, set here unless the environment has it:
- *   FI_OFI_RXM_USE_SRX=0   rxm's shared receive context (its 1.17 default
- *	over tcp) costs every endpoint 4096 bounce buffers of 16 KiB, set
- *	to zero: 200 MB and half a second per endpoint, and a DAT EP is an
- *	endpoint.  Without it an endpoint costs a few kB and a millisecond;
- *	each connection then has its own receive buffers.
+ *   FI_OFI_RXM_USE_SRX=0, not for an IA over verbs: rxm's shared receive
+ *	context (its 1.17 default over tcp) costs every endpoint 4096
+ *	bounce buffers of 16 KiB, set to zero: 200 MB and half a second per
+ *	endpoint, and a DAT EP is an endpoint.  Without it an endpoint
+ *	costs a few kB and a millisecond; each connection then has its own
+ *	receive buffers.
+ *   FI_OFI_RXM_USE_SRX=1 and FI_OFI_RXM_MSG_RX_SIZE=128, for an IA over
+ *	verbs: one shared receive context of 128 buffers an endpoint (what
+ *	a connection has without it; 4096 is rxm's default with it).
+ *	Without it libfabric 1.17's rxm over verbs posts each connection's
+ *	receive buffers on the connection's verbs endpoint and sends
+ *	credit messages (verbs flow control) on it; rxm handles the end of
+ *	a connection (ours, or the peer's: an rdma_cm event, from inside
+ *	fi_cq_read or fi_send) by closing the verbs endpoint and only then
+ *	handling what its verbs CQ still holds, and a message found there
+ *	has its buffer posted again on the closed endpoint (rxm_free_rx_buf
+ *	tests conn->msg_ep, cleared only after that): SIGSEGV in
+ *	rxm_post_recv.  Churn.bats in the soft-RoCE guest: the server in
+ *	dat_psp_free, a credit message of the client on the listener's
+ *	connection (fi_close, rxm_close_conn, rxm_handle_comp: the credit
+ *	case, rxm_post_recv; 1 run in 13), and, with the reads before a
+ *	control endpoint's close (cm.c ofi_ctl_shut), the client in the
+ *	engine's fi_cq_read, a credit message of the listener whose
+ *	connection ended (rxm_conn_progress, rxm_process_shutdown,
+ *	rxm_close_conn, the same; 1 run in 48).  The call is the credit
+ *	case of rxm_handle_comp by the disassembly of Debian's libfabric
+ *	(its flow-control add_credits right before).  With a shared
+ *	receive context verbs has no flow control (no credit messages),
+ *	and a buffer is posted again on the shared context, which lives as
+ *	long as rxm's endpoint: no crash in 223 runs of the pair in four
+ *	boots; with the renewal of a REQ canceled (cm.c ofi_ctl_tx_failed)
+ *	149 of 149 passed in two boots.  A run of the pair took 5-6 s so
+ *	(4-5 s without the shared context, 11-15 s with its 4096 buffers).
+ *	As the other settings here: the first IA of a process decides
+ *	(a verbs IA opened after a tcp one has no shared context).
  *   FI_MR_CACHE_MAX_COUNT=0   no registration cache: with it, verbs hands
  *	a second registration of the same pages the first one's MR and
  *	key (whatever its access), and rxm then refuses it (-FI_ENOKEY), so
@@ -53,11 +83,12 @@
  *	(psp-gone.bats over tcp).  With 1 the events are read
  *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
  *	an IA over verbs (not tried in the soft-RoCE guest).
- *   FI_AV_REMOVE_CLEANUP=1, not for an IA over verbs: fi_av_remove
- *	closes rxm's connections to the address removed (1.17 leaves them
- *	by default).  cm.c ofi_rxm_unstick removes the address of a
- *	listener that rxm's connection to is stuck, and inserts it again,
- *	to connect afresh.  Our only fi_av_remove over rxm.
+ *   FI_AV_REMOVE_CLEANUP=1: fi_av_remove closes rxm's connections to
+ *	the address removed (1.17 leaves them by default).  cm.c
+ *	ofi_av_renew removes the address of a listener that rxm's
+ *	connection to is stuck (TCP: ofi_rxm_unstick; verbs: a REQ
+ *	canceled, ofi_ctl_tx_failed), and inserts it again, to connect
+ *	afresh.  Our only fi_av_remove over rxm.
  *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
  *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
  *	entries), more than rxe gives (ibv_create_cq fails, and so does
@@ -147,14 +178,16 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 				 const char *ia_params)
 {
 	/* before libfabric reads its parameters (the first fi_getinfo) */
-	setenv("FI_OFI_RXM_USE_SRX", "0", 0);
 	setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
+	setenv("FI_AV_REMOVE_CLEANUP", "1", 0);
 	if (ia_params && !strncmp(ia_params, "verbs", 5)) {
+		setenv("FI_OFI_RXM_USE_SRX", "1", 0);
+		setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
 		setenv("FI_UNIVERSE_SIZE", "64", 0);
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
 	} else {
+		setenv("FI_OFI_RXM_USE_SRX", "0", 0);
 		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
-		setenv("FI_AV_REMOVE_CLEANUP", "1", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }

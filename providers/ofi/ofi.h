@@ -94,6 +94,8 @@ struct ofi_fabcaps {
 	int tcp_probe;			/* RDM over TCP: see cm.c ofi_probe_* */
 	int linger;			/* shm: a freed listener's endpoint
 					 * lingers (cm.c ofi_lep_linger) */
+	int renew_canceled;		/* verbs: a REQ canceled renews rxm's
+					 * connection (cm.c ofi_ctl_tx_failed) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -572,6 +574,7 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		 struct dapl_sp *sp, struct ofi_ctl_ep **out) DAPL_HIDDEN;
 void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+void ofi_ctl_sent_wait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all) DAPL_HIDDEN;
 /* oia->lock held: reads the control CQ; how many entries */
 int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;

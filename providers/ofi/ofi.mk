@@ -164,11 +164,29 @@ OFI_FABRICS := tcp shm tcpmsg
 #   errors-stuck.bats: rxm turns an RDMA read into a verbs RDMA read,
 #     which rxe serves in the target's kernel: a stopped target process
 #     does not stop it (as over shm).
-#   churn.bats: 12 of 14 runs passed in two boots (2026-11-27, the
-#     suite in a loop); in one of the 2 failures the client died of
-#     SIGSEGV (exit status 139, no core kept), the other's output was
-#     lost.  Not investigated; psp-gone.bats passed 7 of 7 in the same
-#     boots and runs over verbs (OFI_SUITES_verbs below).
+# Over verbs since 2026-11-27:
+#   churn.bats: 12 of 14 runs passed before (two boots, the suite in a
+#     loop; one client SIGSEGV).  Its pair in a loop in the guest, with
+#     backtraces and a core: the server died in dat_psp_free (fi_close of
+#     the listener's rxm endpoint, rxm_close_conn, rxm_handle_comp,
+#     rxm_post_recv: 1 run of 13), and, once the control CQ was read
+#     before a listener's close (cm.c ofi_ctl_shut), the client in the
+#     engine's fi_cq_read (rxm_conn_progress, rxm_process_shutdown of its
+#     connection to a freed listener, rxm_close_conn, the same: 1 of
+#     48).  libfabric 1.17's rxm closes a connection's verbs endpoint and
+#     then reposts on it the buffer of a message still in its CQ, here a
+#     credit message of verbs' flow control (init.c).  init.c gives verbs
+#     IAs rxm's shared receive context (128 buffers): no flow control,
+#     buffers reposted on the shared context; no crash in 223 runs of
+#     the pair in four boots.  With it, a REQ sent on rxm's connection
+#     to a freed listener is now and then canceled (rxm heard no end of
+#     that connection; in 1 of 55 runs, and 2 of 19 with rxm's 4096
+#     buffers, every REQ of the client's last word was); cm.c
+#     ofi_ctl_tx_failed renews the connection and the REQ goes again:
+#     149 of 149 runs of the pair passed in two boots, and the suite in
+#     two more.  Not understood, seen once before the shared context (1
+#     of 48 runs): the client's last-word connect got no event in 117 s
+#     (its timeout is 20 s); not seen since.
 # Over verbs since 2026-11-26:
 #   cr_overflow.bats: its client died of SIGSEGV now and then (1 run in
 #     30 of the pair in one guest boot; core): after the server rejected
@@ -201,7 +219,7 @@ OFI_FABRICS := tcp shm tcpmsg
 #     each entry saying why it is not ours (OFI_VG_SUPP in
 #     ofi_helpers.bash).
 OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
-	test/ofi/psp-gone.bats
+	test/ofi/psp-gone.bats test/ofi/churn.bats
 VERBS_SUITES += $(OFI_SUITES_verbs)
 
 run-ofi-suites:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/churn.bats - PSPs freed while connection requests arrive, over
-# tcp;ofi_rxm or shm (test/verbs/vt_cm.c psp-churn; verbs runs it in
+# tcp;ofi_rxm, shm or verbs;ofi_rxm (test/verbs/vt_cm.c psp-churn; verbs runs it in
 # test/verbs/connect.bats).  Over shm (OFI_SUITES_shm in
 # providers/ofi/ofi.mk, which says what failed before and why): a
 # request sent to a listener that is freed before it reads it is lost
@@ -11,8 +11,13 @@
 # qualifier takes it over.  Over tcp;ofi_rxm: a connection request that
 # a freed listener accepted but had not read left rxm's connection
 # stuck; the client starts it anew (providers/ofi/cm.c ofi_rxm_unstick,
-# test/ofi/rxm-stuck.bats).  Not over tcpmsg: now and then the server
-# crashes inside libfabric 1.17's tcp (both in ofi.mk).  By hand:
+# test/ofi/rxm-stuck.bats).  Over verbs;ofi_rxm (make check-verbs, in the
+# soft-RoCE guest): libfabric 1.17's rxm crashed either side now and then
+# (a credit message in the CQ of a connection it closed); verbs IAs use
+# rxm's shared receive context, and a REQ canceled on rxm's connection to
+# a freed listener renews it (providers/ofi/init.c, cm.c
+# ofi_ctl_tx_failed).  Not over tcpmsg: now and then the server crashes
+# inside libfabric 1.17's tcp (all in ofi.mk).  By hand:
 #   OFI_FABRIC=tcp bats test/ofi/churn.bats
 
 load ofi_helpers
