@@ -46,8 +46,9 @@
  * refused address for ever without a word, so over TCP a connect first
  * probes the listener's port with a TCP connect of its own (non-blocking,
  * watched by the timers) and sends the REQ once that connected; a refused
- * probe is NON_PEER_REJECTED, another failure UNREACHABLE.  Peer addresses stay in the IA's address vector
- * until the IA closes (libfabric does not count references to them).
+ * probe is NON_PEER_REJECTED, another failure UNREACHABLE.  Peer
+ * addresses stay in the IA's address vector until the IA closes
+ * (libfabric does not count references to them).
  *
  * Upcalls: everything here runs under oia->lock; events are queued as
  * notes (qp_destroy and listen_stop drop their object's notes under the
@@ -301,8 +302,9 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
  * so in dat_psp_free (fi_close, rxm_ep_close, rxm_close_conn,
  * rxm_handle_comp, rxm_post_recv: 1 run of 13 in the soft-RoCE guest;
  * the message was a credit message of verbs' flow control, which verbs
- * IAs no longer have: init.c FI_OFI_RXM_USE_SRX).  rxm handles a bounded number of its verbs
- * completions per read of our CQ (64 over verbs, init.c), and a read
+ * IAs no longer have: init.c FI_OFI_RXM_USE_SRX).  rxm handles a
+ * bounded number of its verbs completions per read of our CQ (64 over
+ * verbs, init.c), and a read
  * that returns nothing may still have handled some: a bounded number
  * of reads, as for a DAT EP's data endpoint (ep.c ofi_ep_settle).  A
  * REQ read here finds the listener gone (ofi_listen_stop cleared its
@@ -1145,21 +1147,6 @@ static void ofi_req_sent(struct ofi_conn *c)
 	c->req_resend = dapl_now_ns() + c->req_gap;
 }
 
-/*
- * locked, TCP: the control messages held for dest have waited
- * OFI_RXM_STUCK_NS for rxm's connection to it?  Then rxm's connection
- * is started anew.  libfabric 1.17's tcp, closing a passive endpoint
- * (a freed PSP's listener), leaves open the connections it accepted
- * whose connection request it had not read yet: nobody reads them again.
- * rxm's connect that went there waits for an answer for ever (it has no
- * timeout): its connection stays CONNECTING, every send to the address
- * is -FI_EAGAIN, and rxm never connects to it again, also not to the
- * listener created next on the port (churn.bats; ss showed the client's
- * socket established to a server socket holding rxm's 56-byte request
- * unread).  fi_av_remove closes rxm's connections to the address
- * (rxm_av_remove_handler); inserted once more first, the entry and its
- * fi_addr_t stay, and the next send connects afresh.
- */
 /* locked: rxm's connection to dest closed (FI_AV_REMOVE_CLEANUP=1,
  * init.c) and the address inserted again under the same fi_addr_t: the
  * next send connects afresh.  0 if so. */
@@ -1180,6 +1167,21 @@ static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest)
 	return 0;
 }
 
+/*
+ * locked, TCP: the control messages held for dest have waited
+ * OFI_RXM_STUCK_NS for rxm's connection to it?  Then rxm's connection
+ * is started anew.  libfabric 1.17's tcp, closing a passive endpoint
+ * (a freed PSP's listener), leaves open the connections it accepted
+ * whose connection request it had not read yet: nobody reads them again.
+ * rxm's connect that went there waits for an answer for ever (it has no
+ * timeout): its connection stays CONNECTING, every send to the address
+ * is -FI_EAGAIN, and rxm never connects to it again, also not to the
+ * listener created next on the port (churn.bats; ss showed the client's
+ * socket established to a server socket holding rxm's 56-byte request
+ * unread).  fi_av_remove closes rxm's connections to the address
+ * (rxm_av_remove_handler); inserted once more first, the entry and its
+ * fi_addr_t stay, and the next send connects afresh.
+ */
 static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 			    uint64_t now)
 {
