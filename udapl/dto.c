@@ -28,11 +28,12 @@
 #include "dto.h"
 
 /*
- * The transport's one-segment ops answer an errno (transport.h), as the
- * device library gave it: no room in the work queue is
- * DAT_INSUFFICIENT_RESOURCES (of the endpoint), a work request the
- * device refuses DAT_INVALID_PARAMETER, an endpoint without its queue
- * pair DAT_INVALID_STATE, and anything else DAT_INTERNAL_ERROR.
+ * A post's errno as the device library gave it (a one-segment op's
+ * answer, transport.h, or what a transport's post_send/post_recv got):
+ * no room in the work queue is DAT_INSUFFICIENT_RESOURCES (of the
+ * endpoint), a work request the device refuses DAT_INVALID_PARAMETER,
+ * an endpoint without its queue pair DAT_INVALID_STATE, and anything
+ * else DAT_INTERNAL_ERROR.
  */
 DAT_RETURN dapl_post_errno(int err)
 {

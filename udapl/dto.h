@@ -49,9 +49,6 @@ static inline int recv_state_ok(DAT_EP_STATE s)
  */
 #define DTO_INLINE static inline __attribute__((always_inline))
 
-/* A one-segment op's errno as the DAT error a post returns (dto.c). */
-DAT_RETURN dapl_post_errno(int err) __attribute__((cold));
-
 static inline DAT_RETURN bad_arg(DAT_RETURN_SUBTYPE arg)
 {
 	return DAPL_ERR(DAT_INVALID_PARAMETER, arg);

@@ -358,6 +358,10 @@ typedef int dapl_post_atomic1_fn(struct dapl_ep *ep, struct dapl_cookie *c,
 				 enum dapl_op op, uint64_t remote_addr,
 				 uint32_t rkey, uint64_t compare_add,
 				 uint64_t swap);
+/* A post's errno (a one-segment op's answer, or the device library's
+ * in a transport's post_send/post_recv) as the DAT error the post
+ * returns (udapl/dto.c). */
+DAT_RETURN dapl_post_errno(int err) __attribute__((cold));
 
 struct dapl_post {
 	enum dapl_op op;

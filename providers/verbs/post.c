@@ -28,18 +28,6 @@ _Static_assert((int)DAPL_POST_SIGNALED == (int)IBV_SEND_SIGNALED &&
 		       (int)DAPL_POST_INLINE == (int)IBV_SEND_INLINE,
 	       "udapl's post flags must be the verbs send flags");
 
-static DAT_RETURN verbs_post_error(int err)
-{
-	switch (err) {
-	case ENOMEM:
-		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
-	case EINVAL:
-		return DAPL_ERR(DAT_INVALID_PARAMETER, 0);
-	default:
-		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
-	}
-}
-
 /*
  * The work request is filled field by field, not zeroed whole (it is
  * larger than all a post sets): what the device library reads for these
@@ -93,7 +81,7 @@ post:
 	if (dapl_unlikely(!cep || !cep->qp))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	rc = ibv_post_send(cep->qp, &wr, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+	return dapl_likely(!rc) ? DAT_SUCCESS : dapl_post_errno(rc);
 }
 
 DAT_RETURN verbs_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
@@ -109,7 +97,7 @@ DAT_RETURN verbs_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 	wr.sg_list = (struct ibv_sge *)p->sge;
 	wr.num_sge = p->num_sge;
 	rc = ibv_post_recv(cep->qp, &wr, &bad);
-	return dapl_likely(!rc) ? DAT_SUCCESS : verbs_post_error(rc);
+	return dapl_likely(!rc) ? DAT_SUCCESS : dapl_post_errno(rc);
 }
 
 /*
