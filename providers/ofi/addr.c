@@ -147,8 +147,9 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
  * from the listener (ofi_addr_dest_stale) moves on too, in case the
  * region changed between our look and shm's mapping.  Each generation
  * costs an AV slot and keeps the old region mapped until the IA closes
- * (no address leaves the AV: see above); after OFI_SHM_GEN_MAX of them
- * on one name the last one stays, stale or not.
+ * (no address leaves the AV: see above, and ofi_addr_insert below);
+ * after OFI_SHM_GEN_MAX of them on one name the last one stays, stale or
+ * not.
  */
 #define OFI_SHM_NAME_MAX 256 /* shm's SMR_NAME_MAX: what its AV reads */
 #define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
@@ -256,6 +257,59 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
 	}
 }
 
+/*
+ * shm: the other names in the IA's AV, each inserted once.  libfabric
+ * 1.17's shm counts every fi_av_insert against its 256 peers an AV
+ * (SMR_MAX_PEERS), a name it already has included (that answers the
+ * name's fi_addr and still takes one more of the 256), and nothing can
+ * leave the AV (above).  A peer IA's control endpoint name comes with
+ * every request and every accept, and a connection's data endpoint names
+ * are new each time: an IA made some 125 connections in its life, then
+ * every request and accept failed (datbench scale_server, 130 EP pairs).
+ * So the IA's AV gets each name once (this list), and each EP's data
+ * endpoint has an AV of its own for its peer, closed with the endpoint
+ * (ep.c ofi_ep_fep_open).  What stays: 256 names an IA's life, one a
+ * peer IA and one a listener generation.
+ */
+struct ofi_shm_peer {
+	struct dapl_list link;	/* oia->shm_peers */
+	size_t len;
+	uint8_t name[OFI_ADDR_MAX];
+	fi_addr_t addr;
+};
+
+int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
+		    const void *addr, size_t len, fi_addr_t *out)
+{
+	struct ofi_shm_peer *p;
+	struct dapl_list *pos;
+
+	if (!len || len > OFI_ADDR_MAX)
+		return -1;
+	if (av != oia->av || oia->info->addr_format != FI_ADDR_STR)
+		return fi_av_insert(av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
+	for (pos = oia->shm_peers.next; pos != &oia->shm_peers;
+	     pos = pos->next) {
+		p = dapl_container_of(pos, struct ofi_shm_peer, link);
+		if (p->len == len && !memcmp(p->name, addr, len)) {
+			*out = p->addr;
+			return 0;
+		}
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	if (fi_av_insert(av, addr, 1, &p->addr, 0, NULL) != 1) {
+		free(p);
+		return -1;
+	}
+	p->len = len;
+	memcpy(p->name, addr, len);
+	dapl_list_add_tail(&oia->shm_peers, &p->link);
+	*out = p->addr;
+	return 0;
+}
+
 void ofi_addr_dests_free(struct dapl_tp_ia *oia)
 {
 	while (oia->shm_dests.next != &oia->shm_dests) {
@@ -264,6 +318,13 @@ void ofi_addr_dests_free(struct dapl_tp_ia *oia)
 
 		dapl_list_del(&d->link);
 		free(d);
+	}
+	while (oia->shm_peers.next != &oia->shm_peers) {
+		struct ofi_shm_peer *p = dapl_container_of(
+		    oia->shm_peers.next, struct ofi_shm_peer, link);
+
+		dapl_list_del(&p->link);
+		free(p);
 	}
 }
 

@@ -264,7 +264,8 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	}
 	c->oia = oia;
 	c->sp = sp;
-	rc = ofi_ep_open(oia, src, oia->ctl_cq, oia->ctl_cq, &c->ep);
+	rc = ofi_ep_open(oia, src, oia->av, oia->ctl_cq, oia->ctl_cq,
+			 &c->ep);
 	if (rc) {
 		free(c->rx);
 		free(c);
@@ -558,12 +559,20 @@ void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 	}
 }
 
+/* A peer's address into the IA's AV (addr.c ofi_addr_insert). */
 static int ofi_av_insert(struct dapl_tp_ia *oia, const void *addr, size_t len,
 			 fi_addr_t *out)
 {
-	if (!len || len > OFI_ADDR_MAX)
-		return -1;
-	return fi_av_insert(oia->av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
+	return ofi_addr_insert(oia, oia->av, addr, len, out);
+}
+
+/* The peer's data endpoint, for oep's endpoint: into its own AV where it
+ * has one (shm), else the IA's. */
+static int ofi_av_insert_data(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
+			      const void *addr, size_t len, fi_addr_t *out)
+{
+	return ofi_addr_insert(oia, oep->av ? oep->av : oia->av, addr, len,
+			       out);
 }
 
 /* ---- connections ---- */
@@ -818,7 +827,7 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		return;
 	c->peer_id = m->src_id;
 	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl) ||
-	    ofi_av_insert(oia, m->data_addr, m->data_len, &peer)) {
+	    ofi_av_insert_data(oia, oep, m->data_addr, m->data_len, &peer)) {
 		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
 		return;
 	}
@@ -1642,7 +1651,8 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	c->cr = NULL;
 	oep->conn = c;
 	if (c->state != OFI_CONN_REQUEST ||
-	    ofi_av_insert(oia, c->peer_data, c->peer_data_len, &peer)) {
+	    ofi_av_insert_data(oia, oep, c->peer_data, c->peer_data_len,
+			       &peer)) {
 		/* the requester gave up meanwhile */
 		c->state = OFI_CONN_ACCEPTING;
 		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);

@@ -468,7 +468,7 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 	struct fid_cq *tx = oep->sq.ocq ? oep->sq.ocq->cq : oia->null_cq;
 	struct fid_cq *rx = oep->rq.ocq ? oep->rq.ocq->cq : oia->null_cq;
 	struct fid_ep *fep;
-	int rc;
+	int rc = 0;
 
 	if (ofi_is_msg(oia)) {
 		/* the endpoint comes with the connection (msg.c); posts
@@ -482,12 +482,28 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		return 0;
 	}
 	ofi_ep_cqs(oep, 1);
-	rc = ofi_ep_open(oia, &oia->addr, tx, rx, &fep);
+	/* shm: an AV of the endpoint's own, for its one peer, closed with
+	 * it; the IA's would keep every peer's name for the IA's life
+	 * (addr.c ofi_addr_insert) */
+	if (oia->fab.ep_av) {
+		struct fi_av_attr aa = {.type = FI_AV_UNSPEC, .count = 1};
+
+		rc = fi_av_open(oia->domain, &aa, &oep->av, NULL);
+		if (rc)
+			oep->av = NULL;
+	}
+	if (!rc)
+		rc = ofi_ep_open(oia, &oia->addr, oep->av ? oep->av : oia->av,
+				 tx, rx, &fep);
 	if (!rc) {
 		oep->namelen = sizeof(oep->name);
 		rc = fi_getname(&fep->fid, oep->name, &oep->namelen);
 		if (rc)
 			ofi_ep_close(fep);
+	}
+	if (rc && oep->av) {
+		fi_close(&oep->av->fid);
+		oep->av = NULL;
 	}
 	if (!rc) {
 		pthread_mutex_lock(&oep->lock);
@@ -675,6 +691,11 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	pthread_mutex_unlock(&oep->lock);
 	if (fep)
 		ofi_ep_close(fep);
+	/* the endpoint's own AV (shm), after the endpoint bound to it */
+	if (oep->av) {
+		fi_close(&oep->av->fid);
+		oep->av = NULL;
+	}
 	ofi_ep_cqs(oep, 0);
 }
 

@@ -25,7 +25,8 @@ static const struct ofi_fi_calls ofi_fi_calls = {
 };
 
 int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
-		struct fid_cq *tx, struct fid_cq *rx, struct fid_ep **out)
+		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
+		struct fid_ep **out)
 {
 	struct fi_info *info = fi_dupinfo(oia->info);
 	struct fid_ep *ep;
@@ -63,7 +64,7 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	}
 	/* libfabric 1.17: closing an rxm endpoint that was never bound or
 	 * enabled crashes, so a failure past here leaks it instead */
-	rc = fi_ep_bind(ep, &oia->av->fid, 0);
+	rc = fi_ep_bind(ep, &av->fid, 0);
 	if (!rc && tx == rx)
 		rc = fi_ep_bind(ep, &tx->fid, FI_TRANSMIT | FI_RECV);
 	else if (!rc) {
@@ -268,6 +269,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->lingering);
 	dapl_list_init(&oia->lingering_leps);
 	dapl_list_init(&oia->shm_dests);
+	dapl_list_init(&oia->shm_peers);
 	oia->linger_ns =
 	    ofi_env_num("DAPL_OFI_LINGER_MS", 5000, 600000) * 1000000ull;
 	oia->ia = ia;
@@ -306,6 +308,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->fab.tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
 			 !strncmp(oia->prov_name, "tcp", 3);
 	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
+	oia->fab.ep_av = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.renew_canceled = !strncmp(oia->prov_name, "verbs", 5);
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)

@@ -96,6 +96,8 @@ struct ofi_fabcaps {
 					 * lingers (cm.c ofi_lep_linger) */
 	int renew_canceled;		/* verbs: a REQ canceled renews rxm's
 					 * connection (cm.c ofi_ctl_tx_failed) */
+	int ep_av;			/* shm: each EP's endpoint has an AV
+					 * of its own (ep.c, addr.c) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -135,6 +137,8 @@ struct dapl_tp_ia {
 					 * (DAPL_OFI_LINGER_MS) */
 	struct dapl_list shm_dests;	/* addr.c, shm: the listener names
 					 * this IA sent to (ofi_shm_dest) */
+	struct dapl_list shm_peers;	/* addr.c, shm: the other names in
+					 * the IA's AV (ofi_shm_peer) */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
@@ -386,6 +390,8 @@ struct dapl_tp_ep {
 	struct fid_ep *fep;		/* NULL once flushed */
 	uint8_t name[OFI_ADDR_MAX];
 	size_t namelen;
+	struct fid_av *av;		/* shm: fep's own AV (fab.ep_av),
+					 * closed after it; else NULL */
 	fi_addr_t peer;			/* the peer's data endpoint */
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
@@ -450,9 +456,9 @@ struct dapl_tp_rmr {
 DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps) DAPL_HIDDEN;
 void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
-/* Opens an RDM endpoint on src, bound to the AV and the CQs, enabled. */
+/* Opens an RDM endpoint on src, bound to av and the CQs, enabled. */
 int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
-		struct fid_cq *tx, struct fid_cq *rx,
+		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
 		struct fid_ep **ep) DAPL_HIDDEN;
 void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
 /* IA and endpoint open and close reach libfabric's process-wide state
@@ -487,6 +493,11 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
 			 const struct sockaddr_in *sin) DAPL_HIDDEN;
 void ofi_addr_dests_free(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* A peer's address (len bytes) into the AV av (the IA's, or an EP's own:
+ * ep.c), its fi_addr in *out; 0, or -1.  Into the IA's AV over shm each
+ * name goes once (addr.c says why). */
+int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
+		    const void *addr, size_t len, fi_addr_t *out) DAPL_HIDDEN;
 /* shm_sweep.c: before the first shm endpoint of a process, removes the
  * regions a dead process of the same pid left in /dev/shm, and those of
  * processes that are gone; the sweep of one directory for one pid and

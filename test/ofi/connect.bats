@@ -179,3 +179,16 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 @test "$OFI_FABRIC: EP reuse: dat_ep_reset after a disconnect, connected again" {
 	pair reuse
 }
+
+@test "$OFI_FABRIC: 300 connections one after another, each on a new EP on both sides, one message each (shm: an IA made about 125 in its life before)" {
+	start_server serial -n 300
+	wait_listening
+	run_client serial -q "$QUAL" -n 300
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	grep -q '^  ok 300 connections made, one after another' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+	grep -q '^  ok 300 connections accepted, one after another' "$SRV_OUT"
+}

@@ -85,6 +85,9 @@ const char *vt_client_addr(void);
 
 extern int vt_failures;
 extern int vt_scale;
+/* set: vt_note prints nothing (the middle of a long loop); failures
+ * still print */
+extern int vt_quiet;
 
 /* ---- reporting ---- */
 const char *vt_rc(DAT_RETURN rc);

@@ -972,6 +972,95 @@ static int churn_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- serial: many connections, one after another ------------------------ */
+
+/*
+ * -n connections (SERIAL_DEFAULT without it), one after another, each on
+ * a new EP on both sides, each with one message.  Over shm an IA could
+ * make only about 125 connections in its life before (libfabric 1.17's
+ * shm counts every address inserted against 256 an AV, none of which can
+ * leave it: providers/ofi/addr.c ofi_addr_insert).
+ */
+enum { SERIAL_DEFAULT = 300, SERIAL_EVERY = 50 };
+
+static int serial_count(const struct vt_opts *o)
+{
+	return o->count > 0 ? o->count : SERIAL_DEFAULT;
+}
+
+/* Only the first and last connection's steps are printed, and a line
+ * every SERIAL_EVERY, so that a failure's iteration can be told. */
+static void serial_step(int i, int n)
+{
+	vt_quiet = i > 0 && i < n - 1;
+	if (i && i % SERIAL_EVERY == 0) {
+		printf("  %d connections so far\n", i);
+		fflush(stdout);
+	}
+}
+
+static int serial_server(const struct vt_opts *o)
+{
+	DAT_CONN_QUAL qual = 0;
+	int i, n = serial_count(o);
+	DAT_PSP_HANDLE psp;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	for (i = 0; i < n; i++) {
+		DAT_CR_HANDLE cr;
+		DAT_EP_HANDLE ep;
+		struct vt_msg m;
+		DAT_EVENT ev;
+		char tag[sizeof(m.tag)];
+
+		serial_step(i, n);
+		cr = vt_wait_cr(&v, &ev);
+		ep = vt_ep(&v, NULL);
+		vt_ctl_post(&v, ep);
+		vt_accept(&v, cr, ep, NULL, 0);
+		snprintf(tag, sizeof(tag), "serial %d", i % 100000);
+		vt_ctl_recv(&v, ep, &m, tag, 0);
+		vt_wait_disconnected(&v, ep);
+		vt_ep_free(ep);
+	}
+	vt_quiet = 0;
+	vt_note("ok %d connections accepted, one after another, each on a new EP",
+		n);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_close(&v);
+	return 0;
+}
+
+static int serial_client(const struct vt_opts *o)
+{
+	int i, n = serial_count(o);
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	for (i = 0; i < n; i++) {
+		DAT_EP_HANDLE ep;
+		struct vt_msg m;
+		char tag[sizeof(m.tag)];
+
+		serial_step(i, n);
+		ep = vt_ep(&v, NULL);
+		vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+		snprintf(tag, sizeof(tag), "serial %d", i % 100000);
+		vt_msg_init(&m, tag);
+		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+		vt_disconnect(&v, ep);
+		vt_ep_free(ep);
+	}
+	vt_quiet = 0;
+	vt_note("ok %d connections made, one after another, each on a new EP",
+		n);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_cm_tests[] = {
 	{ "connect", connect_server, connect_client },
 	{ "reject", reject_server, reject_client },
@@ -984,5 +1073,6 @@ const struct vt_test vt_cm_tests[] = {
 	{ "ep-modify", modify_server, modify_client },
 	{ "reuse", reuse_server, reuse_client },
 	{ "psp-churn", churn_server, churn_client },
+	{ "serial", serial_server, serial_client },
 	{ NULL, NULL, NULL }
 };

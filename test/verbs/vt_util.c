@@ -17,6 +17,7 @@
 #include "../lib/dat_names.h"
 
 int vt_failures;
+int vt_quiet;
 int vt_scale = 1;
 
 /* ---- reporting ------------------------------------------------------- */
@@ -59,6 +60,8 @@ void vt_note(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (vt_quiet)
+		return;
 	printf("  ");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
