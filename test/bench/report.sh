@@ -19,8 +19,9 @@ done
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$W/meta.txt"; }
 
 [ -e "$W/runs.tsv" ] || : > "$W/runs.tsv"
-# summary.tsv: row stack n min median max (figures over the reps; "fail"
-# or "pending" when no rep gave a number)
+# summary.tsv: row stack n min median max q1 q3 (figures over the reps,
+# the quartiles interpolated between the sorted runs; "fail" or "pending"
+# when no rep gave a number)
 awk -F'\t' '
 	{ k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 	$4 ~ /^[0-9.]+$/ { v[k, ++c[k]] = $4 + 0; next }
@@ -28,13 +29,19 @@ awk -F'\t' '
 	END {
 		for (i = 1; i <= n; i++) {
 			k = order[i]; split(k, p, SUBSEP); m = c[k] + 0
-			if (!m) { print p[1], p[2], 0, other[k], other[k], other[k]; continue }
+			if (!m) { print p[1], p[2], 0, other[k], other[k], other[k], other[k], other[k]; continue }
 			for (a = 1; a <= m; a++) x[a] = v[k, a]
 			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
 				if (x[b] < x[a]) { t = x[a]; x[a] = x[b]; x[b] = t }
 			med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\n", p[1], p[2], m, x[1], med, x[m]
+			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", p[1], p[2], m, x[1], med, x[m],
+				quart(x, m, 0.25), quart(x, m, 0.75)
 		}
+	}
+	# the q-quantile of the sorted x[1..m], between neighbouring runs
+	function quart(x, m, q,    h, i) {
+		h = (m - 1) * q + 1; i = int(h)
+		return i >= m ? x[m] : x[i] + (h - i) * (x[i + 1] - x[i])
 	}' OFS='\t' "$W/runs.tsv" > "$W/summary.tsv"
 grep -q $'\tfail$' "$W/runs.tsv" && BAD=1
 
@@ -56,12 +63,22 @@ label() {
 	esac
 }
 hsize() { awk -v s="$1" 'BEGIN { if (s >= 1048576) print s / 1048576 " MiB"; else if (s >= 1024) print s / 1024 " KiB"; else print s " B" }'; }
-# spread STACK-ROW: half the range over the median, relative (0 with one run)
-spread() { awk -F'\t' -v r="$1" -v s="$2" '$1 == r && $2 == s && $3 > 0 && $5 > 0 { printf "%.4f\n", ($6 - $4) / 2 / $5 }' "$W/summary.tsv"; }
+# spread ROW STACK: relative to the median, half the interquartile range
+# with SPREAD_IQR_MIN runs or more, half the whole range with fewer (0
+# with one run).  Under emulation one run in a few can be slow from end to
+# end (test/bench/results/2026-11-27-phases.md), and the whole range grows
+# with every run added, so that more runs would judge fewer rows; the
+# quartiles are what a single odd run does not move.  With fewer runs
+# they are too close to the extremes to tell anything apart.
+SPREAD_IQR_MIN=5
+spread() {
+	awk -F'\t' -v r="$1" -v s="$2" -v k="$SPREAD_IQR_MIN" '$1 == r && $2 == s && $3 > 0 && $5 > 0 {
+		printf "%.4f\n", ($3 >= k ? $8 - $7 : $6 - $4) / 2 / $5 }' "$W/summary.tsv"
+}
 
 # verdict KIND RATIO SPREAD ZERO: the row's judgement against its target.
-# A row is judged only when the spread of the two sides (their relative
-# half-ranges added) is smaller than the difference it claims (|ratio -
+# A row is judged only when the spread of the two sides (spread: their
+# relative half-spreads added) is smaller than the difference it claims (|ratio -
 # 1|); a judged row over target is marked **missed** in the row, and a
 # judged row that cannot be true (DAT faster than the verbs it calls on
 # a latency row, bandwidth over 1.05) is marked for explanation.  A row
@@ -423,8 +440,9 @@ plot() {
 		"busy polling on both sides (datbench's server spins while the client measures, as perftest's passive side does;" \
 		"the CPU table below checks it); the same CPUs ($(meta cpus), taskset)"
 	echo "- runs: $(meta reps) of each, alternating verbs, DAT (and rsocket) row by row; each cell is min / median / max over the runs;" \
-		"the ratio is of the medians. A row is judged only when the spread of its two sides (their relative half-ranges," \
-		"added) is smaller than the difference it claims; a judged row over target is marked **missed** in the row;" \
+		"the ratio is of the medians. A row is judged only when the spread of its two sides is smaller than the difference" \
+		"it claims (each side's spread: half its interquartile range over its median with $SPREAD_IQR_MIN runs or more," \
+		"half its whole range with fewer; the two added); a judged row over target is marked **missed** in the row;" \
 		"a latency row below 1, a bandwidth row above 1.05 and a row with a zero figure are marked for" \
 		"explanation. Targets: latency ≤ 1.03, bandwidth ≥ 0.98 (× perftest)."
 	echo "- Under emulation (TCG) wall-clock figures are noisy, and the host's 2 cores are shared with other developers'" \

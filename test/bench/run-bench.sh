@@ -29,10 +29,12 @@
 # Exit status: 0 when every run produced its figure.  Nothing asserts
 # timing.
 #
-# Environment: BENCH_REPS (3), BENCH_MAX_EPS (1024: one process),
+# Environment: BENCH_REPS (7: report.sh's spread takes the quartiles from
+# 5 runs on), BENCH_MAX_EPS (1024: one process),
 # BENCH_MAX_EPS2 (256: two processes), BENCH_WINDOW (32), BENCH_PARTS
 # (which parts run: "lat cg contend scale", all by default),
-# BENCH_SRV_CPU/BENCH_CLI_CPU (1/2 with 3 or more CPUs, else unpinned),
+# BENCH_SRV_CPU/BENCH_CLI_CPU (1/2 with 3 or more CPUs, 0/1 with 2, else
+# unpinned),
 # BENCH_SRV_IA/BENCH_CLI_IA
 # (rxe0-cma/rxe1-cma), BENCH_SRV_DEV/BENCH_CLI_DEV (rxe0/rxe1),
 # BENCH_SRV_ADDR/BENCH_CLI_ADDR (10.77.0.1/10.77.0.2), BENCH_QUICK=1 (a
@@ -50,13 +52,15 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 W=${1:?usage: run-bench.sh WORKDIR}
 mkdir -p "$W/log"
 W=$(cd "$W" && pwd)
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-7}
 MAX_EPS=${BENCH_MAX_EPS:-1024}
 MAX_EPS2=${BENCH_MAX_EPS2:-256}
 WINDOW=${BENCH_WINDOW:-32}
 PARTS=${BENCH_PARTS:-lat cg contend scale}
 if [ "$(nproc)" -ge 3 ]; then
 	SRV_CPU=${BENCH_SRV_CPU:-1} CLI_CPU=${BENCH_CLI_CPU:-2}
+elif [ "$(nproc)" -eq 2 ]; then
+	SRV_CPU=${BENCH_SRV_CPU:-0} CLI_CPU=${BENCH_CLI_CPU:-1}
 else
 	SRV_CPU=${BENCH_SRV_CPU:-} CLI_CPU=${BENCH_CLI_CPU:-}
 fi
