@@ -56,6 +56,7 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	}
 	/* shm names its endpoints in a process-wide list (init.c) */
 	ofi_global_enter();
+	ofi_env_rxm_srx(oia->fab.rxm_srx);
 	rc = fi_endpoint(oia->domain, info, &ep, NULL);
 	fi_freeinfo(info);
 	if (rc) {
@@ -290,7 +291,9 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		ret = DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 		goto err;
 	}
+	oia->fab.rxm_srx = !strncmp(oia->prov_name, "verbs", 5);
 	ofi_global_enter();
+	ofi_env_rxm_srx(oia->fab.rxm_srx);
 	/* MSG where the provider named alone offers it (msg.c), else RDM:
 	 * select.c, which datadm --check asks too */
 	rc = ofi_select_info(&ofi_fi_calls, oia->prov_name, &oia->addr,

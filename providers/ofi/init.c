@@ -59,8 +59,9 @@
  *	boots; with the renewal of a REQ canceled (cm.c ofi_ctl_tx_failed)
  *	149 of 149 passed in two boots.  A run of the pair took 5-6 s so
  *	(4-5 s without the shared context, 11-15 s with its 4096 buffers).
- *	As the other settings here: the first IA of a process decides
- *	(a verbs IA opened after a tcp one has no shared context).
+ *	Unlike the other settings here, set for each IA (ofi_env_rxm_srx
+ *	below); FI_OFI_RXM_MSG_RX_SIZE=128 is set for every IA (rxm's
+ *	default without the shared context).
  *   FI_MR_CACHE_MAX_COUNT=0   no registration cache: with it, verbs hands
  *	a second registration of the same pages the first one's MR and
  *	key (whatever its access), and rxm then refuses it (-FI_ENOKEY), so
@@ -89,11 +90,14 @@
  *	connection to is stuck (TCP: ofi_rxm_unstick; verbs: a REQ
  *	canceled, ofi_ctl_tx_failed), and inserts it again, to connect
  *	afresh.  Our only fi_av_remove over rxm.
- *   FI_UNIVERSE_SIZE=64, for an IA over verbs only: rxm sizes each
- *	endpoint's verbs CQ for that many peers (256 by default: 256 x 256
- *	entries), more than rxe gives (ibv_create_cq fails, and so does
- *	fi_enable of every endpoint).  Only where libfabric was not set up
- *	before in the process.
+ *   FI_UNIVERSE_SIZE=64: rxm sizes each endpoint's verbs CQ for that
+ *	many peers (256 by default: 256 x 256 entries), more than rxe gives
+ *	(ibv_create_cq fails, and so does fi_enable of every endpoint).
+ *	libfabric reads it once, at its first use in the process, so it is
+ *	set for every IA: set only for verbs IAs, a verbs IA opened after a
+ *	tcp one failed to open (test/ofi/mixed.bats).  A tcp IA's rxm CQs
+ *	are sized for 64 peers as well; every suite over tcp passes so.
+ *	Only where libfabric was not set up before in the process.
  *   FI_OFI_RXM_COMP_PER_PROGRESS=64, for an IA over verbs only: rxm reads
  *	that many of its verbs completions per read of our CQ (1 by
  *	default), so that one read handles what has arrived.  libfabric
@@ -174,19 +178,41 @@ __attribute__((constructor)) static void ofi_atfork(void)
 	pthread_atfork(ofi_global_enter, ofi_global_leave, NULL);
 }
 
+/*
+ * FI_OFI_RXM_USE_SRX is the one setting here that libfabric 1.17 reads
+ * again at each fi_getinfo and endpoint open (rxm_use_srx), not once: so
+ * each IA gets its own, set right before those calls (ia.c, both under
+ * ofi_global): 1 over verbs, 0 elsewhere (above).  A verbs IA opened
+ * after a tcp one in the same process had no shared receive context
+ * before, and with it the crash above.  Unless the consumer's
+ * environment had the variable before our first IA: then it stays.
+ */
+static int ofi_srx_consumer = -1; /* -1: not looked yet */
+
+void ofi_env_rxm_srx(int over_verbs)
+{
+	if (ofi_srx_consumer)
+		return;
+	setenv("FI_OFI_RXM_USE_SRX", over_verbs ? "1" : "0", 1);
+}
+
 void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 				 const char *ia_params)
 {
 	/* before libfabric reads its parameters (the first fi_getinfo) */
+	ofi_global_enter();
+	if (ofi_srx_consumer < 0)
+		ofi_srx_consumer = getenv("FI_OFI_RXM_USE_SRX") != NULL;
+	ofi_global_leave();
 	setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
 	setenv("FI_AV_REMOVE_CLEANUP", "1", 0);
+	/* rxm's default without a shared receive context, so the same
+	 * for a tcp IA; for a verbs IA's shared one (4096 by default) */
+	setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+	setenv("FI_UNIVERSE_SIZE", "64", 0);
 	if (ia_params && !strncmp(ia_params, "verbs", 5)) {
-		setenv("FI_OFI_RXM_USE_SRX", "1", 0);
-		setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
-		setenv("FI_UNIVERSE_SIZE", "64", 0);
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
 	} else {
-		setenv("FI_OFI_RXM_USE_SRX", "0", 0);
 		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");

@@ -98,6 +98,8 @@ struct ofi_fabcaps {
 					 * connection (cm.c ofi_ctl_tx_failed) */
 	int ep_av;			/* shm: each EP's endpoint has an AV
 					 * of its own (ep.c, addr.c) */
+	int rxm_srx;			/* verbs;ofi_rxm: rxm's shared receive
+					 * context (init.c ofi_env_rxm_srx) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -465,6 +467,9 @@ void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
  * under this lock, which fork() waits for (init.c). */
 void ofi_global_enter(void) DAPL_HIDDEN;
 void ofi_global_leave(void) DAPL_HIDDEN;
+/* init.c, under ofi_global, right before fi_getinfo or fi_endpoint for
+ * an IA: FI_OFI_RXM_USE_SRX as that IA needs it (over verbs or not). */
+void ofi_env_rxm_srx(int over_verbs) DAPL_HIDDEN;
 DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource) DAPL_HIDDEN;
 /* A positive number from the environment (at most max), else def. */
 uint64_t ofi_env_num(const char *name, uint64_t def,

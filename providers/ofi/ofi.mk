@@ -221,6 +221,8 @@ OFI_FABRICS := tcp shm tcpmsg
 OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
 	test/ofi/psp-gone.bats test/ofi/churn.bats
 VERBS_SUITES += $(OFI_SUITES_verbs)
+# one process with a tcp IA and a verbs IA: only where verbs is
+VERBS_SUITES += test/ofi/mixed.bats
 
 run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \

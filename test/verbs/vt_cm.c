@@ -1061,6 +1061,37 @@ static int serial_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- two IAs of one process, the first one's named by VT_FIRST_IA ------ */
+
+/*
+ * Opens the IA VT_FIRST_IA names (e.g. an IA over tcp;ofi_rxm), then
+ * the IA -i names (e.g. one over verbs;ofi_rxm), each with an EP, and
+ * closes them.  test/ofi/mixed.bats watches what libfabric was told for
+ * each (the ofi provider's settings for one IA must not be another's).
+ */
+static int two_ia_local(const struct vt_opts *o)
+{
+	const char *first = getenv("VT_FIRST_IA");
+	DAT_EP_HANDLE ep1, ep2;
+	struct vt v1, v2;
+
+	if (!first || !*first)
+		vt_die("two-ia: VT_FIRST_IA names no IA");
+	vt_open(&v1, first);
+	ep1 = vt_ep(&v1, NULL);
+	printf("  first IA %s open, an EP created\n", first);
+	fflush(stdout);
+	vt_open(&v2, o->ia_name);
+	ep2 = vt_ep(&v2, NULL);
+	printf("  second IA %s open, an EP created\n", o->ia_name);
+	fflush(stdout);
+	vt_ep_free(ep2);
+	vt_ep_free(ep1);
+	vt_close(&v2);
+	vt_close(&v1);
+	return 0;
+}
+
 const struct vt_test vt_cm_tests[] = {
 	{ "connect", connect_server, connect_client },
 	{ "reject", reject_server, reject_client },
@@ -1074,5 +1105,6 @@ const struct vt_test vt_cm_tests[] = {
 	{ "reuse", reuse_server, reuse_client },
 	{ "psp-churn", churn_server, churn_client },
 	{ "serial", serial_server, serial_client },
+	{ "two-ia", two_ia_local, NULL },
 	{ NULL, NULL, NULL }
 };
