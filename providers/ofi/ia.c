@@ -312,7 +312,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 			 !strncmp(oia->prov_name, "tcp", 3);
 	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.ep_av = oia->info->addr_format == FI_ADDR_STR;
-	oia->fab.renew_canceled = !strncmp(oia->prov_name, "verbs", 5);
+	oia->fab.renew_canceled = oia->fab.rxm_srx; /* rxm over verbs, both */
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);

@@ -988,10 +988,12 @@ static int serial_count(const struct vt_opts *o)
 	return o->count > 0 ? o->count : SERIAL_DEFAULT;
 }
 
-/* Only the first and last connection's steps are printed, and a line
+/* Connection i of n: its message's tag (a vt_msg tag holds 16 bytes);
+ * only the first and last connection's steps are printed, and a line
  * every SERIAL_EVERY, so that a failure's iteration can be told. */
-static void serial_step(int i, int n)
+static void serial_step(int i, int n, char *tag, size_t tag_size)
 {
+	snprintf(tag, tag_size, "serial %d", i % 100000);
 	vt_quiet = i > 0 && i < n - 1;
 	if (i && i % SERIAL_EVERY == 0) {
 		printf("  %d connections so far\n", i);
@@ -1016,12 +1018,11 @@ static int serial_server(const struct vt_opts *o)
 		DAT_EVENT ev;
 		char tag[sizeof(m.tag)];
 
-		serial_step(i, n);
+		serial_step(i, n, tag, sizeof(tag));
 		cr = vt_wait_cr(&v, &ev);
 		ep = vt_ep(&v, NULL);
 		vt_ctl_post(&v, ep);
 		vt_accept(&v, cr, ep, NULL, 0);
-		snprintf(tag, sizeof(tag), "serial %d", i % 100000);
 		vt_ctl_recv(&v, ep, &m, tag, 0);
 		vt_wait_disconnected(&v, ep);
 		vt_ep_free(ep);
@@ -1045,10 +1046,9 @@ static int serial_client(const struct vt_opts *o)
 		struct vt_msg m;
 		char tag[sizeof(m.tag)];
 
-		serial_step(i, n);
+		serial_step(i, n, tag, sizeof(tag));
 		ep = vt_ep(&v, NULL);
 		vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
-		snprintf(tag, sizeof(tag), "serial %d", i % 100000);
 		vt_msg_init(&m, tag);
 		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
 		vt_disconnect(&v, ep);
