@@ -26,7 +26,9 @@ runs() {
 # verdict LABEL: the verdict cell of the table row whose operation starts
 # with LABEL
 verdict() {
-	test/bench/report.sh "$W" "$W/out" > "$W/log" 2>&1 || { cat "$W/log"; return 1; }
+	# the tables only: a host suite cannot count on gnuplot
+	REPORT_PLOTS=0 test/bench/report.sh "$W" "$W/out" > "$W/log" 2>&1 ||
+		{ cat "$W/log"; return 1; }
 	grep -F "| $1" "$W/out.md" | head -1 | awk -F'|' '{ print $9 }'
 }
 
@@ -62,9 +64,6 @@ expect_verdict() {
 }
 
 @test "report.sh: a judged latency row within target is met; a judged bandwidth row below 0.98 is missed" {
-	# (a send row too: the latency plot needs one)
-	runs send_lat:64 verbs 10 10 10 10 10 10 10
-	runs send_lat:64 dat 10 10 10 10 10 10 10
 	runs atomic_fadd:8 verbs 20 20.1 19.9 20 20 20.05 19.95
 	runs atomic_fadd:8 dat 20.4 20.5 20.3 20.4 20.4 20.45 20.35
 	runs write_bw:4096 verbs 50 50.2 49.8 50 50 50.1 49.9
