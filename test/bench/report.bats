@@ -73,3 +73,13 @@ expect_verdict() {
 	expect_verdict "RDMA write bandwidth (ib_write_bw) | 4 KiB" \
 		'*\*\*missed\*\* (judged: spread ±*% < difference 10.0%)*'
 }
+
+@test "report.sh: REPORT_PLOTS=0 writes the tables and links no plot it did not draw" {
+	runs send_lat:64 verbs 10.0 10.1 9.9 10.05 9.95 10.0 10.0
+	runs send_lat:64 dat 10.1 10.2 10.0 10.15 10.05 10.1 10.1
+	expect_verdict "send/recv ping-pong (ib_send_lat) | 64 B" '*'
+	grep -q '^report: wrote .*(tables only: REPORT_PLOTS=0)$' "$W/log"
+	grep -q '^| send/recv ping-pong (ib_send_lat) | 64 B' "$W/out.md"
+	[ "$(grep -c '!\[' "$W/out.md")" -eq 0 ]
+	[ ! -e "$W/out.png" ]
+}

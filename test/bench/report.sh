@@ -5,19 +5,24 @@
 # size, DAT and verbs on one chart, drawn by gnuplot).
 # Exit status 1 when a run failed or a figure is missing (never because
 # of a timing: the targets are reported, not asserted).
-# REPORT_PLOTS=0: the tables only, no PNG (no gnuplot needed: the host
-# suite's test/bench/report.bats judges rows on a machine without it).
+# REPORT_PLOTS=0: the tables only, no PNG and no link to one (no gnuplot
+# needed: the host suite's test/bench/report.bats judges rows on a
+# machine without it).
 set -u
 
 W=${1:?usage: report.sh WORKDIR OUTBASE}
 OUT=${2:?usage: report.sh WORKDIR OUTBASE}
 HERE=$(cd "$(dirname "$0")" && pwd)
 MD=$OUT.md PNG=$OUT.png SPNG=$OUT-scale.png
+PLOTS=${REPORT_PLOTS:-1}
 BAD=0
 
-for f in meta.txt; do
-	[ -s "$W/$f" ] || { echo "report: $W/$f is missing or empty" >&2; exit 1; }
-done
+# plot_link ALT FILE: the Markdown link to a plot, when plots are drawn
+plot_link() {
+	[ "$PLOTS" = 0 ] || echo "![$1]($(basename "$2"))"
+}
+
+[ -s "$W/meta.txt" ] || { echo "report: $W/meta.txt is missing or empty" >&2; exit 1; }
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$W/meta.txt"; }
 
 [ -e "$W/runs.tsv" ] || : > "$W/runs.tsv"
@@ -348,7 +353,7 @@ scaling() {
 		x = base > 0 ? v["conn_per_s"] / base : 0
 		printf "| %s | %s | %s | %.2f | %s | %s | %s | %s |\n", v["eps"], v["connect_s"], v["conn_per_s"], x, (x >= 0.5 ? "met" : "**missed**"), v["req_retries"], v["max_gap_s"], v["connected_ep_rss_kib"] }' "$s"
 	echo
-	echo "![connections per second against EP pairs]($(basename "$SPNG"))"
+	plot_link "connections per second against EP pairs" "$SPNG"
 }
 
 contended_table() {
@@ -460,7 +465,7 @@ plot() {
 		echo
 		table '_p99:'
 		echo
-		echo "![latency against size]($(basename "$PNG"))"
+		plot_link "latency against size" "$PNG"
 		echo
 		echo "### CPU time over wall time of each side (median over the runs)"
 		echo
@@ -501,10 +506,12 @@ plot() {
 		cat "$OUT-notes.md"
 	fi
 } > "$MD"
-if [ "${REPORT_PLOTS:-1}" != 0 ]; then
+if [ "$PLOTS" != 0 ]; then
 	[ -s "$W/runs.tsv" ] && plot
 	[ -s "$W/scale.txt" ] && scale_plot
+	echo "report: wrote $MD and the plots"
+else
+	echo "report: wrote $MD (tables only: REPORT_PLOTS=0)"
 fi
-echo "report: wrote $MD${PNG:+ and the plots}"
 cat "$MD"
 exit $BAD

@@ -1061,6 +1061,122 @@ static int serial_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- many-ia: one server IA, many client IAs open at once --------------- */
+
+/*
+ * The client opens -n IAs (MANY_DEFAULT without it), each with an EP
+ * connected to the server's one PSP, and sends one message on each; only
+ * then does it hang them all up.  So the server's IA has -n peer IAs at
+ * once, each a different control address: more than the 64 peers
+ * libfabric's rxm is told to expect per endpoint (FI_UNIVERSE_SIZE,
+ * providers/ofi/init.c), which every other test stays under.
+ */
+enum { MANY_DEFAULT = 80 };
+
+static int many_server(const struct vt_opts *o)
+{
+	int i, n = o->count > 0 ? o->count : MANY_DEFAULT;
+	DAT_EP_HANDLE *ep = calloc((size_t)n, sizeof(*ep));
+	DAT_CONN_QUAL qual = 0;
+	DAT_PSP_HANDLE psp;
+	struct vt v;
+
+	if (!ep)
+		vt_die("many-ia: calloc");
+	vt_open(&v, o->ia_name);
+	/* room for every connection's events at once: the clients hang up
+	 * in a burst, and an EVD that overflows drops events
+	 * (DAT_ASYNC_ERROR_EVD_OVERFLOW) */
+	vt_expect("dat_evd_free(connection)", dat_evd_free(v.conn_evd),
+		  DAT_SUCCESS);
+	vt_must("connection EVD",
+		dat_evd_create(v.ia, 2 * n + 16, DAT_HANDLE_NULL,
+			       DAT_EVD_CONNECTION_FLAG, &v.conn_evd));
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	for (i = 0; i < n; i++) {
+		struct vt_msg m;
+		DAT_EVENT ev;
+		DAT_CR_HANDLE cr;
+		char tag[sizeof(m.tag)];
+
+		serial_step(i, n, tag, sizeof(tag));
+		cr = vt_wait_cr(&v, &ev);
+		ep[i] = vt_ep(&v, NULL);
+		vt_ctl_post(&v, ep[i]);
+		vt_accept(&v, cr, ep[i], NULL, 0);
+		vt_ctl_recv(&v, ep[i], &m, tag, 0);
+	}
+	vt_quiet = 0;
+	vt_note("ok %d connections accepted from %d IAs, all open at once", n,
+		n);
+	/* the client hangs up each one, in any order; each EP is to be
+	 * named by one DISCONNECTED */
+	for (i = 0; i < n; i++) {
+		DAT_EVENT ev;
+		int j;
+
+		vt_quiet = 1;
+		if (!vt_expect_event("disconnected", v.conn_evd,
+				     DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
+			break;
+		for (j = 0; j < n; j++)
+			if (ep[j] == ev.event_data.connect_event_data.ep_handle)
+				break;
+		if (j == n) {
+			vt_fail("DISCONNECTED names no EP of ours, or one twice");
+			continue;
+		}
+		ep[j] = DAT_HANDLE_NULL;
+		vt_ep_free(ev.event_data.connect_event_data.ep_handle);
+	}
+	vt_quiet = 0;
+	for (i = 0; i < n; i++)
+		if (ep[i] != DAT_HANDLE_NULL) {
+			vt_fail("connection %d: no DISCONNECTED", i);
+			vt_ep_free(ep[i]);
+		}
+	if (!vt_failures)
+		vt_note("ok %d DISCONNECTED, one for each EP", n);
+	free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_close(&v);
+	return 0;
+}
+
+static int many_client(const struct vt_opts *o)
+{
+	int i, n = o->count > 0 ? o->count : MANY_DEFAULT;
+	struct vt *v = calloc((size_t)n, sizeof(*v));
+	DAT_EP_HANDLE *ep = calloc((size_t)n, sizeof(*ep));
+
+	if (!v || !ep)
+		vt_die("many-ia: calloc");
+	for (i = 0; i < n; i++) {
+		struct vt_msg m;
+		char tag[sizeof(m.tag)];
+
+		serial_step(i, n, tag, sizeof(tag));
+		vt_open(&v[i], o->ia_name);
+		ep[i] = vt_ep(&v[i], NULL);
+		vt_connect(&v[i], ep[i], o->addr, o->qual, NULL, 0);
+		vt_msg_init(&m, tag);
+		vt_ctl_send(&v[i], ep[i], &m, DAT_COMPLETION_DEFAULT_FLAG);
+	}
+	vt_quiet = 0;
+	vt_note("ok %d IAs open at once, each connected, one message each", n);
+	for (i = 0; i < n; i++) {
+		vt_quiet = i < n - 1;
+		vt_disconnect(&v[i], ep[i]);
+		vt_ep_free(ep[i]);
+		vt_close(&v[i]);
+	}
+	vt_quiet = 0;
+	free(ep);
+	free(v);
+	return 0;
+}
+
 /* ---- two IAs of one process, the first one's named by VT_FIRST_IA ------ */
 
 /*
@@ -1105,6 +1221,7 @@ const struct vt_test vt_cm_tests[] = {
 	{ "reuse", reuse_server, reuse_client },
 	{ "psp-churn", churn_server, churn_client },
 	{ "serial", serial_server, serial_client },
+	{ "many-ia", many_server, many_client },
 	{ "two-ia", two_ia_local, NULL },
 	{ NULL, NULL, NULL }
 };
