@@ -208,6 +208,6 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 @test "$OFI_FABRIC: $MANY IAs of one process connected to one server IA at once, one message each, each hung up (natively 80: more peers than the 64 rxm over tcp is told to expect)" {
 	counted_pair many-ia "$MANY"
 	grep -q "^  ok $MANY IAs open at once, each connected" <<< "$output"
-	grep -q "^  ok $MANY connections accepted from $MANY IAs, all open at once" "$SRV_OUT"
+	grep -q "^  ok $MANY connections accepted, all open at once" "$SRV_OUT"
 	grep -q "^  ok $MANY DISCONNECTED, one for each EP" "$SRV_OUT"
 }
