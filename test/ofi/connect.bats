@@ -18,19 +18,6 @@ setup_file() { ofi_setup_file; }
 MANY=80
 if [ "$OFI_FABRIC" = verbs ]; then MANY=12; fi
 
-# counted_pair TEST N: TEST's server and client, each with -n N; both
-# pass (the client's output in $output, the server's in $SRV_OUT)
-counted_pair() {
-	start_server "$1" -n "$2"
-	wait_listening
-	run_client "$1" -q "$QUAL" -n "$2"
-	wait_server
-	[ "$status" -eq 0 ]
-	grep -q '^PASS$' <<< "$output"
-	[ "$SRV_RC" -eq 0 ]
-	grep -q '^PASS$' "$SRV_OUT"
-}
-
 # dat FIELD: an "attr FIELD VALUE" line of dattest-verbs query
 dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
@@ -200,13 +187,13 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 }
 
 @test "$OFI_FABRIC: 300 connections one after another, each on a new EP on both sides, one message each (shm: an IA made about 125 in its life before)" {
-	counted_pair serial 300
+	pair serial -n 300 -- -n 300
 	grep -q '^  ok 300 connections made, one after another' <<< "$output"
 	grep -q '^  ok 300 connections accepted, one after another' "$SRV_OUT"
 }
 
 @test "$OFI_FABRIC: $MANY IAs of one process connected to one server IA at once, one message each, each hung up (natively 80: more peers than the 64 rxm over tcp is told to expect)" {
-	counted_pair many-ia "$MANY"
+	pair many-ia -n "$MANY" -- -n "$MANY"
 	grep -q "^  ok $MANY IAs open at once, each connected" <<< "$output"
 	grep -q "^  ok $MANY connections accepted, all open at once" "$SRV_OUT"
 	grep -q "^  ok $MANY DISCONNECTED, one for each EP" "$SRV_OUT"

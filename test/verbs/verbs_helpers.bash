@@ -104,13 +104,20 @@ run_client() {
 	echo "$output"
 }
 
-# pair TEST [SERVER ARGS...]: server and client of TEST, both must pass
+# pair TEST [SERVER ARGS...] [-- CLIENT ARGS...]: server and client of
+# TEST, both must pass
 pair() {
-	local t=$1
+	local t=$1 srv=() cli=()
 	shift
-	start_server "$t" "$@"
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		srv+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	cli=("$@")
+	start_server "$t" "${srv[@]}"
 	wait_listening
-	run_client "$t" -q "$QUAL"
+	run_client "$t" -q "$QUAL" "${cli[@]}"
 	wait_server
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"

@@ -1112,11 +1112,11 @@ static int many_server(const struct vt_opts *o)
 	vt_note("ok %d connections accepted, all open at once", n);
 	/* the client hangs up each one, in any order; each EP is to be
 	 * named by one DISCONNECTED */
+	vt_quiet = 1;
 	for (i = 0; i < n; i++) {
 		DAT_EVENT ev;
 		int j;
 
-		vt_quiet = 1;
 		if (!vt_expect_event("disconnected", v.conn_evd,
 				     DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
 			break;
