@@ -29,27 +29,16 @@ dat_handle_slow(DAT_PROVIDER *p)
 }
 
 /*
- * An empty slot.  The table may be dat_dr_none (the common-case word's
- * stand-in when no table is there, never registered), so the set says
- * whether it is a table at all before the answer is "not implemented".
- */
-static __attribute__((noinline, cold)) DAT_RETURN
-dat_empty_slot(const DAT_PROVIDER *p, DAT_RETURN subtype)
-{
-	if (!dat_dr_is_provider(p))
-		return DAT_ERROR(DAT_INVALID_HANDLE, subtype);
-	return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE);
-}
-
-/*
  * The checks in front of every call: NULL or not 4-byte aligned, as the
  * reference; then the handle's first word must be a registered table.
  * The common case first: the word is one of the two tables in
  * dat_dr_hot (registry.h), one load and one compare each, and the call
  * is a tail call from there (no frame); any other word takes the full
- * probe of the registered set, out of line.  A third-party provider may leave a slot
- * empty; that call then does not exist for it, which is exactly what
- * DAT_NOT_IMPLEMENTED says.
+ * probe of the registered set, out of line.  dat_registry_add_provider
+ * refuses a table with an empty slot, so an empty slot here is no
+ * registered table's: dat_dr_none (the common-case word's stand-in when
+ * no table is there) or a table its provider emptied after registering
+ * it.  Either way the handle is not one of a provider: DAT_INVALID_HANDLE.
  */
 #define DAT_DISPATCH(handle, subtype, slot, ...)                               \
 	do {                                                                   \
@@ -65,14 +54,14 @@ dat_empty_slot(const DAT_PROVIDER *p, DAT_RETURN subtype)
 			       (hot_ = atomic_load_explicit(                   \
 				    &dat_dr_hot[1], memory_order_acquire)))) { \
 			if (dat_unlikely(!hot_->slot))                         \
-				return dat_empty_slot(hot_, subtype);          \
+				return DAT_ERROR(DAT_INVALID_HANDLE, subtype); \
 			return hot_->slot(__VA_ARGS__);                        \
 		}                                                              \
 		provider_ = dat_handle_slow(provider_);                        \
 		if (!provider_)                                                \
 			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
 		if (!provider_->slot)                                          \
-			return DAT_ERROR(DAT_NOT_IMPLEMENTED, DAT_NO_SUBTYPE); \
+			return DAT_ERROR(DAT_INVALID_HANDLE, subtype);         \
 		return provider_->slot(__VA_ARGS__);                           \
 	} while (0)
 

@@ -34,7 +34,8 @@ static const char *const type_text[] = {
 };
 
 static const char not_implemented_text[] =
-	"DAT_NOT_IMPLEMENTED: not implemented by this provider";
+	"DAT_NOT_IMPLEMENTED: not implemented (a DAT 1.2 code: no call of this "
+	"library returns it, another implementation's may)";
 
 #define MSG(name, text) [name] = #name ": " text
 

@@ -167,9 +167,6 @@ def render(p, protos, subtypes, progs):
                      "libdat: %s is NULL, not 4-byte aligned, or does not point to an object "
                      "of a provider that is registered now (see libdat(3)).  "
                      "The provider returns the same for a freed handle or one of another type." % h))
-        errs.append(("DAT_NOT_IMPLEMENTED", "DAT_NO_SUBTYPE",
-                     "libdat: the provider that owns the handle left this slot of its "
-                     "DAT_PROVIDER table empty (never the case for libdaplcma.so.1 except where said above)."))
     out.append("Errors carry a type and a subtype: \\fBDAT_GET_TYPE\\fP(ret) and \\fBDAT_GET_SUBTYPE\\fP(ret) "
                "(see dat_strerror(3)).  This implementation returns:")
     for e in errs:

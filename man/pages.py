@@ -1308,7 +1308,7 @@ dat_provider_init(), once per key it serves; an application may also register
 a provider it carries itself.  From then on dat_ia_openv() with that key
 opens through the table, and libdat's dispatch check accepts handles whose
 first word is this table.""",
-     errors=[OK, arg(1, "*provider* is NULL or has no ia_open_func."), arg(2, "*provider_info* is NULL or its IA name is empty or too long."),
+     errors=[OK, arg(1, "*provider* is NULL, or one of the entry points of its table (every member from *ia_open_func* to *srq_set_lw_func*) is NULL: a provider without a feature fills its slots with calls that say so (with DAT_DBG_TYPE's error messages on, libdat names the empty entry)."), arg(2, "*provider_info* is NULL or its IA name is empty or too long."),
              ("DAT_PROVIDER_ALREADY_REGISTERED", "DAT_NO_SUBTYPE", "The key is registered already."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "All 256 slots of the dynamic registry are in use.")],
      notes="""The table of registered providers is a fixed array of 256 slots that the

@@ -11,6 +11,8 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "registry.h"
@@ -167,6 +169,31 @@ static unsigned dr_opening(const DAT_PROVIDER *p)
 	return sum;
 }
 
+/*
+ * The first empty entry point of table p (its number in the table, as
+ * udat_redirection.h counts them), or 0 when every one is filled.  A
+ * table with an empty slot is refused here, once, so that no call
+ * through libdat can reach a slot that is not there: a provider without
+ * a feature still fills its slots, with calls that say so
+ * (DAT_MODEL_NOT_SUPPORTED where dat_ia_query reports the feature
+ * absent).
+ */
+static unsigned dr_empty_slot(const DAT_PROVIDER *p)
+{
+	const size_t first = offsetof(DAT_PROVIDER, ia_open_func);
+	const size_t step = sizeof(p->ia_open_func);
+	size_t off;
+
+	for (off = first; off + step <= sizeof(*p); off += step) {
+		uintptr_t fn;
+
+		memcpy(&fn, (const char *)p + off, sizeof(fn));
+		if (!fn)
+			return (unsigned)(off / step);
+	}
+	return 0;
+}
+
 static int ia_name_ok(const DAT_PROVIDER_INFO *info)
 {
 	return info->ia_name[0] &&
@@ -178,14 +205,20 @@ DAT_RETURN dat_registry_add_provider(DAT_PROVIDER *provider,
 {
 	struct dat_dr_slot *slot = NULL;
 	DAT_RETURN rc = DAT_SUCCESS;
-	unsigned i, n;
+	unsigned i, n, empty;
 
 	if (!provider)
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
 	if (!info || !ia_name_ok(info))
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	if (!provider->ia_open_func)
+	empty = dr_empty_slot(provider);
+	if (empty) {
+		dat_dbg(DAT_DBG_ERROR,
+			"provider %s: entry %u of its DAT_PROVIDER table is "
+			"empty: not registered",
+			info->ia_name, empty);
 		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
+	}
 
 	dat_dr_lock();
 	n = atomic_load_explicit(&dr_high, memory_order_relaxed);

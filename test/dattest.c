@@ -38,6 +38,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -735,6 +736,24 @@ struct app_ia {
 
 static DAT_PROVIDER app_table;
 
+/* What the entry points a test does not call do: libdat refuses a table
+ * with an empty one (dat_registry_add_provider). */
+static DAT_RETURN unused_slot(void)
+{
+	return ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
+}
+
+/* Every entry point of p set to unused_slot, then the caller's own. */
+static void table_fill(DAT_PROVIDER *p)
+{
+	DAT_RETURN (*fn)(void) = unused_slot;
+	size_t off;
+
+	for (off = offsetof(DAT_PROVIDER, ia_open_func);
+	     off + sizeof(fn) <= sizeof(*p); off += sizeof(fn))
+		memcpy((char *)p + off, &fn, sizeof(fn));
+}
+
 static DAT_RETURN app_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
 			   DAT_EVD_HANDLE *async, DAT_IA_HANDLE *ia)
 {
@@ -768,6 +787,7 @@ static int cmd_dynamic(void)
 	struct app_ia stale;
 	int seen = 0;
 
+	table_fill(&app_table);
 	app_table.device_name = "app-ia";
 	app_table.ia_open_func = app_open;
 	app_table.ia_close_func = app_close;
@@ -780,6 +800,20 @@ static int cmd_dynamic(void)
 	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
 	expect("add NULL info", dat_registry_add_provider(&app_table, NULL),
 	       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2));
+	{
+		/* a table with an empty entry point is no provider's */
+		DAT_PROVIDER holey = app_table;
+
+		holey.srq_set_lw_func = NULL;
+		expect("add a table without srq_set_lw",
+		       dat_registry_add_provider(&holey, &info),
+		       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+		holey = app_table;
+		holey.ep_post_send_func = NULL;
+		expect("add a table without ep_post_send",
+		       dat_registry_add_provider(&holey, &info),
+		       ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1));
+	}
 	expect("add", dat_registry_add_provider(&app_table, &info),
 	       DAT_SUCCESS);
 	expect("add again", dat_registry_add_provider(&app_table, &info),
@@ -866,6 +900,7 @@ static int cmd_remove_race(void)
 	struct race_open_arg arg = {DAT_HANDLE_NULL, 0};
 	pthread_t t;
 
+	table_fill(&race_table);
 	race_table.device_name = "race-ia";
 	race_table.ia_open_func = race_open;
 	race_table.ia_close_func = app_close;

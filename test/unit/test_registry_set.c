@@ -6,6 +6,7 @@
  * it reaches the table while the table is registered under at least one
  * name, and is DAT_INVALID_HANDLE otherwise.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,33 @@ static DAT_RETURN t_type(DAT_HANDLE h, DAT_HANDLE_TYPE *type)
 	(void)h;
 	*type = DAT_HANDLE_TYPE_CNO;
 	return DAT_SUCCESS;
+}
+
+static DAT_RETURN t_ctx(DAT_HANDLE h, DAT_CONTEXT *ctx)
+{
+	(void)h;
+	ctx->as_64 = 42;
+	return DAT_SUCCESS;
+}
+
+static DAT_RETURN t_unused(void)
+{
+	return DAT_INTERNAL_ERROR;
+}
+
+/* every entry point filled (libdat refuses a table with an empty one),
+ * the three this test calls with their own */
+static void fill(DAT_PROVIDER *p)
+{
+	DAT_RETURN (*fn)(void) = t_unused;
+	size_t off;
+
+	for (off = offsetof(DAT_PROVIDER, ia_open_func);
+	     off + sizeof(fn) <= sizeof(*p); off += sizeof(fn))
+		memcpy((char *)p + off, &fn, sizeof(fn));
+	p->ia_open_func = t_open;
+	p->get_handle_type_func = t_type;
+	p->get_consumer_context_func = t_ctx;
 }
 
 static void info(DAT_PROVIDER_INFO *pi, int t, int name)
@@ -79,11 +107,27 @@ int main(void)
 	int t, ok, round;
 
 	for (t = 0; t < NTABLES; t++) {
-		tables[t].ia_open_func = t_open;
-		tables[t].get_handle_type_func = t_type;
+		fill(&tables[t]);
 		handles[t] = &tables[t];
 	}
 	tap_ok(refused(0), "an unregistered table is refused");
+	{
+		DAT_PROVIDER holey = tables[0];
+		DAT_PROVIDER_INFO pi;
+
+		info(&pi, 0, 0);
+		holey.srq_set_lw_func = NULL;
+		ok = dat_registry_add_provider(&holey, &pi) ==
+		     (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_PARAMETER |
+				  DAT_INVALID_ARG1);
+		holey = tables[0];
+		holey.ep_post_send_func = NULL;
+		ok = ok && dat_registry_add_provider(&holey, &pi) ==
+			       (DAT_RETURN)(DAT_CLASS_ERROR |
+					    DAT_INVALID_PARAMETER |
+					    DAT_INVALID_ARG1);
+		tap_ok(ok, "a table with an empty entry point is not registered (the last one, one in the middle)");
+	}
 	tap_ok(add(0, 1) == DAT_SUCCESS && add(0, 2) == DAT_SUCCESS,
 	       "one table under two names");
 	tap_ok(reaches(0), "it is reached");
@@ -139,14 +183,11 @@ int main(void)
 		/* libdat checks the two tables registered (or opened) last
 		 * with one compare each (registry.h dat_dr_hot) and every
 		 * other one through the set: all paths give the same
-		 * answers, an empty slot included, and the words follow
-		 * removals */
+		 * answers, a slot emptied after registering included, and
+		 * the words follow removals */
 		DAT_PROVIDER *bad[2] = {NULL, (DAT_PROVIDER *)1};
 		DAT_CONTEXT ctx;
 		DAT_HANDLE_TYPE type;
-		const DAT_RETURN notimpl = (DAT_RETURN)(DAT_CLASS_ERROR |
-						       DAT_NOT_IMPLEMENTED |
-						       DAT_NO_SUBTYPE);
 		const DAT_RETURN badh = (DAT_RETURN)(DAT_CLASS_ERROR |
 						    DAT_INVALID_HANDLE |
 						    DAT_INVALID_HANDLE1);
@@ -157,27 +198,38 @@ int main(void)
 		ok = ok && reaches(0) && reaches(1) && reaches(2);
 		for (t = 0; t < 3; t++)
 			ok = ok && dat_get_consumer_context(&handles[t], &ctx) ==
-					   notimpl;
+					   DAT_SUCCESS;
 		for (t = 0; t < 2; t++)
 			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
 								    &type)) ==
 				       DAT_INVALID_HANDLE;
-		tap_ok(ok, "three tables: each reached, an empty slot is DAT_NOT_IMPLEMENTED for all, NULL and 1 refused");
+		tap_ok(ok, "three tables: each reached, through every slot; NULL and 1 refused");
+		/* a provider that empties a slot after registering: that
+		 * call is refused, on both paths, never made */
+		for (t = 0; t < 3; t++)
+			tables[t].get_consumer_context_func = NULL;
+		for (t = 0; t < 3; t++)
+			ok = ok && dat_get_consumer_context(&handles[t], &ctx) ==
+					   badh;
+		ok = ok && reaches(0) && reaches(1) && reaches(2);
+		for (t = 0; t < 3; t++)
+			tables[t].get_consumer_context_func = t_ctx;
+		tap_ok(ok, "a slot emptied after registering: DAT_INVALID_HANDLE on both paths, the other slots still reached");
 		ok = del(2, 9) == DAT_SUCCESS && refused(2) && reaches(1) &&
 		     reaches(0) &&
 		     dat_get_consumer_context(&handles[2], &ctx) == badh;
 		ok = ok && del(1, 9) == DAT_SUCCESS && refused(1) &&
 		     refused(2) && reaches(0) &&
 		     dat_get_consumer_context(&handles[1], &ctx) == badh &&
-		     dat_get_consumer_context(&handles[0], &ctx) == notimpl;
-		tap_ok(ok, "the last ones registered removed one by one: refused (an empty slot too), the other still reached");
+		     dat_get_consumer_context(&handles[0], &ctx) == DAT_SUCCESS;
+		tap_ok(ok, "the last ones registered removed one by one: refused (every slot), the other still reached");
 		ok = del(0, 9) == DAT_SUCCESS && refused(0) &&
 		     dat_get_consumer_context(&handles[0], &ctx) == badh;
 		for (t = 0; t < 2; t++)
 			ok = ok && DAT_GET_TYPE(dat_get_handle_type(&bad[t],
 								    &type)) ==
 				       DAT_INVALID_HANDLE;
-		tap_ok(ok, "none registered: refused, an empty slot too; NULL and 1 refused");
+		tap_ok(ok, "none registered: refused, every slot; NULL and 1 refused");
 	}
 	return tap_done();
 }
