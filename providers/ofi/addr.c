@@ -152,6 +152,48 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
  * not.
  */
 #define OFI_SHM_NAME_MAX 256 /* shm's SMR_NAME_MAX: what its AV reads */
+
+/*
+ * shm: the names an IA's AV can take in the IA's life (libfabric 1.17's
+ * SMR_MAX_PEERS: one a peer IA, one a listener generation this IA
+ * connected to, see ofi_addr_insert below).  A long-lived IA is told on
+ * stderr (DAPL_DBG_ERR, printed by default) when it has taken
+ * OFI_SHM_NAMES_WARN of them, and once when the AV refuses one: from
+ * then on a connect to a new listener fails and a request from a new
+ * peer IA goes unanswered (the peer's connect times out: the refusal
+ * is in the peer's shm, which never delivers the request), and only
+ * closing and opening the IA again starts anew.
+ */
+#define OFI_SHM_NAMES 256
+#define OFI_SHM_NAMES_WARN 224
+
+static void ofi_shm_names_count(struct dapl_tp_ia *oia, int taken)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	if (taken && ++oia->shm_names != OFI_SHM_NAMES_WARN)
+		return;
+	if (!taken && oia->shm_names_out++)
+		return;
+	inet_ntop(AF_INET, &oia->addr.sin_addr, ip, sizeof(ip));
+	if (taken)
+		dapl_dbg(DAPL_DBG_ERR,
+			 "ofi: shm IA %s has taken %u of the %u peer names "
+			 "libfabric's shm lets an IA take in its life (one "
+			 "a peer IA, one a listener it connected to); past "
+			 "them, connects to new listeners fail and requests "
+			 "from new peer IAs go unanswered until the IA is "
+			 "closed and opened again",
+			 ip, oia->shm_names, OFI_SHM_NAMES);
+	else
+		dapl_dbg(DAPL_DBG_ERR,
+			 "ofi: shm IA %s: libfabric's shm took no more peer "
+			 "names (%u taken): connects to new listeners fail "
+			 "(DAT_INVALID_ADDRESS) and requests from new peer "
+			 "IAs go unanswered until the IA is closed and "
+			 "opened again",
+			 ip, oia->shm_names);
+}
 #define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
 
 struct ofi_shm_dest {
@@ -234,8 +276,10 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 		memcpy(alias + d->gen, name + 1, n);
 		if (fi_av_insert(oia->av, alias, 1, &d->addr, 0, NULL) != 1) {
 			d->addr = FI_ADDR_NOTAVAIL;
+			ofi_shm_names_count(oia, 0);
 			return -1;
 		}
+		ofi_shm_names_count(oia, 1);
 	}
 	*dest = d->addr;
 	return listening;
@@ -301,8 +345,10 @@ int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 		return -1;
 	if (fi_av_insert(av, addr, 1, &p->addr, 0, NULL) != 1) {
 		free(p);
+		ofi_shm_names_count(oia, 0);
 		return -1;
 	}
+	ofi_shm_names_count(oia, 1);
 	p->len = len;
 	memcpy(p->name, addr, len);
 	dapl_list_add_tail(&oia->shm_peers, &p->link);

@@ -141,6 +141,9 @@ struct dapl_tp_ia {
 					 * this IA sent to (ofi_shm_dest) */
 	struct dapl_list shm_peers;	/* addr.c, shm: the other names in
 					 * the IA's AV (ofi_shm_peer) */
+	unsigned shm_names;		/* addr.c, shm: names the IA's AV
+					 * took (ofi_shm_names_count) */
+	int shm_names_out;		/* and the AV refused one since */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;

@@ -1177,6 +1177,126 @@ static int many_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- shm-names: an IA that connects to more listeners than shm lets
+ * it know ---------------------------------------------------------------- */
+
+/*
+ * libfabric 1.17's shm lets an IA's address vector take 256 names in the
+ * IA's life, one for each peer IA and each listener it connected to
+ * (providers/ofi/addr.c).  The server keeps one control connection and,
+ * round after round, opens a PSP on a new qualifier (a new listener
+ * name), tells the client its qualifier over the control connection and
+ * accepts the client's connect there.  The client, whose IA takes one
+ * more name each round, connects until a connect fails, which must be
+ * DAT_INVALID_ADDRESS (README.md: shm), tells the server, and then shows
+ * that names it already knows still work: a new EP connects to the
+ * control PSP again.  -n bounds the rounds (NAMES_DEFAULT).
+ */
+enum { NAMES_DEFAULT = 300 };
+
+static int names_server(const struct vt_opts *o)
+{
+	int i, n = o->count > 0 ? o->count : NAMES_DEFAULT;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ctl, ep;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	ctl = vt_serve_one(&v, NULL, 1, &psp);
+	vt_quiet = 1;
+	for (i = 0; i < n; i++) {
+		DAT_CONN_QUAL qual = 0;
+		DAT_PSP_HANDLE round = vt_psp(&v, &qual);
+		struct vt_msg m;
+
+		vt_msg_init(&m, "psp");
+		m.addr = qual;
+		vt_ctl_send(&v, ctl, &m, DAT_COMPLETION_DEFAULT_FLAG);
+		vt_ctl_recv(&v, ctl, &m, NULL, 0);
+		vt_ctl_post(&v, ctl);
+		if (strcmp(m.tag, "connecting")) {
+			vt_expect("dat_psp_free", dat_psp_free(round),
+				  DAT_SUCCESS);
+			break;
+		}
+		cr = vt_wait_cr(&v, &ev);
+		ep = vt_ep(&v, NULL);
+		vt_accept(&v, cr, ep, NULL, 0);
+		vt_wait_disconnected(&v, ep);
+		vt_ep_free(ep);
+		vt_expect("dat_psp_free", dat_psp_free(round), DAT_SUCCESS);
+	}
+	vt_quiet = 0;
+	vt_note("ok %d connections accepted, each on a PSP of its own", i);
+	/* the client's connect to the control PSP, a name it knows */
+	cr = vt_wait_cr(&v, &ev);
+	ep = vt_ep(&v, NULL);
+	vt_accept(&v, cr, ep, NULL, 0);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_wait_disconnected(&v, ctl);
+	vt_ep_free(ctl);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_close(&v);
+	return 0;
+}
+
+static int names_client(const struct vt_opts *o)
+{
+	int i, n = o->count > 0 ? o->count : NAMES_DEFAULT;
+	DAT_EP_HANDLE ctl, ep;
+	DAT_RETURN rc = DAT_SUCCESS;
+	struct sockaddr_in sin;
+	struct vt_msg m;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_sockaddr(&sin, o->addr);
+	ctl = vt_client_one(&v, o, NULL, 1);
+	vt_quiet = 1;
+	for (i = 0; i < n; i++) {
+		vt_ctl_recv(&v, ctl, &m, "psp", 0);
+		vt_ctl_post(&v, ctl);
+		ep = vt_ep(&v, NULL);
+		rc = dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, m.addr,
+				    vt_secs(20), 0, NULL, DAT_QOS_BEST_EFFORT,
+				    DAT_CONNECT_DEFAULT_FLAG);
+		vt_msg_init(&m, rc == DAT_SUCCESS ? "connecting" : "failed");
+		vt_ctl_send(&v, ctl, &m, DAT_COMPLETION_DEFAULT_FLAG);
+		if (rc != DAT_SUCCESS) {
+			vt_ep_free(ep);
+			break;
+		}
+		if (!vt_expect_event("connection established", v.conn_evd,
+				     DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+			vt_die("round %d: no connection", i);
+		vt_disconnect(&v, ep);
+		vt_ep_free(ep);
+	}
+	vt_quiet = 0;
+	if (i == n)
+		vt_fail("%d listeners reached, no connect refused", n);
+	else if (vt_expect("the connect past the names", rc,
+			   (DAT_RETURN)(DAT_CLASS_ERROR | DAT_INVALID_ADDRESS |
+					DAT_INVALID_ADDRESS_UNREACHABLE)))
+		vt_note("ok %d listeners reached, then a connect to a new one: "
+			"DAT_INVALID_ADDRESS",
+			i);
+	/* a name the IA knows: the control PSP */
+	ep = vt_ep(&v, NULL);
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	vt_note("ok a new EP connects to the listener the IA knew before");
+	vt_disconnect(&v, ctl);
+	vt_ep_free(ctl);
+	vt_close(&v);
+	return 0;
+}
+
 /* ---- two IAs of one process, the first one's named by VT_FIRST_IA ------ */
 
 /*
@@ -1222,6 +1342,7 @@ const struct vt_test vt_cm_tests[] = {
 	{ "psp-churn", churn_server, churn_client },
 	{ "serial", serial_server, serial_client },
 	{ "many-ia", many_server, many_client },
+	{ "shm-names", names_server, names_client },
 	{ "two-ia", two_ia_local, NULL },
 	{ NULL, NULL, NULL }
 };
