@@ -616,7 +616,10 @@ rdma_cm's 0); DAPL_MAX_INLINE (bytes of inline data asked of each QP, 0 to
 resolution gives up after timeout times 1 + count; OFA's defaults 4000 and
 15 for the one not set; with neither set, after half *timeout*, 0.5 to 5 s),
 DAPL_CM_ROUTE_TIMEOUT_MS and DAPL_CM_ROUTE_RETRY_COUNT (the same for the
-route); DAPL_MAX_CM_RESPONSE_TIME (0 to 31) and DAPL_MAX_CM_RETRIES (0 to 15)
+route); DAPL_CM_TOS (the IP type of service a connect asks rdma_cm for, 0 to
+255: over RoCE both QPs' traffic class, whose DSCP picks the network's
+priority for every packet of the connection; unset or 0, rdma_cm's default,
+as in OFA dapl); DAPL_MAX_CM_RESPONSE_TIME (0 to 31) and DAPL_MAX_CM_RETRIES (0 to 15)
 are checked but have no effect: upstream rdma_cm sets both in the kernel.
 The DAT *timeout* still ends the attempt with DAT_CONNECTION_EVENT_TIMED_OUT
 whatever the resolution times are.  The IB CM exchanges the retry counts in

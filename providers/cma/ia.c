@@ -50,6 +50,11 @@
  *   DAPL_MAX_CM_RESPONSE_TIME, DAPL_MAX_CM_RETRIES   IB CM response
  *                       timeout exponent and REQ retries: checked, but
  *                       upstream rdma_cm fixes both in the kernel
+ *   DAPL_CM_TOS         the IP type of service of the connections this
+ *                       process makes (0..255; RoCE: the traffic class,
+ *                       whose DSCP picks the switch's priority; unset or
+ *                       0: rdma_cm's default, as OFA, which sets only a
+ *                       nonzero value)
  *   (DAPL_MAX_INLINE: providers/verbs/qp.c)
  * Our own DAPL_CMA_ACK_TIMEOUT and DAPL_CMA_RETRY_COUNT win over
  * DAPL_ACK_TIMER and DAPL_ACK_RETRY when both are set.  Unset, every
@@ -104,6 +109,8 @@ static void cma_env_read(void)
 	 * sets the CM response timeout and retries itself */
 	verbs_env_long("DAPL_MAX_CM_RESPONSE_TIME", 0, 31, 23, NULL);
 	verbs_env_long("DAPL_MAX_CM_RETRIES", 0, 15, 15, NULL);
+	v = verbs_env_long("DAPL_CM_TOS", 0, 255, 0, NULL);
+	cma_env.tos = v ? (int)v : -1;
 }
 
 void cma_tunables(struct verbs_cm *cm)
@@ -117,6 +124,7 @@ void cma_tunables(struct verbs_cm *cm)
 	cm->arp_retries = cma_env.arp_retries;
 	cm->route_ms = cma_env.route_ms;
 	cm->route_retries = cma_env.route_retries;
+	cm->tos = cma_env.tos;
 }
 
 /* An address literal, with port 0. */

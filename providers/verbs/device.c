@@ -98,6 +98,19 @@ static void verbs_query_names(const struct dapl_tp_ia *cia, DAT_IA_ATTR *attr)
 	attr->firmware_version_minor = fw_minor;
 }
 
+/* DAPL_WR_MAX (OFA dapl's variable, same meaning): the work requests an
+ * EP's queue may hold at most, below the device's max_qp_wr: the IA
+ * reports it as max_dto_per_ep, which every EP's request and receive
+ * queues are checked against and its default sizes (64) stay under.
+ * Read once per process (a bad value: one warning, and the device's). */
+static long verbs_wr_max;
+static pthread_once_t verbs_wr_max_once = PTHREAD_ONCE_INIT;
+
+static void verbs_wr_max_read(void)
+{
+	verbs_wr_max = verbs_env_long("DAPL_WR_MAX", 1, INT_MAX, 0, NULL);
+}
+
 /* The capability record: what the device and DAPL_VERBS_DISABLE allow. */
 static void verbs_fill_caps(const struct dapl_tp_ia *cia, struct dapl_caps *caps)
 {
@@ -112,7 +125,10 @@ static void verbs_fill_caps(const struct dapl_tp_ia *cia, struct dapl_caps *caps
 
 	verbs_query_names(cia, attr);
 	attr->max_eps = d->max_qp;
-	attr->max_dto_per_ep = d->max_qp_wr;
+	pthread_once(&verbs_wr_max_once, verbs_wr_max_read);
+	attr->max_dto_per_ep = verbs_wr_max && verbs_wr_max < d->max_qp_wr
+				   ? (DAT_COUNT)verbs_wr_max
+				   : d->max_qp_wr;
 	attr->max_rdma_read_per_ep_in = d->max_qp_rd_atom;
 	attr->max_rdma_read_per_ep_out = d->max_qp_init_rd_atom;
 	attr->max_evds = d->max_cq;

@@ -67,6 +67,7 @@ qp_is() {
 	qp_is rnr_retry 7
 	qp_is min_rnr_timer 0
 	qp_is max_inline_data 256
+	qp_is traffic_class 0
 	[ "$(grep -c 'warning' <<< "$output")" -eq 0 ]
 }
 
@@ -84,6 +85,29 @@ qp_is() {
 	[ "$(grep -c 'warning' <<< "$output")" -eq 0 ]
 }
 
+@test "OFA's DAPL_CM_TOS: the type of service a connect asks for is both QPs' traffic class (RoCE: the DSCP of every packet); 0 leaves rdma_cm's" {
+	compat DAPL_CM_TOS=104 tunables -q "$(random_qual)"
+	qp_is traffic_class 104
+	[ "$(grep -c 'warning\|DAPL_CM_TOS' <<< "$output")" -eq 0 ]
+	compat DAPL_CM_TOS=0 tunables -q "$(random_qual)"
+	qp_is traffic_class 0
+}
+
+@test "OFA's DAPL_WR_MAX: dat_ia_query's max_dto_per_ep is at most it, EPs of the default sizes stay under it and carry data, a bad value warns" {
+	run env DAPL_WR_MAX=16 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 's/^attr max_dto_per_ep //p' <<< "$output")" = 16 ]
+	# above the device's max_qp_wr: the device's
+	run env DAPL_WR_MAX=2147483647 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	[ "$status" -eq 0 ]
+	[ "$(sed -n 's/^attr max_dto_per_ep //p' <<< "$output")" = "$(timeout "$(secs 30)" ibv_devinfo -v -d rxe0 | sed -n 's/^[[:space:]]*max_qp_wr:[[:space:]]*//p')" ]
+	compat DAPL_WR_MAX=16 tunables -q "$(random_qual)"
+	run env DAPL_WR_MAX=0 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'warning: DAPL_WR_MAX=' <<< "$output")" -eq 1 ]
+}
+
 @test "DAPL_CMA_ACK_TIMEOUT and DAPL_CMA_RETRY_COUNT win over DAPL_ACK_TIMER and DAPL_ACK_RETRY" {
 	compat DAPL_CMA_ACK_TIMEOUT=21 DAPL_ACK_TIMER=20 \
 		DAPL_CMA_RETRY_COUNT=4 DAPL_ACK_RETRY=5 \
@@ -94,12 +118,13 @@ qp_is() {
 
 @test "bad values: one warning each (two IAs open), and the default" {
 	compat DAPL_ACK_TIMER=99 DAPL_RNR_RETRY=seven DAPL_MAX_CM_RETRIES=16 \
-		DAPL_MAX_INLINE=-1 tunables -q "$(random_qual)"
+		DAPL_MAX_INLINE=-1 DAPL_CM_TOS=256 tunables -q "$(random_qual)"
 	qp_is timeout 19
 	qp_is rnr_retry 7
 	qp_is max_inline_data 256
+	qp_is traffic_class 0
 	local v
-	for v in DAPL_ACK_TIMER DAPL_RNR_RETRY DAPL_MAX_CM_RETRIES DAPL_MAX_INLINE; do
+	for v in DAPL_ACK_TIMER DAPL_RNR_RETRY DAPL_MAX_CM_RETRIES DAPL_MAX_INLINE DAPL_CM_TOS; do
 		[ "$(grep -c "warning: $v=" <<< "$output")" -eq 1 ] ||
 			{ echo "want one warning for $v"; return 1; }
 	done

@@ -83,7 +83,8 @@ static void print_qp(const char *who, DAT_EP_HANDLE ep)
 	struct ibv_qp_init_attr init;
 	struct ibv_qp_attr a;
 	int mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-		   IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | IBV_QP_CAP;
+		   IBV_QP_RNR_RETRY | IBV_QP_MIN_RNR_TIMER | IBV_QP_CAP |
+		   IBV_QP_AV;
 
 	memset(&a, 0, sizeof(a));
 	memset(&init, 0, sizeof(init));
@@ -97,6 +98,8 @@ static void print_qp(const char *who, DAT_EP_HANDLE ep)
 	printf("qp %s rnr_retry %u\n", who, a.rnr_retry);
 	printf("qp %s min_rnr_timer %u\n", who, a.min_rnr_timer);
 	printf("qp %s max_inline_data %u\n", who, init.cap.max_inline_data);
+	/* RoCE: the IP type of service of the QP's packets */
+	printf("qp %s traffic_class %u\n", who, a.ah_attr.grh.traffic_class);
 }
 
 /* ---- helpers ---- */
