@@ -152,6 +152,7 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
  * not.
  */
 #define OFI_SHM_NAME_MAX 256 /* shm's SMR_NAME_MAX: what its AV reads */
+#define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
 
 /*
  * shm: the names an IA's AV can take in the IA's life (libfabric 1.17's
@@ -194,7 +195,6 @@ static void ofi_shm_names_count(struct dapl_tp_ia *oia, int taken)
 			 "opened again",
 			 ip, oia->shm_names);
 }
-#define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
 
 struct ofi_shm_dest {
 	struct dapl_list link;	/* oia->shm_dests */
