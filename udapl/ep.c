@@ -426,6 +426,7 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	/* the pollers' side of each ring (ep_modify keeps these fields) */
 	DAPL_ATOMIC_VAR(ep->send_ring.tail);
 	DAPL_ATOMIC_VAR(ep->recv_ring.tail);
+	ep->lc_lmr = &dapl_lmr_none;
 	DAPL_ATOMIC_VAR(ep->lc_lmr);
 	rc = ia->ops->qp_create(ep);
 	if (rc) {
@@ -467,6 +468,7 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 	}
 	DAPL_ATOMIC_VAR(ep->send_ring.tail);
 	DAPL_ATOMIC_VAR(ep->recv_ring.tail);
+	ep->lc_lmr = &dapl_lmr_none;
 	DAPL_ATOMIC_VAR(ep->lc_lmr);
 	*out = ep;
 	return DAT_SUCCESS;

@@ -459,6 +459,10 @@ DAT_RETURN dapl_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 	return lmr_sync(ia_handle, local_segments, num_segments);
 }
 
+/* Never an LMR (zeroed: no magic, no IA): every EP's cache starts here
+ * (ep.c), so the post's hit test needs no NULL test. */
+struct dapl_lmr dapl_lmr_none;
+
 /*
  * udapl.h's dapl_lmr_check_ep_one when the EP's last-LMR cache does not hold:
  * the table's lookup, and the cache refilled with what it found (one

@@ -501,10 +501,14 @@ dapl_lmr_check_found(const struct dapl_lmr *lmr, const struct dapl_pz *pz,
 	if (dapl_unlikely(lmr->pz != pz))
 		return DAPL_ERR(DAT_PROTECTION_VIOLATION, DAT_NO_SUBTYPE);
 	/* inside the registration, overflow-safe: below reg_addr the
-	 * offset wraps to more than reg_len */
+	 * offset wraps to more than reg_len, and offset + len either
+	 * carries out (a wrapped offset, or a huge len) or must not pass
+	 * reg_len: one add and its carry instead of two compares */
+	uint64_t end;
+
 	if (dapl_unlikely(len > UINT32_MAX ||
-			  va - lmr->reg_addr > lmr->reg_len ||
-			  len > lmr->reg_len - (va - lmr->reg_addr)))
+			  __builtin_add_overflow(va - lmr->reg_addr, len, &end) ||
+			  end > lmr->reg_len))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	return DAT_SUCCESS;
 }
@@ -570,13 +574,17 @@ static inline DAT_RETURN dapl_lmr_check_sge(struct dapl_ia *ia,
 struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
 				       DAT_LMR_CONTEXT ctx);
 
+/* What an EP's cache names before its first post (lmr.c): no LMR, its
+ * magic none, so the test below misses on it without a NULL test. */
+extern struct dapl_lmr dapl_lmr_none DAPL_HIDDEN;
+
 /* The cache's hit: the LMR of ctx if the cache names it, else NULL. */
 static inline __attribute__((always_inline)) const struct dapl_lmr *
 dapl_lmr_find_ep_hit(struct dapl_ep *ep, DAT_LMR_CONTEXT ctx)
 {
 	struct dapl_lmr *lmr = __atomic_load_n(&ep->lc_lmr, __ATOMIC_ACQUIRE);
 
-	if (dapl_likely(lmr && lmr->lmr_context == ctx &&
+	if (dapl_likely(lmr->lmr_context == ctx &&
 			__atomic_load_n(&lmr->obj.magic, __ATOMIC_ACQUIRE) ==
 			    DAPL_MAGIC(DAT_HANDLE_TYPE_LMR) &&
 			lmr->obj.ia == ep->obj.ia))

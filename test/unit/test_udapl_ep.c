@@ -1343,7 +1343,7 @@ static void test_rdma1(void)
 		   ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3),
 		   W("NULL local_iov: ARG3"));
 		/* the LMR: unknown, then cached with each check */
-		ep->lc_lmr = NULL;
+		ep->lc_lmr = &dapl_lmr_none; /* empty: a miss */
 		t = (DAT_LMR_TRIPLET){lctx + 1000, 0,
 				      (DAT_VADDR)(uintptr_t)buf, 16};
 		IS(rdma1(ep, rd, &t, &rt, 0),
@@ -1549,7 +1549,7 @@ static void test_rdma1(void)
 #undef W
 	}
 	/* the cache's miss goes to the one-segment op too */
-	ep->lc_lmr = NULL;
+	ep->lc_lmr = &dapl_lmr_none; /* empty: a miss */
 	n = f.post_read1;
 	IS(rdma1(ep, 1, &t, &rt, 0), DAT_SUCCESS, "rdma1: a read, a miss");
 	tap_ok(f.post_read1 == n + 1 && ep->lc_lmr == lmr &&
@@ -1598,7 +1598,7 @@ static void test_rdma1(void)
 	   "atomic1: compare-and-swap, not 8-aligned: ARG6");
 	rt.target_address = 0x2008;
 	t = (DAT_LMR_TRIPLET){ro_lctx, 0, (DAT_VADDR)(uintptr_t)robuf, 8};
-	ep->lc_lmr = NULL;
+	ep->lc_lmr = &dapl_lmr_none; /* empty: a miss */
 	IS(faa(ep, 1, &t, &rt, ~0u),
 	   ERR(DAT_PRIVILEGES_VIOLATION, DAT_NO_SUBTYPE),
 	   "atomic1: a read-only LMR (a miss): PRIVILEGES_VIOLATION");
