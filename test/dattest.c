@@ -38,7 +38,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +48,8 @@
 #include <dat/udat.h>
 #include <dat/dat_registry.h>
 #include <dat/dat_ib_extensions.h>
+
+#include "unit/table_fill.h"
 
 #define ERR(t, s) ((DAT_RETURN)(DAT_CLASS_ERROR | (t) | (s)))
 #define SLOT_MARK(k) ERR(DAT_INTERNAL_ERROR, (k))
@@ -736,22 +737,11 @@ struct app_ia {
 
 static DAT_PROVIDER app_table;
 
-/* What the entry points a test does not call do: libdat refuses a table
- * with an empty one (dat_registry_add_provider). */
+/* What the entry points a test does not call do (table_fill: libdat
+ * refuses a table with an empty one). */
 static DAT_RETURN unused_slot(void)
 {
 	return ERR(DAT_INTERNAL_ERROR, DAT_NO_SUBTYPE);
-}
-
-/* Every entry point of p set to unused_slot, then the caller's own. */
-static void table_fill(DAT_PROVIDER *p)
-{
-	DAT_RETURN (*fn)(void) = unused_slot;
-	size_t off;
-
-	for (off = offsetof(DAT_PROVIDER, ia_open_func);
-	     off + sizeof(fn) <= sizeof(*p); off += sizeof(fn))
-		memcpy((char *)p + off, &fn, sizeof(fn));
 }
 
 static DAT_RETURN app_open(const DAT_NAME_PTR name, DAT_COUNT qlen,
@@ -787,7 +777,7 @@ static int cmd_dynamic(void)
 	struct app_ia stale;
 	int seen = 0;
 
-	table_fill(&app_table);
+	table_fill(&app_table, unused_slot);
 	app_table.device_name = "app-ia";
 	app_table.ia_open_func = app_open;
 	app_table.ia_close_func = app_close;
@@ -900,7 +890,7 @@ static int cmd_remove_race(void)
 	struct race_open_arg arg = {DAT_HANDLE_NULL, 0};
 	pthread_t t;
 
-	table_fill(&race_table);
+	table_fill(&race_table, unused_slot);
 	race_table.device_name = "race-ia";
 	race_table.ia_open_func = race_open;
 	race_table.ia_close_func = app_close;

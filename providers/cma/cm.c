@@ -472,15 +472,12 @@ static struct dapl_tp_cr *cma_conn_new_active(struct dapl_tp_ia *cia,
 	/* before the route is resolved: rdma_cm puts the type of service
 	 * into the path (RoCE: the traffic class of both sides' packets,
 	 * the passive side's from the request) */
-	if (cia->cm->tos >= 0) {
-		uint8_t tos = (uint8_t)cia->cm->tos;
-
-		if (rdma_set_option(conn->id, RDMA_OPTION_ID,
-				    RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
-			dapl_dbg(DAPL_DBG_ERR,
-				 "cma: DAPL_CM_TOS=%d not set on a connect: %s",
-				 cia->cm->tos, strerror(errno));
-	}
+	if (cia->cm->tos &&
+	    rdma_set_option(conn->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS,
+			    &cia->cm->tos, sizeof(cia->cm->tos)))
+		dapl_dbg(DAPL_DBG_ERR,
+			 "cma: DAPL_CM_TOS=%u not set on a connect: %s",
+			 cia->cm->tos, strerror(errno));
 	return conn;
 }
 

@@ -69,8 +69,8 @@ struct verbs_cm {
 	uint8_t retry_count;	   /* transport retries of QPs (0..7) */
 	uint8_t rnr_retry;	   /* RNR retries asked of the peer (0..7) */
 	int rnr_timer;		   /* min_rnr_timer of our QPs, -1: rdma_cm's */
-	int tos;		   /* DAPL_CM_TOS: the IP type of service a
-				    * connect asks rdma_cm for, -1: none */
+	uint8_t tos;		   /* DAPL_CM_TOS: the IP type of service a
+				    * connect asks rdma_cm for, 0: none */
 	/* address and route resolution (OFA's DAPL_CM_*): per try in ms and
 	 * tries after the first; arp_ms/route_ms 0: our own bounds */
 	int arp_ms, arp_retries;

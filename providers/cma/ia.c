@@ -109,8 +109,7 @@ static void cma_env_read(void)
 	 * sets the CM response timeout and retries itself */
 	verbs_env_long("DAPL_MAX_CM_RESPONSE_TIME", 0, 31, 23, NULL);
 	verbs_env_long("DAPL_MAX_CM_RETRIES", 0, 15, 15, NULL);
-	v = verbs_env_long("DAPL_CM_TOS", 0, 255, 0, NULL);
-	cma_env.tos = v ? (int)v : -1;
+	cma_env.tos = (uint8_t)verbs_env_long("DAPL_CM_TOS", 0, 255, 0, NULL);
 }
 
 void cma_tunables(struct verbs_cm *cm)

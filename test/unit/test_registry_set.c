@@ -6,7 +6,6 @@
  * it reaches the table while the table is registered under at least one
  * name, and is DAT_INVALID_HANDLE otherwise.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 #include <dat/dat_registry.h>
 
 #include "tap.h"
+#include "table_fill.h"
 
 #define NTABLES 300 /* more than libdat's 256 registrations */
 
@@ -50,12 +50,7 @@ static DAT_RETURN t_unused(void)
  * the three this test calls with their own */
 static void fill(DAT_PROVIDER *p)
 {
-	DAT_RETURN (*fn)(void) = t_unused;
-	size_t off;
-
-	for (off = offsetof(DAT_PROVIDER, ia_open_func);
-	     off + sizeof(fn) <= sizeof(*p); off += sizeof(fn))
-		memcpy((char *)p + off, &fn, sizeof(fn));
+	table_fill(p, t_unused);
 	p->ia_open_func = t_open;
 	p->get_handle_type_func = t_type;
 	p->get_consumer_context_func = t_ctx;
