@@ -120,8 +120,10 @@ dat_ep_post_rdma_write() or in dat_evd_dequeue() of an EVD whose only
 streams are DAT_EVD_DTO_FLAG and DAT_EVD_RMR_BIND_FLAG; the consumer must
 then never call into one IA's objects from two threads at once.  The
 providers' own threads (connection manager, progress) stay safe with it.
-dat_ia_query(3) reports is_thread_safe DAT_FALSE for such an IA and
-DAT_TRUE for every other.  A threadsafe entry always locks.""",
+A threadsafe entry always locks.  dat_ia_query(3) reports is_thread_safe
+as the IA was opened (DAT_FALSE through a nonthreadsafe entry, locked or
+not; DAT_TRUE through a threadsafe one): a libdat keyed like the reference
+releases the registry entry at dat_ia_close(3) under that value.""",
      errors=[OK,
              arg(1, "libdat: *name* is NULL or has no NUL within 256 bytes."),
              ("DAT_INVALID_HANDLE", "DAT_INVALID_HANDLE_IA", "libdat: *ia_handle* is NULL."),
@@ -194,10 +196,11 @@ dat_ep_create(), dat_evd_create() and dat_lmr_create() accept.""",
      notes="""libdaplcma.so.1 reports: provider_name "cma" (its transport; the dat.conf
 entry's provider_version field is not reported back), provider version 1.0,
 dapl_version 1.2, is_thread_safe
-DAT_TRUE (DAT_FALSE only for an IA opened through a nonthreadsafe entry
-with DAPL_NONTHREADSAFE_NOLOCK=1 in the environment, which takes no lock
-on its posts and DTO dequeues: see dat_ia_openv(3); libdaplofi.so.1 the
-same), ep_creator DAT_PSP_CREATES_EP_IFASKED (DAT_PSP_PROVIDER_FLAG, see
+the thread safety the IA was opened with (DAT_FALSE through a
+nonthreadsafe entry, as the dat_ia_open() macro opens, DAT_TRUE through a
+threadsafe one; whether a nonthreadsafe IA takes locks is
+DAPL_NONTHREADSAFE_NOLOCK's business, see dat_ia_openv(3);
+libdaplofi.so.1 the same), ep_creator DAT_PSP_CREATES_EP_IFASKED (DAT_PSP_PROVIDER_FLAG, see
 dat_psp_create(3)), pz_support DAT_PZ_UNIQUE,
 dat_qos_supported DAT_QOS_BEST_EFFORT only, lmr_mem_types_supported
 DAT_MEM_TYPE_VIRTUAL and DAT_MEM_TYPE_LMR, iov_ownership_on_return

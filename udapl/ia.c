@@ -123,9 +123,9 @@ static void prov_attr_fill(struct dapl_ia *ia)
  * reference dat_ia_open macro opens every IA nonthreadsafe, multi-threaded
  * consumers included, so such an IA stays locked like a threadsafe one
  * unless the consumer opts in with DAPL_NONTHREADSAFE_NOLOCK=1 (exactly
- * "1"): then posts and the dequeues of CQ-only EVDs take no lock, and
- * dat_ia_query says is_thread_safe DAT_FALSE.  A threadsafe entry always
- * locks.
+ * "1"): then posts and the dequeues of CQ-only EVDs take no lock.
+ * dat_ia_query says is_thread_safe DAT_FALSE for every IA opened
+ * nonthreadsafe, locked or not.  A threadsafe entry always locks.
  */
 static int ia_nolock(const struct dapl_provider *entry)
 {
@@ -229,9 +229,12 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	if (dapl_ia_has(ia, DAPL_CAP_FENCE))
 		a.completion_flags_supported |=
 		    DAT_COMPLETION_BARRIER_FENCE_FLAG;
-	/* The truth for this IA: locked unless the consumer opted out
-	 * (ia_nolock). */
-	a.is_thread_safe = ia->nolock ? DAT_FALSE : DAT_TRUE;
+	/* The thread safety the IA was opened with, as the entry it came
+	 * through says: the reference libdat rebuilds its registry key from
+	 * this field at dat_ia_close, so it must be what was opened.  That a
+	 * nonthreadsafe IA still locks unless DAPL_NONTHREADSAFE_NOLOCK=1
+	 * (ia_nolock) is an implementation detail it does not report. */
+	a.is_thread_safe = ia->prov_entry->info.is_thread_safe;
 	a.max_private_data_size = ia->caps.max_private_data;
 	a.supports_multipath = DAT_FALSE;
 	/* The consumer's EP, or one the PSP makes if asked

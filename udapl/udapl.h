@@ -193,8 +193,7 @@ struct dapl_ia {
 	/* Opened through a nonthreadsafe dat.conf entry with
 	 * DAPL_NONTHREADSAFE_NOLOCK=1 in the environment: the consumer
 	 * promised one thread at a time, so posts and dequeues of CQ-only
-	 * EVDs take no lock (ia.c; dat_ia_query then says
-	 * is_thread_safe DAT_FALSE).  Fixed for the IA's life. */
+	 * EVDs take no lock (ia.c).  Fixed for the IA's life. */
 	int nolock;
 	/* The process that opened it: dat_ia_close in a forked child
 	 * forgets an IA of its parent's, and closes one of its own. */

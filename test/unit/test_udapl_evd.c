@@ -1179,10 +1179,11 @@ static void test_lmr(void)
 }
 
 /*
- * dat_ia_query's is_thread_safe is the truth for the IA as opened: a
- * threadsafe entry is always locked; a nonthreadsafe one stays locked
- * (DAT_TRUE) unless DAPL_NONTHREADSAFE_NOLOCK is exactly "1", and then
- * only CQ-only EVDs and the EPs drop their locks.
+ * dat_ia_query's is_thread_safe is the thread safety the IA was opened
+ * with (the entry's: the reference libdat keys its dat_ia_close on it).
+ * Locking is separate: a threadsafe entry is always locked; a
+ * nonthreadsafe one stays locked unless DAPL_NONTHREADSAFE_NOLOCK is
+ * exactly "1", and then only CQ-only EVDs and the EPs drop their locks.
  */
 static DAT_BOOLEAN opened_thread_safe(DAT_BOOLEAN entry_ts, const char *env,
 				      int *evd_nolock, int *sw_nolock)
@@ -1233,17 +1234,18 @@ static void test_thread_safety(void)
 	      "threadsafe IA with DAPL_NONTHREADSAFE_NOLOCK=1: still TRUE, "
 	      "locked");
 	en = sn = -1;
-	CHECK(opened_thread_safe(DAT_FALSE, NULL, &en, &sn) == DAT_TRUE &&
+	CHECK(opened_thread_safe(DAT_FALSE, NULL, &en, &sn) == DAT_FALSE &&
 		  en == 0 && sn == 0,
-	      "nonthreadsafe IA without the opt-in: TRUE, locked");
+	      "nonthreadsafe IA without the opt-in: FALSE, locked");
 	en = sn = -1;
-	CHECK(opened_thread_safe(DAT_FALSE, "0", &en, &sn) == DAT_TRUE &&
+	CHECK(opened_thread_safe(DAT_FALSE, "0", &en, &sn) == DAT_FALSE &&
 		  en == 0,
-	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=0: TRUE, locked");
+	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=0: FALSE, locked");
 	en = sn = -1;
-	CHECK(opened_thread_safe(DAT_FALSE, "yes", &en, &sn) == DAT_TRUE &&
+	CHECK(opened_thread_safe(DAT_FALSE, "yes", &en, &sn) == DAT_FALSE &&
 		  en == 0,
-	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=yes (not 1): TRUE");
+	      "nonthreadsafe IA, DAPL_NONTHREADSAFE_NOLOCK=yes (not 1): "
+	      "FALSE, locked");
 	en = sn = -1;
 	CHECK(opened_thread_safe(DAT_FALSE, "1", &en, &sn) == DAT_FALSE &&
 		  en == 1 && sn == 0,

@@ -140,6 +140,33 @@ static void check_prov_attr(const DAT_PROVIDER_ATTR *p)
 		       p->evd_stream_merging_supported[4][2]);
 }
 
+/* The same IA name opened threadsafe (every test registry has both
+ * entries) says DAT_TRUE, and closes through the entry it came from. */
+static void query_threadsafe(const char *name)
+{
+	DAT_EVD_HANDLE async = DAT_HANDLE_NULL;
+	DAT_PROVIDER_ATTR p;
+	DAT_IA_HANDLE ia;
+	DAT_RETURN rc;
+
+	/* DAT_TRUE, not DAT_THREADSAFE: the 1.2 headers define that as
+	 * DAT_FALSE (udat_config.h, as the reference's). */
+	rc = dat_ia_openv((DAT_NAME_PTR)name, 8, &async, &ia, DAT_VERSION_MAJOR,
+			  DAT_VERSION_MINOR, DAT_TRUE);
+	if (rc != DAT_SUCCESS) {
+		vt_fail("dat_ia_openv(%s, threadsafe): %s", name,
+			vt_rc(rc));
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	vt_must("dat_ia_query(threadsafe IA)",
+		dat_ia_query(ia, &async, 0, NULL, DAT_PROVIDER_FIELD_ALL, &p));
+	vt_expect_u64("is_thread_safe of an IA opened threadsafe",
+		      p.is_thread_safe, DAT_TRUE);
+	vt_must("dat_ia_close(threadsafe IA)",
+		dat_ia_close(ia, DAT_CLOSE_GRACEFUL_FLAG));
+}
+
 static int query_local(const struct vt_opts *o)
 {
 	DAT_IA_ATTR a;
@@ -160,7 +187,16 @@ static int query_local(const struct vt_opts *o)
 	print_prov_attr(&p);
 	vt_addr_is("ia_address_ptr", a.ia_address_ptr, o->addr);
 	check_prov_attr(&p);
+	/* dat_ia_query(3DAT): "The provider attributes are specific to the
+	 * open instance of the IA", and "Thread safety: Provider Library
+	 * thread safe or not".  vt_open opens through dat_ia_open, that is
+	 * nonthreadsafe; the reference libdat releases the registry entry at
+	 * dat_ia_close under the key it rebuilds from this very field, so it
+	 * must be the one the IA was opened with. */
+	vt_expect_u64("is_thread_safe of an IA opened nonthreadsafe",
+		      p.is_thread_safe, DAT_FALSE);
 	vt_close(&v);
+	query_threadsafe(o->ia_name);
 	return 0;
 }
 
