@@ -672,6 +672,8 @@ void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		ofi_wire_init(oia, &m, OFI_MSG_DISC);
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
+		if (ev == DAPL_CM_BROKEN)
+			m.status = OFI_DISC_BROKEN;
 		if (oep)
 			ofi_disc_counts(oep, &m);
 		ofi_ctl_send(oia,
@@ -918,7 +920,15 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		}
 		break;
 	case OFI_MSG_DISC:
-		if (c->state == OFI_CONN_ESTABLISHED) {
+		if (m->status & OFI_DISC_BROKEN &&
+		    (c->state == OFI_CONN_ESTABLISHED ||
+		     c->state == OFI_CONN_DRAINING ||
+		     c->state == OFI_CONN_DISCONNECTING)) {
+			/* the peer's end broke (a failed DTO there): a send
+			 * of ours it received may have failed at it, so the
+			 * connection is not ended gracefully here either */
+			ofi_conn_end(oia, c, DAPL_CM_BROKEN, 0);
+		} else if (c->state == OFI_CONN_ESTABLISHED) {
 			/* the data endpoints are another connection than
 			 * ours: what the peer sent before it disconnected
 			 * may still be on its way; the timers end it */
@@ -1085,7 +1095,7 @@ int ofi_ctl_drain(struct dapl_tp_ia *oia)
 
 			if (fi_cq_readerr(oia->ctl_cq, &e, 0) != 1)
 				break;
-			ofi_ctl_entry(oia, e.op_context, e.err ? e.err : FI_EIO,
+			ofi_ctl_entry(oia, e.op_context, ofi_err_code(e.err),
 				      0);
 			got++;
 			continue;

@@ -41,9 +41,9 @@ static DAT_DTO_COMPLETION_STATUS ofi_err_status(const struct ofi_op *op,
 	}
 }
 
-/* One completion (ocq locked). */
-static void ofi_cq_one(void *ctx, DAT_DTO_COMPLETION_STATUS st, int err,
-		       uint32_t len)
+/* One completion, err 0 or a positive FI_* code (ofi_err_code); the
+ * CQ's lock held, if it has one. */
+void ofi_cq_complete(void *ctx, int err, uint32_t len)
 {
 	struct ofi_op *op = ctx;
 	struct dapl_tp_ep *oep;
@@ -52,9 +52,8 @@ static void ofi_cq_one(void *ctx, DAT_DTO_COMPLETION_STATUS st, int err,
 		return;
 	oep = op->ring->oep;
 	pthread_mutex_lock(&oep->lock);
-	if (err)
-		st = ofi_err_status(op, err);
-	ofi_op_complete(op, st, len);
+	ofi_op_complete(op, err ? ofi_err_status(op, err) : DAT_DTO_SUCCESS,
+			len);
 	pthread_mutex_unlock(&oep->lock);
 }
 
@@ -73,16 +72,15 @@ int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
 				break;
 			dapl_dbg(DAPL_DBG_EVD, "ofi: DTO error %d (%s)", e.err,
 				 fi_strerror(e.err));
-			ofi_cq_one(e.op_context, DAT_DTO_SUCCESS,
-				   e.err ? e.err : FI_EIO, 0);
+			ofi_cq_complete(e.op_context, ofi_err_code(e.err), 0);
 			got++;
 			continue;
 		}
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++)
-			ofi_cq_one(ent[i].op_context, DAT_DTO_SUCCESS, 0,
-				   (uint32_t)ent[i].len);
+			ofi_cq_complete(ent[i].op_context, 0,
+					(uint32_t)ent[i].len);
 		got += (int)n;
 		if (n < OFI_CQ_BATCH)
 			break;

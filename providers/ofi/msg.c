@@ -670,7 +670,7 @@ static int ofi_msg_events(struct dapl_tp_ia *oia)
 			got++;
 			if (ofi_msg_sp_of(oia, err.fid))
 				continue; /* a listener's: nothing to end */
-			ofi_msg_down(oia, err.fid, err.err ? err.err : FI_EIO,
+			ofi_msg_down(oia, err.fid, ofi_err_code(err.err),
 				     err.err_data, err.err_data_size);
 			continue;
 		}

@@ -193,6 +193,11 @@ enum ofi_msg_type {
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
 #define OFI_WIRE_VERSION 1
 
+/* DISC's status: the sender's end of the connection broke (a failed DTO,
+ * a request that never completed), so the peer ends it BROKEN too, at
+ * once, instead of draining it into a graceful DISCONNECTED. */
+#define OFI_DISC_BROKEN 1u
+
 /* A control message.  Host byte order: both ends are one host's kind. */
 struct ofi_wire {
 	uint32_t magic;
@@ -205,7 +210,8 @@ struct ofi_wire {
 					 * (cm.c) */
 	uint64_t fkey;			/* KEYR: the registration's libfabric
 					 * key (dapl_tp_lmr.fkey) */
-	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR */
+	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR;
+					 * DISC: OFI_DISC_BROKEN or 0 */
 	uint16_t ctl_len, data_len;
 	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
 	uint8_t data_addr[OFI_ADDR_MAX];	/* REQ, ACCEPT: its data endpoint */
@@ -539,6 +545,21 @@ DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
 void ofi_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
 /* locked (ocq): reads what libfabric has; how many it read */
 int ofi_cq_read_locked(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+void ofi_cq_complete(void *op_context, int err, uint32_t len) DAPL_HIDDEN;
+
+/*
+ * The code of a libfabric error entry, as the positive FI_* errno that
+ * fi_cq(3) and fi_eq(3) promise.  libfabric 1.17's shm puts a negative
+ * one in its CQ error entries (-FI_ETRUNC for a send into a too-short
+ * receive), so every code read from an error entry goes through this
+ * before it is mapped to a DAT status; no code at all is FI_EIO.
+ */
+static inline int ofi_err_code(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err ? err : FI_EIO;
+}
 void ofi_cq_notify(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
 
 /* ep.c */

@@ -45,7 +45,8 @@ int ofi_progress(struct dapl_ia *ia)
 		pthread_mutex_unlock(&ocq->lock);
 		did += n;
 	}
-	/* EPs without an EVD for one direction complete into null_cq */
+	/* EPs without an EVD for one direction complete into null_cq; a
+	 * failure there still breaks the connection (ofi_op_complete) */
 	{
 		struct fi_cq_data_entry ent[16];
 		ssize_t n;
@@ -57,18 +58,13 @@ int ofi_progress(struct dapl_ia *ia)
 
 				if (fi_cq_readerr(oia->null_cq, &e, 0) != 1)
 					break;
-				ent[0].op_context = e.op_context;
-				n = 1;
+				ofi_cq_complete(e.op_context,
+						ofi_err_code(e.err), 0);
+				did++;
+				continue;
 			}
-			for (i = 0; i < n; i++) {
-				struct ofi_op *op = ent[i].op_context;
-
-				if (!op || op->kind != OFI_CTX_OP)
-					continue;
-				pthread_mutex_lock(&op->ring->oep->lock);
-				ofi_op_complete(op, DAT_DTO_SUCCESS, 0);
-				pthread_mutex_unlock(&op->ring->oep->lock);
-			}
+			for (i = 0; i < n; i++)
+				ofi_cq_complete(ent[i].op_context, 0, 0);
 			did += (int)n;
 		}
 	}

@@ -25,6 +25,19 @@
  *           (DAPL_OFI_DTO_TIMEOUT_MS) fails it with DAT_DTO_ERR_TRANSPORT
  *           and the connection breaks.  After SIGCONT the server sees the
  *           connection end.
+ *   shortrecv  the server posts a 16-byte receive before it accepts, the
+ *           client sends 64 bytes into it.  dat_ep_post_recv(3DAT): "If
+ *           the size of an incoming message is larger than the size of
+ *           the local_iov, the reserved buffer, the operation completes
+ *           with an error status"; the receiver's is
+ *           DAT_DTO_ERR_LOCAL_LENGTH on every fabric (libfabric's shm puts
+ *           a negative FI_ETRUNC in its error entry).  A failed DTO breaks
+ *           the connection (dat_ep_post_send(3DAT): "the Endpoint is
+ *           transitioned into a DAT_EP_STATE_DISCONNECTED state"): the
+ *           receiver sees BROKEN, and so does the sender, whatever its
+ *           send's status (its data reached a peer whose receive failed:
+ *           never a graceful DISCONNECTED).  Each side prints one line
+ *           "status-matrix: ROLE dto=STATUS conn=EVENT".
  *
  * Every wait is bounded and scaled by TEST_TIMEOUT_SCALE; PASS and exit
  * status 0 only if every check passed.
@@ -273,8 +286,111 @@ static int stuck_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- shortrecv: a send into a too-short receive ---- */
+
+/* the connection's end, printed and checked: BROKEN */
+static void matrix_line(struct vt *v, const char *role,
+			DAT_DTO_COMPLETION_STATUS st)
+{
+	DAT_EVENT ev;
+	DAT_RETURN rc = vt_wait(v->conn_evd, vt_secs(60), &ev);
+
+	printf("status-matrix: %s dto=%s conn=%s\n", role, vt_dto(st),
+	       rc == DAT_SUCCESS ? vt_ev(ev.event_number) : "none");
+	if (rc != DAT_SUCCESS)
+		vt_fail("%s: no connection end: %s", role, vt_rc(rc));
+	else
+		vt_expect_u64("the connection's end is BROKEN",
+			      ev.event_number, DAT_CONNECTION_EVENT_BROKEN);
+}
+
+static DAT_DTO_COMPLETION_STATUS one_dto(DAT_EVD_HANDLE evd, DAT_EP_HANDLE ep,
+					 uint64_t cookie)
+{
+	DAT_EVENT ev;
+	DAT_RETURN rc = vt_wait(evd, vt_secs(60), &ev);
+
+	if (rc != DAT_SUCCESS) {
+		vt_fail("no DTO completion: %s", vt_rc(rc));
+		return DAT_DTO_FAILURE;
+	}
+	vt_check_dto("the DTO", &ev, ep, cookie,
+		     ev.event_data.dto_completion_event_data.status,
+		     (DAT_VLEN)-1);
+	return ev.event_data.dto_completion_event_data.status;
+}
+
+static int shortrecv_server(const struct vt_opts *o)
+{
+	DAT_DTO_COMPLETION_STATUS st;
+	DAT_CONN_QUAL qual = 0;
+	DAT_LMR_TRIPLET l;
+	struct vt_mem mem;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	DAT_EP_ATTR a;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &mem, 4096, PRIV_LOCAL);
+	memset(mem.buf, SENTINEL, mem.len);
+	vt_ep_attr(&v, &a);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	cr = vt_wait_cr(&v, &ev);
+	ep = vt_ep(&v, &a);
+	l = vt_iov(&mem, 0, 16);
+	vt_must("dat_ep_post_recv of 16 bytes",
+		dat_ep_post_recv(ep, 1, &l, vt_cookie(0x16),
+				 DAT_COMPLETION_DEFAULT_FLAG));
+	vt_accept(&v, cr, ep, NULL, 0);
+	st = one_dto(v.rcv_evd, ep, 0x16);
+	vt_expect_u64("the 16-byte receive of a 64-byte send: "
+		      "DAT_DTO_ERR_LOCAL_LENGTH",
+		      st, DAT_DTO_ERR_LOCAL_LENGTH);
+	matrix_line(&v, "receiver", st);
+	vt_expect_state("EP after the failed receive", ep,
+			DAT_EP_STATE_DISCONNECTED);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&mem);
+	vt_close(&v);
+	return 0;
+}
+
+static int shortrecv_client(const struct vt_opts *o)
+{
+	DAT_DTO_COMPLETION_STATUS st;
+	DAT_LMR_TRIPLET l;
+	struct vt_mem mem;
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &mem, 4096, PRIV_LOCAL);
+	vt_fill(mem.buf, 64, 7);
+	vt_ep_attr(&v, &a);
+	ep = vt_client_one(&v, o, &a, 0);
+	l = vt_iov(&mem, 0, 64);
+	vt_must("dat_ep_post_send of 64 bytes",
+		dat_ep_post_send(ep, 1, &l, vt_cookie(0x64),
+				 DAT_COMPLETION_DEFAULT_FLAG));
+	st = one_dto(v.req_evd, ep, 0x64);
+	matrix_line(&v, "sender", st);
+	vt_expect_state("EP after the peer's failed receive", ep,
+			DAT_EP_STATE_DISCONNECTED);
+	vt_ep_free(ep);
+	vt_mem_free(&mem);
+	vt_close(&v);
+	return 0;
+}
+
 static const struct vt_test tests[] = {
 	{ "badkey", badkey_server, badkey_client },
+	{ "shortrecv", shortrecv_server, shortrecv_client },
 	{ "stuck", stuck_server, stuck_client },
 	{ NULL, NULL, NULL },
 };
