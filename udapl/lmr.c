@@ -14,6 +14,7 @@
  * catches it.  When the table grows, the old one is kept (a reader may
  * still be scanning it) until the IA closes.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "slots.h"
@@ -169,6 +170,12 @@ static DAT_RETURN lmr_create_virtual(struct dapl_lmr *lmr,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
 	if (!length || (ia->attr.max_lmr_block_size &&
 			length > ia->attr.max_lmr_block_size))
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	/* a range that runs past the end of the address space is no region
+	 * on any transport (some register nothing and would only fault at
+	 * the first DTO) */
+	if ((uintptr_t)region.for_va + length < (uintptr_t)region.for_va ||
+	    length > UINTPTR_MAX)
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
 	lmr->length = length;
 	return ia->ops->mr_register(lmr, region.for_va, length, lmr->priv);

@@ -16,7 +16,10 @@
  * a peer asks for the registration's base by key (cm.c KEYQ), hence
  * the IA's list of registrations.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "ofi.h"
 #include <dat/dat_ib_extensions.h>
@@ -56,12 +59,38 @@ static uint32_t ofi_perm(DAT_MEM_PRIV_FLAGS priv)
 	       (priv & DAT_IB_MEM_PRIV_REMOTE_ATOMIC ? OFI_PERM_ATOMIC : 0);
 }
 
+/*
+ * Is [addr, addr + len) mapped?  libfabric's tcp, shm and rxm pin
+ * nothing: their fi_mr_reg takes any address, and the first DTO through
+ * memory that is not there would fault in the engine thread.  ibv_reg_mr
+ * refuses such memory (EFAULT), which the verbs provider answers
+ * DAT_INVALID_PARAMETER for the region; so does this.  msync(2) with
+ * MS_ASYNC writes nothing back and fails ENOMEM when part of the range is
+ * not mapped: one system call, at registration only.  (It cannot tell a
+ * PROT_NONE or read-only mapping; udapl checks the range's end.)
+ */
+static int ofi_range_mapped(const void *addr, DAT_VLEN len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)addr & ~(page - 1);
+
+	return !msync((void *)start, (uintptr_t)addr + len - start, MS_ASYNC) ||
+	       errno != ENOMEM;
+}
+
 DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 			   DAT_MEM_PRIV_FLAGS priv)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
 	struct dapl_tp_lmr *m;
 	int rc = -FI_ENOKEY, tries;
+
+	if (!ofi_range_mapped(addr, len)) {
+		dapl_dbg(DAPL_DBG_ERR, "ofi: dat_lmr_create: %p + %llu is not "
+				       "mapped memory", addr,
+			 (unsigned long long)len);
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	}
 
 	m = calloc(1, sizeof(*m));
 	if (!m)

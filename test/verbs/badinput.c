@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <dat/udat.h>
 #include <dat/dat_ib_extensions.h>
@@ -309,6 +310,46 @@ static void mem_free(struct mem *m)
 {
 	must("dat_lmr_free", dat_lmr_free(m->lmr));
 	free(m->buf);
+}
+
+/*
+ * dat_lmr_create(3DAT): DAT_INVALID_PARAMETER, "Invalid parameter": memory
+ * that is not there is no region, on every fabric, refused when it is
+ * registered (libfabric's tcp and shm pin nothing: the first DTO through
+ * it used to kill the provider's engine with SIGSEGV).  The unmapped page
+ * sits between two mapped ones, so nothing else is mapped there while the
+ * row runs; a range that runs past the end of the address space is
+ * refused for its length.
+ */
+static void lmr_create_nomem(DAT_REGION_DESCRIPTION *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *three = mmap(NULL, 3 * (size_t)page, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	DAT_LMR_HANDLE l;
+
+	if (three == MAP_FAILED || munmap(three + page, (size_t)page)) {
+		check("mmap of three pages, the middle one unmapped", 0);
+		return;
+	}
+	r->for_va = three + page;
+	ROW("lmr_create", "an unmapped page",
+	    dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, *r, 64, A.pz, all_priv,
+			   &l, NULL, NULL, NULL, NULL),
+	    ARG(3));
+	r->for_va = three;
+	ROW("lmr_create", "a mapped page and the unmapped one after it",
+	    dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, *r, 2 * (DAT_VLEN)page,
+			   A.pz, all_priv, &l, NULL, NULL, NULL, NULL),
+	    ARG(3));
+	r->for_va = (void *)(uintptr_t)-(uintptr_t)page; /* the last page */
+	ROW("lmr_create", "a range that wraps the address space",
+	    dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, *r, 2 * (DAT_VLEN)page,
+			   A.pz, all_priv, &l, NULL, NULL, NULL, NULL),
+	    ARG(4));
+	munmap(three, (size_t)page);
+	munmap(three + 2 * page, (size_t)page);
+	r->for_va = m1.buf;
 }
 
 static DAT_LMR_TRIPLET iov(const struct mem *m, DAT_VLEN off, DAT_VLEN len)
@@ -757,6 +798,7 @@ static void rows_lmr(void)
 	    dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, r, 64, A.pz, all_priv,
 			   &l, NULL, NULL, NULL, NULL),
 	    ARG(3));
+	lmr_create_nomem(&r);
 	r.for_va = m1.buf;
 	ROW("lmr_create", "privileges with undefined bits",
 	    dat_lmr_create(A.ia, DAT_MEM_TYPE_VIRTUAL, r, 64, A.pz,
