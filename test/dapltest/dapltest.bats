@@ -110,17 +110,22 @@ perf_ok() {
 	grep -q '^Performance test: PASSED$' <<< "$output"
 }
 
-@test "performance test: RW, RR (blocking) and SR (polling) print positive latency and bandwidth" {
+# -i N is N operations, as OFA's dapltest counts them (dapltest(1))
+@test "performance test: RW, RR (blocking) and SR (polling) print positive latency and bandwidth; -i counts operations" {
 	start_server
 	client -T P -m b -i 20 -p 4 RW 8192
 	[ "$status" -eq 0 ]
 	perf_ok
+	grep -q '^  20 ops, 163840 bytes in ' <<< "$output"
 	client -T P -m b -i 20 -p 2 RR 4096 2
 	[ "$status" -eq 0 ]
 	perf_ok
-	client -T P -m p -i 20 -p 4 SR 1024
+	grep -q 'pipeline 2, 20 op(s) in 10 round(s)' <<< "$output"
+	client -T P -m p -i 10 -p 4 SR 1024
 	[ "$status" -eq 0 ]
 	perf_ok
+	grep -q 'pipeline 4, 10 op(s) in 3 round(s)' <<< "$output"
+	grep -q '^  10 ops, 10240 bytes in ' <<< "$output"
 	stop_server
 }
 

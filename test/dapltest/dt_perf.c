@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dt_perf.c - the performance test (-T P): one connection, iterations of
- * `pipeline` operations posted back to back and reaped (blocking waits or
- * polling).  Each iteration gives a latency (its time / pipeline) and a
+ * dt_perf.c - the performance test (-T P): one connection, `iterations`
+ * operations in all, as OFA's dapltest counts them (-i N moves N
+ * operations, whatever the pipeline), posted in rounds of `pipeline` back
+ * to back and reaped (blocking waits or polling); the last round may be
+ * shorter.  Each round gives a latency (its time / its operations) and a
  * bandwidth (its bytes / its time); the test prints min, median and max
- * of both, and fails unless every iteration completed and every figure is
- * positive.  For SR the server answers each iteration with one message
- * once it has reposted its receives, so the iteration time includes that
+ * of both, and fails unless every operation completed and every figure
+ * is positive.  For SR the server answers each round with one message
+ * once it has reposted its receives, so the round's time includes that
  * round trip.
  */
 #define _GNU_SOURCE
@@ -153,16 +155,25 @@ static int report(const char *what, double *v, unsigned n)
 	return v[0] > 0 ? 0 : -1;
 }
 
-/* one iteration of the client: pipeline ops, their completions, for SR
- * the server's ack */
-static int client_iter(struct perf *p, int type, const DAT_RMR_TRIPLET *r)
+/* the operations of round `round` of a test of `total` operations */
+static unsigned round_ops(unsigned total, unsigned pipeline, unsigned round)
+{
+	unsigned left = total - round * pipeline;
+
+	return left < pipeline ? left : pipeline;
+}
+
+/* one round of the client: n ops, their completions, for SR the
+ * server's ack */
+static int client_round(struct perf *p, int type, const DAT_RMR_TRIPLET *r,
+			unsigned n)
 {
 	DAT_LMR_TRIPLET iov[64];
 	DAT_RETURN rc = DAT_SUCCESS;
 	unsigned i;
 
 	iov_of(p, iov);
-	for (i = 0; i < p->pipeline; i++) {
+	for (i = 0; i < n; i++) {
 		if (type == DT_SR)
 			rc = dat_ep_post_send(p->ep, p->num_segs, iov,
 					      dt_cookie(P_OP),
@@ -181,7 +192,7 @@ static int client_iter(struct perf *p, int type, const DAT_RMR_TRIPLET *r)
 			return -1;
 		}
 	}
-	for (i = 0; i < p->pipeline; i++)
+	for (i = 0; i < n; i++)
 		if (dt_wait_dto("performance op", p->req, NULL, p->poll, P_OP,
 				NULL))
 			return -1;
@@ -201,8 +212,8 @@ int dt_performance(const struct dt_args *a)
 	struct perf p;
 	struct dt_ctl c;
 	DAT_RMR_TRIPLET r;
-	double *lat, *bw, t0, dt, bytes, total = 0;
-	unsigned i, done = 0;
+	double *lat, *bw, t0, dt, op_bytes, total = 0;
+	unsigned i, n, rounds, done = 0, ops = 0;
 	int rc;
 
 	dt_hello_init(&h, DT_P);
@@ -220,8 +231,9 @@ int dt_performance(const struct dt_args *a)
 	p.num_segs = op->num_segs;
 	p.pipeline = a->pipeline;
 	p.poll = a->perf_poll;
-	lat = calloc(a->iterations, sizeof(double));
-	bw = calloc(a->iterations, sizeof(double));
+	rounds = (a->iterations + p.pipeline - 1) / p.pipeline;
+	lat = calloc(rounds, sizeof(double));
+	bw = calloc(rounds, sizeof(double));
 	rc = DT_EXIT_FAIL;
 	if (!lat || !bw || perf_objs(&c, &p, 0))
 		goto out;
@@ -235,35 +247,36 @@ int dt_performance(const struct dt_args *a)
 	r.pad = 0;
 	r.target_address = ans.buf_addr;
 	r.segment_length = (DAT_VLEN)p.seg_size * p.num_segs;
-	bytes = (double)p.seg_size * p.num_segs * p.pipeline;
-	dt_log("Performance test: %s %u x %u bytes, pipeline %u, %u iteration(s), %s",
+	op_bytes = (double)p.seg_size * p.num_segs;
+	dt_log("Performance test: %s %u x %u bytes, pipeline %u, %u op(s) in %u round(s), %s",
 	       dt_op_name(op->type), p.num_segs, p.seg_size, p.pipeline,
-	       a->iterations, p.poll ? "polling" : "blocking");
-	for (i = 0; i < a->iterations; i++) {
+	       a->iterations, rounds, p.poll ? "polling" : "blocking");
+	for (i = 0; i < rounds; i++) {
+		n = round_ops(a->iterations, p.pipeline, i);
 		t0 = now_s();
-		if (client_iter(&p, op->type, &r))
+		if (client_round(&p, op->type, &r, n))
 			break;
 		dt = now_s() - t0;
 		total += dt;
-		lat[i] = dt * 1e6 / p.pipeline;
-		bw[i] = bytes / dt / 1e6;
+		lat[i] = dt * 1e6 / n;
+		bw[i] = op_bytes * n / dt / 1e6;
 		done++;
+		ops += n;
 	}
 	/* tell the server we are through, either way */
 	dt_hello_init(&h, DT_P);
-	h.status = done != a->iterations;
+	h.status = ops != a->iterations;
 	if (dt_ctl_send(&c, &h) || dt_ctl_recv(&c, &ans, 60) || ans.status) {
 		dt_err("performance: the server reports a failure: %.*s",
 		       (int)sizeof(ans.text), ans.text);
 		goto out;
 	}
-	if (done != a->iterations) {
-		dt_err("performance: %u of %u iterations completed", done,
+	if (ops != a->iterations) {
+		dt_err("performance: %u of %u operations completed", ops,
 		       a->iterations);
 		goto out;
 	}
-	dt_log("  %u ops, %.0f bytes in %.6f s", done * p.pipeline,
-	       bytes * done, total);
+	dt_log("  %u ops, %.0f bytes in %.6f s", ops, op_bytes * ops, total);
 	rc = DT_EXIT_OK;
 	if (report("latency (us per op):", lat, done) ||
 	    report("bandwidth (MB/s):", bw, done)) {
@@ -281,18 +294,21 @@ out:
 
 /* ---- server -------------------------------------------------------------- */
 
-static int serve_sr(struct perf *p, unsigned iterations)
+/* SR: the client's rounds of a test of `total` operations (its first
+ * round's receives are posted before the accept) */
+static int serve_sr(struct perf *p, unsigned total)
 {
 	DAT_LMR_TRIPLET iov = dt_iov(&p->ack, 0, 8);
+	unsigned i, k, rounds = (total + p->pipeline - 1) / p->pipeline;
 	DAT_RETURN rc;
-	unsigned i, k;
 
-	for (i = 0; i < iterations; i++) {
-		for (k = 0; k < p->pipeline; k++)
+	for (i = 0; i < rounds; i++) {
+		for (k = 0; k < round_ops(total, p->pipeline, i); k++)
 			if (dt_wait_dto("performance: receive", p->rcv, NULL,
 					p->poll, P_RECV, NULL))
 				return -1;
-		if (i + 1 < iterations && post_recvs(p, p->pipeline))
+		if (i + 1 < rounds &&
+		    post_recvs(p, round_ops(total, p->pipeline, i + 1)))
 			return -1;
 		rc = dat_ep_post_send(p->ep, 1, &iov, dt_cookie(P_ACK),
 				      DAT_COMPLETION_DEFAULT_FLAG);
@@ -332,7 +348,8 @@ int dt_serve_performance(struct dt_ctl *c, struct dt_hello *h)
 	p.pipeline = h->pipeline;
 	p.poll = h->perf_poll;
 	if (perf_objs(c, &p, 1) ||
-	    (h->perf_type == DT_SR && post_recvs(&p, p.pipeline)))
+	    (h->perf_type == DT_SR &&
+	     post_recvs(&p, round_ops(h->iterations, p.pipeline, 0))))
 		goto fail;
 	rc = dat_psp_create_any(c->ia, &qual, p.cr, DAT_PSP_CONSUMER_FLAG,
 				&p.psp);

@@ -95,8 +95,8 @@ step "transaction test (validated; 2 threads x 2 EPs; SR, RR, RW both ways)" 120
 	"${C[@]}" -T T -t 2 -w 2 -i 10 -V \
 	client SR 1024 2 server SR 512 client RW 4096 server RW 2048 2 \
 	client RR 4096 2 server RR 1024
-step "performance test (RDMA write, blocking)" 60 \
-	"${C[@]}" -T P -m b -i 50 -p 4 RW 4096
+step "performance test (200 RDMA writes in rounds of 4, blocking)" 60 \
+	"${C[@]}" -T P -m b -i 200 -p 4 RW 4096
 step "functional suite" 180 "${C[@]}" -T F
 step "stop the server (-T Q)" 30 "${C[@]}" -T Q
 

@@ -73,15 +73,21 @@ dt_client() {
 	grep -q '^Server: transaction test done$' "$SRV_OUT"
 }
 
-@test "$OFI_FABRIC: dapltest -T P over $OFI_A: RW, RR (blocking) and SR (polling) print their figures" {
+# -i N is N operations, as OFA's dapltest counts them (dapltest(1)): 20
+# ops in rounds of 4 (5 rounds), of 2 (10), and 10 ops in rounds of 4
+# (4, 4, 2; SR: the server's receives follow the short last round)
+@test "$OFI_FABRIC: dapltest -T P over $OFI_A: RW, RR (blocking) and SR (polling) print their figures; -i counts operations" {
 	local what n
 	dt_server
-	for args in "-m b -i 20 -p 4 RW 8192" "-m b -i 20 -p 2 RR 4096 2" \
-		"-m p -i 20 -p 4 SR 1024"; do
+	for args in "-m b -i 20 -p 4 RW 8192:20:5" "-m b -i 20 -p 2 RR 4096 2:20:10" \
+		"-m p -i 10 -p 4 SR 1024:10:3"; do
 		# shellcheck disable=SC2086
-		dt_client -T P $args
+		dt_client -T P ${args%%:*}
 		[ "$status" -eq 0 ]
 		grep -q '^Performance test: PASSED$' <<< "$output"
+		n=${args#*:}
+		grep -q "pipeline [0-9]*, ${n%%:*} op(s) in ${n#*:} round(s)" <<< "$output"
+		grep -q "^  ${n%%:*} ops, " <<< "$output"
 		for what in 'latency (us per op):' 'bandwidth (MB/s):'; do
 			n=$(grep -F "  $what" <<< "$output" |
 				awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/ && $i + 0 > 0) c++ } END { print c + 0 }')
