@@ -947,11 +947,15 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		else if (c->state == OFI_CONN_REQUEST)
 			c->state = OFI_CONN_CLOSED;
 		break;
-	case OFI_MSG_KA:
+	case OFI_MSG_KA: /* CONNECTING: the request is still pending */
+		if (c->state == OFI_CONN_CONNECTING)
+			c->listener_heard = 1;
 		break;
 	case OFI_MSG_REQACK: /* the listener has it: no more resends */
-		if (c->state == OFI_CONN_CONNECTING)
+		if (c->state == OFI_CONN_CONNECTING) {
 			c->req_resend = 0;
+			c->listener_heard = 1;
+		}
 		break;
 	case OFI_MSG_KEYX: /* rmr.c: forget the key, then say so */
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
@@ -1331,8 +1335,25 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 			}
 			else if (c->probe_fd >= 0)
 				ofi_probe_check(oia, c);
+			else if (c->listener_heard &&
+				 now - c->last_heard > oia->ka_timeout_ns)
+				/* the listener read the REQ, then went
+				 * silent (its process closed the IA or
+				 * died): even DAT_TIMEOUT_INFINITE ends */
+				ofi_conn_end(oia, c, DAPL_CM_TIMED_OUT, 0);
 			else if (c->req_resend && now >= c->req_resend)
 				ofi_req_resend(oia, c);
+			break;
+		case OFI_CONN_REQUEST:
+			/* a request the consumer has not answered yet: the
+			 * requester hears that its listener is alive (RDM;
+			 * a MSG requester has the connection itself) */
+			if (ka && !c->m) {
+				ofi_wire_init(oia, &m, OFI_MSG_KA);
+				m.src_id = c->id;
+				m.dst_id = c->peer_id;
+				ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+			}
 			break;
 		case OFI_CONN_DRAINING:
 			ofi_conn_drained(oia, c, now);
@@ -1715,8 +1736,10 @@ void ofi_cr_destroy(struct dapl_cr *cr)
 	pthread_mutex_lock(&oia->lock);
 	c = ofi_cr_conn(cr);
 	if (c && !c->ep) {
+		/* nobody answered it (its PSP or IA went): not the peer's
+		 * reject, as an IB CM's REJ for a destroyed request is not */
 		if (c->state == OFI_CONN_REQUEST)
-			ofi_send_reject(oia, c, 1);
+			ofi_send_reject(oia, c, 0);
 		ofi_conn_free(oia, c);
 	}
 	dapl_cr_set_tp(cr, NULL);

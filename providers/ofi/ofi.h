@@ -275,6 +275,10 @@ struct ofi_conn {
 					 * unless the listener read it (REQACK),
 					 * 0: not sent yet, or read */
 	uint64_t req_gap;		/* active: the next wait for REQACK */
+	int listener_heard;		/* active: the listener read the REQ
+					 * (REQACK) or spoke since: from then
+					 * on its silence ends the connect,
+					 * whatever the consumer's timeout */
 	struct sockaddr_in dst;		/* active: the listener's address */
 	uint8_t peer_ctl_addr[OFI_ADDR_MAX]; /* passive: the requester's */
 	uint16_t peer_ctl_len;

@@ -146,6 +146,30 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
 }
 
+# connect-ends (vt_cm.c vanish): dat_ep_connect(3DAT) with
+# DAT_TIMEOUT_INFINITE to a listener whose process received the request and
+# then closed its IA abruptly (-n 0) or died (-n 1): the connect still ends
+# (TIMED_OUT, UNREACHABLE or NON_PEER_REJECTED), within the client's
+# keepalive timeout, here 3 s, once the listener has gone silent.  Before,
+# it waited for ever.
+@test "$OFI_FABRIC: connect-ends: DAT_TIMEOUT_INFINITE to a listener whose process closes its IA abruptly, or is killed, after it received the request: the connect ends" {
+	local n
+	for n in 0 1; do
+		start_server vanish -n "$n"
+		wait_listening
+		DAPL_OFI_KEEPALIVE_TIMEOUT_MS=$(($(secs 3) * 1000)) run_client vanish -q "$QUAL"
+		wait_server
+		[ "$status" -eq 0 ]
+		grep -q '^PASS$' <<< "$output"
+		grep -q '^have the request$' "$SRV_OUT"
+		if [ "$n" -eq 0 ]; then
+			[ "$SRV_RC" -eq 0 ] && grep -q '^PASS$' "$SRV_OUT"
+		else
+			[ "$SRV_RC" -eq 137 ]
+		fi
+	done
+}
+
 @test "$OFI_FABRIC: connect to 224.0.0.1 (tcp: the kernel refuses a TCP connect to multicast: UNREACHABLE; shm: no route to miss, its name has no listener: NON_PEER_REJECTED; verbs: rxm retries, TIMED_OUT)" {
 	if [ "$OFI_FABRIC" = verbs ]; then
 		run_client timeout -a 224.0.0.1 -q "$(free_qual)"

@@ -4,6 +4,7 @@
  * ways, reject, nobody listening, timeout, PSP_any, RSP, dup_connect,
  * ep_modify, ep_reset and reuse of an EP.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -345,6 +346,91 @@ static int timeout_client(const struct vt_opts *o)
 	};
 
 	return connect_expect(o, vt_secs(2), vt_secs(60), want, 2);
+}
+
+/* ---- a request whose listener vanishes ------------------------------------ */
+
+/*
+ * dat_ep_connect(3DAT) names the events a connect ends with; one that was
+ * given DAT_TIMEOUT_INFINITE still ends when the process of the listener
+ * that received its request goes away before it answers: within the
+ * provider's own bound (libdaplofi: the keepalive timeout,
+ * DAPL_OFI_KEEPALIVE_TIMEOUT_MS), as TIMED_OUT, UNREACHABLE or
+ * NON_PEER_REJECTED.  The server keeps a control connection, opens a
+ * second PSP and names it there; when the request to it arrived, it
+ * (-n 0) closes its IA abruptly and exits, or (-n 1) kills itself.  (The
+ * control connection first: libfabric 1.17's shm crashes the client when
+ * the first message of a peer's endpoint is read after that endpoint is
+ * gone, cr_overflow.bats; the answers of a vanishing server then come
+ * from an endpoint the client knows.)
+ */
+static int vanish_server(const struct vt_opts *o)
+{
+	DAT_CONN_QUAL qual = 0;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ctl;
+	struct vt_msg m;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	ctl = vt_serve_one(&v, NULL, 1, &psp);
+	(void)vt_psp(&v, &qual);
+	vt_msg_init(&m, "psp");
+	m.addr = qual;
+	vt_ctl_send(&v, ctl, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	(void)vt_wait_cr(&v, &ev);
+	printf("have the request\n");
+	fflush(stdout);
+	if (o->count == 1)
+		raise(SIGKILL);
+	/* the IA's objects go with it (dat_ia_close(3DAT), abrupt) */
+	vt_expect("dat_ia_close(ABRUPT) with the request pending",
+		  dat_ia_close(v.ia, DAT_CLOSE_ABRUPT_FLAG), DAT_SUCCESS);
+	free(v.ctl);
+	return 0;
+}
+
+static int vanish_client(const struct vt_opts *o)
+{
+	struct sockaddr_in sin;
+	DAT_EP_HANDLE ctl, ep;
+	struct vt_msg m;
+	DAT_EVENT ev;
+	DAT_RETURN rc;
+	uint64_t t0;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	ctl = vt_client_one(&v, o, NULL, 1);
+	vt_ctl_recv(&v, ctl, &m, "psp", 0);
+	ep = vt_ep(&v, NULL);
+	vt_sockaddr(&sin, o->addr);
+	t0 = vt_now_us();
+	vt_must("dat_ep_connect(DAT_TIMEOUT_INFINITE)",
+		dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, m.addr,
+			       DAT_TIMEOUT_INFINITE, 0, NULL,
+			       DAT_QOS_BEST_EFFORT, DAT_CONNECT_DEFAULT_FLAG));
+	/* the control connection ends too (the server is gone): its event
+	 * is not the one awaited */
+	do
+		rc = vt_wait(v.conn_evd, vt_secs(60), &ev);
+	while (rc == DAT_SUCCESS &&
+	       ev.event_data.connect_event_data.ep_handle == ctl);
+	vt_note("connection event after %.3f s", (vt_now_us() - t0) / 1e6);
+	if (rc != DAT_SUCCESS)
+		vt_fail("the connect never ended: dat_evd_wait %s", vt_rc(rc));
+	else if (ev.event_number != DAT_CONNECTION_EVENT_TIMED_OUT &&
+		 ev.event_number != DAT_CONNECTION_EVENT_UNREACHABLE &&
+		 ev.event_number != DAT_CONNECTION_EVENT_NON_PEER_REJECTED)
+		vt_fail("connection event %s, want TIMED_OUT, UNREACHABLE or "
+			"NON_PEER_REJECTED", vt_ev(ev.event_number));
+	else
+		vt_note("ok connection event %s", vt_ev(ev.event_number));
+	vt_ep_free(ep);
+	vt_ep_free(ctl);
+	vt_close(&v);
+	return 0;
 }
 
 /* ---- PSP_any -------------------------------------------------------------- */
@@ -1334,6 +1420,7 @@ const struct vt_test vt_cm_tests[] = {
 	{ "psp-gone-reject", pspgone_server, reject_client },
 	{ "noport", NULL, noport_client },
 	{ "timeout", NULL, timeout_client },
+	{ "vanish", vanish_server, vanish_client },
 	{ "psp-any", psp_any_server, hello_client },
 	{ "rsp", rsp_server, hello_client },
 	{ "dup-connect", dup_server, dup_client },
