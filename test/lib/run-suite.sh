@@ -8,6 +8,8 @@
 #          output does not account for, or a plan it did not finish, is
 #          recorded as one more failed test.
 #   plain: COMMAND is one test: exit status 0 passes.
+# Its wall-clock seconds go to RESULTS_DIR/NAME.secs, for the time table
+# that summary.sh prints.
 # Always exits 0 once the result is recorded: the summary decides.
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 RESULTS_DIR NAME tap|plain COMMAND..." >&2; exit 2; }
@@ -18,8 +20,10 @@ out="$dir/$name.tap"
 raw="$dir/$name.log"
 
 echo "=== $name"
+start=$(date +%s)
 "$@" > "$raw" 2>&1
 rc=$?
+echo $(($(date +%s) - start)) > "$dir/$name.secs"
 cat "$raw"
 
 if [ "$kind" = plain ]; then

@@ -3,6 +3,9 @@
 # summary.sh DIR: adds up the TAP results under DIR (run-suite.sh wrote
 # them) and prints the one line "N passed, N failed, N skipped".  Exits 1
 # if anything failed, or if nothing ran; with CI=true, a skip fails too.
+# Before that line, the time table: each part (the directory a suite's
+# results are in: host, ofi, verbs) and each suite, slowest first, from
+# the NAME.secs files run-suite.sh wrote.
 set -u
 dir=$1
 files=$(find "$dir" -name '*.tap' 2>/dev/null | sort)
@@ -17,6 +20,22 @@ for f in $files; do
 	[ "$s" -gt 0 ] && echo "skipped in $(basename "$f" .tap):" &&
 		grep -E '^ok\b' "$f" | grep -iE '# skip' | sed 's/^/    /'
 done
+secs=$(find "$dir" -name '*.secs' 2>/dev/null | sort)
+if [ -n "$secs" ]; then
+	echo "time per suite, slowest first (seconds):"
+	for f in $secs; do
+		rel=${f#"$dir"/}
+		printf '%s %s\n' "$(cat "$f")" "${rel%.secs}"
+	done | sort -k1,1nr > "$dir/.time-table"
+	# the parts: host, ofi/<fabric>, verbs (the guest's suites)
+	awk '{ n = split($2, c, "/"); p = n > 1 ? c[1] : "."
+	       if (n > 2) p = p "/" c[2]
+	       t[p] += $1; all += $1 }
+	     END { for (p in t) printf "  %6d  %s (part)\n", t[p], p
+	           printf "  %6d  all suites\n", all }' "$dir/.time-table" | sort -k1,1nr
+	awk '{ printf "  %6d  %s\n", $1, $2 }' "$dir/.time-table"
+	rm -f "$dir/.time-table"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $((pass + fail + skip)) -eq 0 ]; then
 	echo "no test results under $dir" >&2
