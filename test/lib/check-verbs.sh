@@ -15,11 +15,32 @@
 # A guest that cannot exist at all (test/vm/run.sh exit 77: not x86_64,
 # or packages missing and not root) is recorded as a skip with its reason;
 # any other failure to boot or set up is recorded as a failure.
+# The guest has no overall time limit, only run.sh's watchdog (silence for
+# VM_IDLE_TIMEOUT seconds, default 1800): when it stops the guest, every
+# suite that finished keeps its results, the suite that was running is a
+# failure naming the test it was in, and the suites that never ran are one
+# failure that lists them.
 set -u
 dir=$1 tests=$2
 shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+
+# result_name SUITE: the name its results go under (NAME.tap, NAME.log)
+result_name() {
+	case $1 in
+	test/ofi/*) echo "ofi-verbs-$(basename "$1" .bats)" ;;
+	*) echo "verbs-$(basename "$1" .bats)" ;;
+	esac
+}
+
+# test_name SUITE N: the name of the Nth test bats runs from SUITE (in file
+# order, those the TESTS filter selects), or "?" past the last
+test_name() {
+	sed -n 's/^@test "\(.*\)" *{ *$/\1/p' "$1" |
+		{ if [ -n "$tests" ]; then grep -E -- "$tests"; else cat; fi; } |
+		sed -n "${2}p" | grep . || echo "?"
+}
 
 have_devices() {
 	[ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]
@@ -29,12 +50,12 @@ if have_devices; then
 	export LD_LIBRARY_PATH="$top/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	export DAT_OVERRIDE="${DAT_OVERRIDE:-$top/test/vm/dat.conf}"
 	for suite in "$@"; do
-		name=verbs-$(basename "$suite" .bats)
+		name=$(result_name "$suite")
 		# the libfabric suites (providers/ofi/ofi.mk OFI_SUITES_verbs):
 		# over verbs;ofi_rxm, named after the fabric
 		fab=
 		case $suite in
-		test/ofi/*) name=ofi-verbs-$(basename "$suite" .bats) fab="env OFI_FABRIC=verbs" ;;
+		test/ofi/*) fab="env OFI_FABRIC=verbs" ;;
 		esac
 		# In the guest the kernel is a witness: a suite whose run leaves
 		# a WARNING/BUG/refcount/use-after-free report in its log fails
@@ -63,10 +84,37 @@ rm -rf "$dir"
 mkdir -p "$dir"
 log="$top/build/vm-console.log"
 echo "=== no RDMA device here: running the verbs suites in the soft-RoCE guest"
-test/vm/run.sh -t "${VM_TIMEOUT:-1800}" -w "$top" -l "$log" -- \
-	make --no-print-directory check-verbs TESTS="$tests"
+test/vm/run.sh -w "$top" -l "$log" -- \
+	make --no-print-directory check-verbs TESTS="$tests" 2> "$dir/.vm-stderr"
 rc=$?
-if [ $rc -eq 77 ]; then
+cat "$dir/.vm-stderr" >&2
+why=$(sed -n 's/^vm: FAIL: //p' "$dir/.vm-stderr" | head -n 1)
+rm -f "$dir/.vm-stderr"
+if [ $rc -eq 124 ]; then
+	# Stopped by the watchdog: name where, keep what finished.
+	notrun=
+	for suite in "$@"; do
+		name=$(result_name "$suite")
+		[ -e "$dir/$name.tap" ] && continue
+		if [ -e "$dir/$name.log" ]; then
+			ran=$(grep -cE '^(not )?ok\b' "$dir/$name.log")
+			{
+				grep -E '^(not )?ok\b|^1\.\.[0-9]+' "$dir/$name.log"
+				printf 'not ok - %s stopped in its test %d, "%s", after %d finished: %s\n' \
+					"$name" $((ran + 1)) "$(test_name "$suite" $((ran + 1)))" "$ran" "$why"
+			} > "$dir/$name.tap"
+		else
+			notrun="$notrun $name"
+		fi
+	done
+	if [ -n "$notrun" ]; then
+		printf '1..1\nnot ok 1 - soft-RoCE guest stopped before these suites ran:%s\n' \
+			"$notrun" > "$dir/guest.tap"
+	elif ! grep -qs '^not ok' "$dir"/*.tap; then
+		printf '1..1\nnot ok 1 - soft-RoCE guest stopped after its last suite: %s\n' \
+			"$why" > "$dir/guest.tap"
+	fi
+elif [ $rc -eq 77 ]; then
 	printf '1..1\nok 1 - verbs suites # SKIP the soft-RoCE guest cannot run on this machine (see vm: SKIP above)\n' \
 		> "$dir/guest.tap"
 elif [ $rc -ne 0 ] && ! grep -qs '^not ok' "$dir"/*.tap; then

@@ -21,10 +21,20 @@ raw="$dir/$name.log"
 
 echo "=== $name"
 start=$(date +%s)
+# The output is shown as it comes (in the guest, the console's silence is
+# what its watchdog measures, test/vm/run.sh), but the suite writes to a
+# file, not a pipe: a process a test leaves behind cannot hold this script
+# open.  tail stops once the sentinel is gone, after the last bytes.
+: > "$raw"
+sleep 86400 &
+sentinel=$!
+tail -s 0.2 -n +1 -f --pid=$sentinel "$raw" &
+follower=$!
 "$@" > "$raw" 2>&1
 rc=$?
+kill $sentinel
+wait $follower
 echo $(($(date +%s) - start)) > "$dir/$name.secs"
-cat "$raw"
 
 if [ "$kind" = plain ]; then
 	if [ $rc -eq 0 ]; then

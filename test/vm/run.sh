@@ -2,8 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/vm/run.sh - run one command inside the soft-RoCE test VM.
 #
-# Usage: test/vm/run.sh [-t SECS] [-w DIR] [-l LOGFILE] [-n] [-v] -- CMD [ARGS...]
-#   -t SECS     hard overall timeout, setup and boot included (default 1800)
+# Usage: test/vm/run.sh [-i SECS] [-t SECS] [-w DIR] [-l LOGFILE] [-n] [-v] -- CMD [ARGS...]
+#   -i SECS     the watchdog: once booted, the guest is stopped when its
+#               console has been silent this long (default $VM_IDLE_TIMEOUT,
+#               else 1800).  A timeout is there to catch a hang, not
+#               slowness: a long run that keeps printing (run-suite.sh shows
+#               each test's result as it comes) goes on however busy the
+#               machine is, and one that stops printing is named (the last
+#               console line) instead of being cut off at a fixed total.
+#   -t SECS     hard overall limit, setup and boot included (default: none)
 #   -w DIR      directory shared read-write, at the same path (default: $PWD)
 #   -l LOGFILE  write the whole console log (kernel + command + guest dmesg
 #               on failure) to LOGFILE
@@ -39,7 +46,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd) || exit 2
 
 usage() {
-    echo "usage: $0 [-t SECS] [-w DIR] [-l LOGFILE] [-n] [-v] -- CMD [ARGS...]" >&2
+    echo "usage: $0 [-i SECS] [-t SECS] [-w DIR] [-l LOGFILE] [-n] [-v] -- CMD [ARGS...]" >&2
     exit 2
 }
 # fail CODE MESSAGE: a failure of the test bed (not of CMD)
@@ -50,9 +57,10 @@ fail() {
     exit "$code"
 }
 
-TMO=1800 WORK=$PWD LOG='' RXE=1 VERBOSE=0
-while getopts t:w:l:nvh opt; do
+TMO=0 IDLE=${VM_IDLE_TIMEOUT:-1800} WORK=$PWD LOG='' RXE=1 VERBOSE=0
+while getopts i:t:w:l:nvh opt; do
     case $opt in
+    i) IDLE=$OPTARG ;;
     t) TMO=$OPTARG ;;
     w) WORK=$OPTARG ;;
     l) LOG=$OPTARG ;;
@@ -63,7 +71,8 @@ while getopts t:w:l:nvh opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || usage
-case $TMO in '' | *[!0-9]* | 0) echo "vm: -t needs a positive number of seconds" >&2; usage ;; esac
+case $TMO in '' | *[!0-9]*) echo "vm: -t needs a number of seconds" >&2; usage ;; esac
+case $IDLE in '' | *[!0-9]* | 0) echo "vm: -i (VM_IDLE_TIMEOUT) needs a positive number of seconds" >&2; usage ;; esac
 WORK=$(cd "$WORK" 2> /dev/null && pwd -P) || fail 2 "-w: no such directory: $WORK"
 [ "$WORK" != / ] || fail 2 "-w /: the work directory cannot be the whole root"
 # the caller's directory if it is inside DIR, else DIR
@@ -80,7 +89,10 @@ fi
     exit 77
 }
 END=$((SECONDS + TMO))
-remaining() { echo $((END - SECONDS)); }
+# seconds left of the overall limit; 0 (timeout(1): none) when there is none
+remaining() {
+    if [ "$TMO" = 0 ]; then echo 0; else echo $((END - SECONDS)); fi
+}
 
 # The cache: kernel, initramfs, module tree (setup.sh builds what is missing).
 if ! paths=$("$HERE/setup.sh" --check 2> /dev/null); then
@@ -180,9 +192,11 @@ Q=(qemu-system-x86_64 "${QACCEL[@]}" -smp "$SMP" -m "$MEM"
 [ -z "$BIOS" ] || Q+=(-bios "$BIOS")
 
 left=$(remaining)
-[ "$left" -gt 0 ] || fail 124 "timed out after ${TMO}s (nothing left to boot with)"
+[ "$TMO" = 0 ] || [ "$left" -gt 0 ] || fail 124 "timed out after ${TMO}s (nothing left to boot with)"
 BOOT_TMO=${VM_BOOT_TIMEOUT:-300}
-echo "vm: booting $(basename "$KERNEL") under $ACCEL, $SMP vCPUs (timeout ${left}s)" >&2
+limits="stopped after ${IDLE}s of silence"
+[ "$TMO" = 0 ] || limits="$limits or after ${left}s in all"
+echo "vm: booting $(basename "$KERNEL") under $ACCEL, $SMP vCPUs ($limits)" >&2
 
 mkfifo "$JOB/console.fifo" || fail 125 "mkfifo failed"
 # --foreground: timeout stays in our process group and exits 128+N when qemu
@@ -197,17 +211,33 @@ QPID=$!
             -e '/^\[ *[0-9.]*\] reboot: Power down$/d'
 } < "$JOB/console.fifo" &
 FPID=$!
-# A hung boot (say, a broken accelerator) is caught long before the overall
-# timeout: stage 2 writes "booted" as soon as it starts.
+# The watchdog.  A hung boot (say, a broken accelerator) is caught within
+# BOOT_TMO: stage 2 writes "booted" as soon as it starts.  After that the
+# guest runs as long as its console keeps growing, and is stopped once it
+# has been silent for IDLE seconds.
 (
     end=$((SECONDS + BOOT_TMO))
-    while [ "$SECONDS" -lt "$end" ]; do
-        [ -e "$JOB/booted" ] && exit 0
+    while [ ! -e "$JOB/booted" ]; do
         kill -0 "$QPID" 2> /dev/null || exit 0
+        if [ "$SECONDS" -ge "$end" ]; then
+            : > "$JOB/boot-timeout"
+            kill "$QPID"
+            exit 0
+        fi
         sleep 1
     done
-    : > "$JOB/boot-timeout"
-    kill "$QPID"
+    size=-1 heard=$SECONDS
+    while kill -0 "$QPID" 2> /dev/null; do
+        now=$(stat -c %s "$CONSOLE" 2> /dev/null) || now=-1
+        if [ "$now" != "$size" ]; then
+            size=$now heard=$SECONDS
+        elif [ $((SECONDS - heard)) -ge "$IDLE" ]; then
+            : > "$JOB/idle-timeout"
+            kill "$QPID"
+            exit 0
+        fi
+        sleep 5
+    done
 ) &
 WPID=$!
 
@@ -254,10 +284,13 @@ result() {
     if [ -e "$JOB/boot-timeout" ]; then
         fail 125 "guest did not come up within ${BOOT_TMO}s (accel $ACCEL; console log: $CONSOLE)"
     fi
+    m=$(grep -v -e '^@@' -e '^qemu-system' "$CONSOLE" | grep . | tail -n 1 | cut -c1-200)
+    if [ -e "$JOB/idle-timeout" ]; then
+        fail 124 "stopped: the guest printed nothing for ${IDLE}s (last console line: ${m:-none}; console log: $CONSOLE)"
+    fi
     case $qrc in
-    124 | 137) fail 124 "timed out after ${TMO}s (console log: $CONSOLE)" ;;
+    124 | 137) fail 124 "timed out after ${TMO}s in all (last console line: ${m:-none}; console log: $CONSOLE)" ;;
     esac
-    m=$(grep -v '^@@' "$CONSOLE" | grep . | tail -n 1 | cut -c1-200)
     if [ ! -e "$JOB/booted" ]; then
         fail 125 "guest did not boot (accel $ACCEL, qemu exit $qrc; last console line: ${m:-none}; console log: $CONSOLE)"
     fi
