@@ -259,6 +259,9 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 	} else if (errno == ENOENT) {
 		listening = 0;
 	}
+	/* a listener of this process: under an alias (ofi_shm_insert) */
+	if (!d->gen && ofi_local_has(name + 1, n))
+		ofi_shm_dest_next(d);
 	if (seen) {
 		if (d->ino && (st.st_ino != d->ino || st.st_dev != d->dev)) {
 			dapl_dbg(DAPL_DBG_CM,
@@ -322,6 +325,37 @@ struct ofi_shm_peer {
 	fi_addr_t addr;
 };
 
+/*
+ * shm: a name into av.  The name of an endpoint this process has open
+ * (local.c) goes in as an alias, one more '/' after shm's "://" prefix
+ * if it has one, else in front: shm_open skips it (the same region
+ * file), but shm's list of the process's own endpoints, which it asks
+ * first and whose region it would use directly, does not know the key.
+ * The alias gets a mapping of its own, which stays valid after that
+ * endpoint closes; the endpoint's own region, used directly, is unmapped
+ * then, and a send to it crashed or spun for ever (two IAs of one
+ * process, issue 33).  Zeroed to shm's full name length: its AV reads
+ * that much.
+ */
+static int ofi_shm_insert(struct fid_av *av, const void *name, size_t len,
+			  fi_addr_t *out)
+{
+	char key[OFI_SHM_NAME_MAX];
+	const char *sep;
+	size_t at = 0;
+
+	memset(key, 0, sizeof(key));
+	memcpy(key, name, len);
+	key[OFI_ADDR_MAX] = '\0';
+	if (ofi_local_has(name, len)) {
+		sep = strstr(key, "://");
+		at = sep ? (size_t)(sep - key) + 3 : 0;
+		memmove(key + at + 1, key + at, len - at);
+		key[at] = '/';
+	}
+	return fi_av_insert(av, key, 1, out, 0, NULL) == 1 ? 0 : -1;
+}
+
 int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 		    const void *addr, size_t len, fi_addr_t *out)
 {
@@ -330,8 +364,10 @@ int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 
 	if (!len || len > OFI_ADDR_MAX)
 		return -1;
-	if (av != oia->av || oia->info->addr_format != FI_ADDR_STR)
+	if (oia->info->addr_format != FI_ADDR_STR)
 		return fi_av_insert(av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
+	if (av != oia->av)
+		return ofi_shm_insert(av, addr, len, out);
 	for (pos = oia->shm_peers.next; pos != &oia->shm_peers;
 	     pos = pos->next) {
 		p = dapl_container_of(pos, struct ofi_shm_peer, link);
@@ -343,7 +379,7 @@ int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
-	if (fi_av_insert(av, addr, 1, &p->addr, 0, NULL) != 1) {
+	if (ofi_shm_insert(av, addr, len, &p->addr)) {
 		free(p);
 		ofi_shm_names_count(oia, 0);
 		return -1;

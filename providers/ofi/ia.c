@@ -80,6 +80,13 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		if (rc)
 			fi_close(&ep->fid);
 	}
+	if (!rc && oia->fab.ep_av) { /* shm: listed (local.c) */
+		uint8_t name[OFI_ADDR_MAX];
+		size_t len = sizeof(name);
+
+		if (!fi_getname(&ep->fid, name, &len))
+			ofi_local_add(name, len);
+	}
 	ofi_global_leave();
 	if (rc) {
 		dapl_dbg(DAPL_DBG_CM, "ofi: endpoint setup: %s",
@@ -94,6 +101,13 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 void ofi_ep_close(struct fid_ep *ep)
 {
 	ofi_global_enter();
+	if (ofi_local_any()) { /* shm: no longer listed (local.c) */
+		uint8_t name[OFI_ADDR_MAX];
+		size_t len = sizeof(name);
+
+		if (!fi_getname(&ep->fid, name, &len))
+			ofi_local_del(name, len);
+	}
 	fi_close(&ep->fid);
 	ofi_global_leave();
 }

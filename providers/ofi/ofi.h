@@ -476,6 +476,13 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
 		struct fid_ep **ep) DAPL_HIDDEN;
 void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
+/* local.c, shm: the endpoints this process has open, whose names go
+ * into an AV under an alias (addr.c ofi_shm_insert); add, del and any
+ * under ofi_global */
+int ofi_local_any(void) DAPL_HIDDEN;
+void ofi_local_add(const void *name, size_t len) DAPL_HIDDEN;
+void ofi_local_del(const void *name, size_t len) DAPL_HIDDEN;
+int ofi_local_has(const void *name, size_t len) DAPL_HIDDEN;
 /* IA and endpoint open and close reach libfabric's process-wide state
  * under this lock, which fork() waits for (init.c). */
 void ofi_global_enter(void) DAPL_HIDDEN;

@@ -53,3 +53,12 @@ vg_absent() {
 	vg_pair "$VT" atomic-count -n 1
 	grep -q "ok the counter after every client's adds: 10000" "$SRV_OUT"
 }
+
+@test "$OFI_FABRIC: valgrind: close orders (connect.bats), each of the four once, two IAs of one process: clean" {
+	export VT_FIRST_IA="$OFI_A"
+	run vg "$VT" close-order local -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -n 4
+	grep -v '^  ok ' <<< "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$(grep -c '^==[0-9]*==' <<< "$output")" -eq 0 ]
+}
