@@ -158,7 +158,7 @@ RUN_SUITE = test/lib/run-suite.sh
 # and none of this make's command-line variables, which make exports (a
 # package build's LIBDIR=/usr/lib/<multiarch> must not reach a test's own
 # make install).
-check check-host check-verbs: WERROR = 1
+check check-host check-verbs check-ofi-verbs: WERROR = 1
 INSTALL_DIR_VARS := DESTDIR PREFIX EXEC_PREFIX BINDIR SBINDIR LIBDIR \
 	INCLUDEDIR SYSCONFDIR MANDIR DOCDIR
 HOST_ENV = -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \

@@ -220,9 +220,24 @@ OFI_FABRICS := tcp shm tcpmsg
 #     ofi_helpers.bash).
 OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
 	test/ofi/psp-gone.bats test/ofi/churn.bats
-VERBS_SUITES += $(OFI_SUITES_verbs)
+# make check runs over verbs only the suites that guard what is verbs's
+# own (issue 34: the whole list took about 25 of the guest's 35 minutes
+# under emulation, and most of it runs the provider's rxm paths that
+# tcp;ofi_rxm runs natively): the crashes inside libfabric's verbs above
+# (dto.bats, cr_overflow.bats, churn.bats), atomics (verbs's own, not
+# emulated) and a tcp IA beside a verbs IA (mixed.bats).  make
+# check-ofi-verbs runs every suite of the list in one boot of the guest.
+OFI_SUITES_verbs_check = test/ofi/dto.bats test/ofi/cr_overflow.bats \
+	test/ofi/atomic.bats test/ofi/churn.bats
+VERBS_SUITES += $(OFI_SUITES_verbs_check)
 # one process with a tcp IA and a verbs IA: only where verbs is
 VERBS_SUITES += test/ofi/mixed.bats
+
+.PHONY: check-ofi-verbs
+check-ofi-verbs: test-programs
+	CHECK_VERBS_TARGET=check-ofi-verbs test/lib/check-verbs.sh \
+		"$(RESULTS)/ofi-verbs" "$(TESTS)" $(OFI_SUITES_verbs) test/ofi/mixed.bats
+	test/lib/summary.sh $(RESULTS)/ofi-verbs
 
 run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \

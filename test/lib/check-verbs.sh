@@ -5,7 +5,9 @@
 # The verbs suites run against real RDMA devices only.  Where this machine
 # has them (real hardware, or inside the soft-RoCE guest) they run here;
 # otherwise one boot of the guest (test/vm/run.sh) runs `make check-verbs`
-# inside it, which writes its results into the same shared build tree.
+# (or the target CHECK_VERBS_TARGET names, which runs this script with
+# the same suites) inside it, which writes its results into the same
+# shared build tree.
 # TESTS, if not empty, is a regular expression for bats --filter.
 # Inside the guest each suite also runs under the kernel witness
 # (test/vm/kernel-witness.sh): its kernel-witness-<suite>.tap fails when
@@ -85,7 +87,8 @@ mkdir -p "$dir"
 log="$top/build/vm-console.log"
 echo "=== no RDMA device here: running the verbs suites in the soft-RoCE guest"
 test/vm/run.sh -w "$top" -l "$log" -- \
-	make --no-print-directory check-verbs TESTS="$tests" 2> "$dir/.vm-stderr"
+	make --no-print-directory "${CHECK_VERBS_TARGET:-check-verbs}" TESTS="$tests" \
+	2> "$dir/.vm-stderr"
 rc=$?
 cat "$dir/.vm-stderr" >&2
 why=$(sed -n 's/^vm: FAIL: //p' "$dir/.vm-stderr" | head -n 1)
