@@ -12,6 +12,10 @@ SBINDIR     ?= $(EXEC_PREFIX)/sbin
 LIBDIR      ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 SYSCONFDIR  ?= $(PREFIX)/etc
+# The dat.conf read when $(SYSCONFDIR)/dat.conf is missing (OFA's and
+# DAT 2.0's place).  Tests that build a libdat or datadm of their own
+# point it at a file of the test's, so that no test reads the machine's.
+DAT_FALLBACK_CONF ?= /etc/dat.conf
 MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/udapl
 DESTDIR     ?=
@@ -84,14 +88,16 @@ $(B)/%.o: %.c $(FLAGS_STAMP)
 
 $(B)/registry/static_registry.o: private ALL_CFLAGS += \
 	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
-	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
+	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"' \
+	-DDAT_DEFAULT_CONF='"$(DAT_FALLBACK_CONF)"'
 
 # The compiled-in dat.conf location follows SYSCONFDIR: a stamp that
 # changes with it rebuilds what embeds it (make install SYSCONFDIR=/etc
 # after a plain make must not install a library that looks elsewhere).
 $(SYSCONF_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SYSCONFDIR)' | cmp -s - $@ || echo '$(SYSCONFDIR)' > $@
+	@echo '$(SYSCONFDIR) $(DAT_FALLBACK_CONF)' | cmp -s - $@ || \
+		echo '$(SYSCONFDIR) $(DAT_FALLBACK_CONF)' > $@
 $(B)/registry/static_registry.o: $(SYSCONF_STAMP)
 
 # The same for the compiler and its flags: a build with other CFLAGS (or
@@ -183,6 +189,11 @@ run-host-suites:
 		bats --tap test/bats/libdat.bats
 	$(RUN_SUITE) $(RESULTS)/host registry tap env $(HOST_ENV) \
 		bats --tap test/bats/registry.bats
+	$(RUN_SUITE) $(RESULTS)/host hermetic tap env $(HOST_ENV) \
+		HERMETIC_SYSCONFDIR=$(SYSCONFDIR) test/lib/hermetic.sh \
+		--tap "hermetic: the registry suites with hostile machine files" \
+		bats --tap test/bats/libdat.bats test/bats/registry.bats \
+		test/bats/datadm.bats
 	$(RUN_SUITE) $(RESULTS)/host valgrind tap env $(HOST_ENV) \
 		bats --tap test/bats/valgrind.bats
 	$(RUN_SUITE) $(RESULTS)/host install tap env $(HOST_ENV) \
@@ -202,14 +213,16 @@ TESTS ?=
 # restores rxe1 after its link flap).
 FINAL_VERBS_SUITES :=
 check-verbs: test-programs
-	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES) $(FINAL_VERBS_SUITES)
+	HERMETIC_SYSCONFDIR=$(SYSCONFDIR) test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" \
+		$(VERBS_SUITES) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)/verbs
 
 check: test-programs
 	rm -rf $(RESULTS)
 	$(MAKE) --no-print-directory run-host-suites WERROR=$(WERROR)
 	$(MAKE) --no-print-directory run-ofi-suites WERROR=$(WERROR)
-	test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" $(VERBS_SUITES) $(FINAL_VERBS_SUITES)
+	HERMETIC_SYSCONFDIR=$(SYSCONFDIR) test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" \
+		$(VERBS_SUITES) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)
 
 # make check with a busy loop on one core (not part of make check): it must

@@ -20,7 +20,10 @@
 #ifndef DAT_SYSCONF_PATH
 #define DAT_SYSCONF_PATH "/usr/local/etc/dat.conf"
 #endif
+/* ... else this one (make's DAT_FALLBACK_CONF) */
+#ifndef DAT_DEFAULT_CONF
 #define DAT_DEFAULT_CONF "/etc/dat.conf"
+#endif
 /* Drop-in files, read after dat.conf in name order: *.conf here. */
 #ifndef DAT_SYSCONF_DIR
 #define DAT_SYSCONF_DIR "/usr/local/etc/dat.conf.d"

@@ -10,7 +10,8 @@ DATADM := $(B)/bin/datadm
 
 $(B)/registry/datadm.o: private ALL_CFLAGS += \
 	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
-	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"'
+	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"' \
+	-DDAT_DEFAULT_CONF='"$(DAT_FALLBACK_CONF)"'
 $(B)/registry/datadm.o: $(SYSCONF_STAMP)
 
 # providers/ofi/select.o: the libfabric provider's choice of endpoints,
