@@ -26,8 +26,9 @@ start=$(date +%s)
 # file, not a pipe: a process a test leaves behind cannot hold this script
 # open.  tail stops once the sentinel is gone, after the last bytes.
 : > "$raw"
-sleep 86400 &
+sleep 86400 < /dev/null > /dev/null 2>&1 &
 sentinel=$!
+trap 'kill $sentinel 2> /dev/null' EXIT
 tail -s 0.2 -n +1 -f --pid=$sentinel "$raw" &
 follower=$!
 "$@" > "$raw" 2>&1
