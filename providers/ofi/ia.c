@@ -293,9 +293,15 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->next_key = 1;
 	oia->ka_interval_ns =
 	    ofi_env_num("DAPL_OFI_KEEPALIVE_MS", 1000, 3600000) * 1000000ull;
-	oia->ka_timeout_ns = ofi_env_num("DAPL_OFI_KEEPALIVE_TIMEOUT_MS", 10000,
-					 86400000) *
-			     1000000ull;
+	/* at least three keepalives: a shorter silence is no sign of a
+	 * dead peer (1 ms made every accept fail) */
+	oia->ka_timeout_ns =
+	    ofi_env_range("DAPL_OFI_KEEPALIVE_TIMEOUT_MS",
+			  10000 > 3 * oia->ka_interval_ns / 1000000ull
+			      ? 10000
+			      : 3 * oia->ka_interval_ns / 1000000ull,
+			  3 * oia->ka_interval_ns / 1000000ull, 86400000) *
+	    1000000ull;
 	if (ofi_params_parse(ia_params, oia->prov_name,
 			     sizeof(oia->prov_name), &oia->addr)) {
 		dapl_dbg(DAPL_DBG_ERR,

@@ -111,6 +111,7 @@
  *	reads the control CQ right before it sends what was held back
  *	(progress.c), and with this that read leaves nothing behind.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,19 +255,56 @@ DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource)
 	}
 }
 
-uint64_t ofi_env_num(const char *name, uint64_t def, uint64_t max)
+/*
+ * The tuning variables (DAPL_OFI_*).  A value that is not a whole number
+ * in its range is refused with a warning on stderr, whatever
+ * DAPL_DBG_TYPE says (a job script's typo must not go unnoticed: a
+ * keepalive timeout of 1 ms made every accept fail), once a process for
+ * each variable, and the default is used, as the verbs provider does
+ * (providers/verbs/env.c).  secure_getenv: a set-uid program takes none.
+ */
+static pthread_mutex_t ofi_env_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *ofi_env_warned[16];
+
+static void ofi_env_warn(const char *name, const char *s, uint64_t min,
+			 uint64_t max, uint64_t def)
 {
-	const char *s = getenv(name);
+	size_t i, n = sizeof(ofi_env_warned) / sizeof(ofi_env_warned[0]);
+	int told = 0;
+
+	pthread_mutex_lock(&ofi_env_lock);
+	for (i = 0; i < n && ofi_env_warned[i]; i++)
+		told |= !strcmp(ofi_env_warned[i], name);
+	if (!told && i < n)
+		ofi_env_warned[i] = name; /* a literal: lives for ever */
+	pthread_mutex_unlock(&ofi_env_lock);
+	if (!told)
+		dapl_dbg(DAPL_DBG_ERR | DAPL_DBG_WARN,
+			 "warning: %s=\"%s\" is not a number in [%llu, %llu]; "
+			 "using the default %llu",
+			 name, s, (unsigned long long)min,
+			 (unsigned long long)max, (unsigned long long)def);
+}
+
+uint64_t ofi_env_range(const char *name, uint64_t def, uint64_t min,
+		       uint64_t max)
+{
+	const char *s = secure_getenv(name);
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s)
+	if (!s)
 		return def;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || !v || v > max) {
-		dapl_dbg(DAPL_DBG_WARN, "ofi: %s='%s' ignored", name, s);
+	if (!*s || *s == '-' || errno || *end || v < min || v > max) {
+		ofi_env_warn(name, s, min, max, def);
 		return def;
 	}
 	return v;
+}
+
+uint64_t ofi_env_num(const char *name, uint64_t def, uint64_t max)
+{
+	return ofi_env_range(name, def, 1, max);
 }

@@ -491,7 +491,10 @@ void ofi_global_leave(void) DAPL_HIDDEN;
  * an IA: FI_OFI_RXM_USE_SRX as that IA needs it (over verbs or not). */
 void ofi_env_rxm_srx(int over_verbs) DAPL_HIDDEN;
 DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource) DAPL_HIDDEN;
-/* A positive number from the environment (at most max), else def. */
+/* A number from the environment in [min, max], else def (and a
+ * warning, once a process); ofi_env_num: in [1, max]. */
+uint64_t ofi_env_range(const char *name, uint64_t def, uint64_t min,
+		       uint64_t max) DAPL_HIDDEN;
 uint64_t ofi_env_num(const char *name, uint64_t def,
 		     uint64_t max) DAPL_HIDDEN;
 

@@ -249,3 +249,19 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	[ "$(grep -c '^round [0-9]*: order [0-3]$' <<< "$output")" -eq "$CLOSE_ROUNDS" ]
 	[ "$(grep -c '^  ok dat_ia_close(.*): DAT_SUCCESS' <<< "$output")" -eq $((CLOSE_ROUNDS * 2)) ]
 }
+
+# issue 33: DAPL_OFI_KEEPALIVE_TIMEOUT_MS=1 made every accept fail
+# (ACCEPT_COMPLETION_ERROR: the listener took the requester for dead).
+# As the verbs provider's variables (compat.bats): a value out of range
+# is refused with one warning a process, and the default is used.
+@test "$OFI_FABRIC: absurd tuning values are refused with one warning each and their default: DAPL_OFI_KEEPALIVE_TIMEOUT_MS=1 (under three keepalives), DAPL_OFI_LINGER_MS=abc; two IAs of one process connect, 4 rounds" {
+	run env VT_FIRST_IA="$OFI_A" DAPL_OFI_KEEPALIVE_TIMEOUT_MS=1 DAPL_OFI_LINGER_MS=abc \
+		timeout -k 5 "$(secs 100)" "$VT" close-order local -i "$OFI_B" \
+		-a "$DATTEST_SERVER_ADDR" -n 4
+	echo "--- exit status $status; output without its ok lines:"
+	grep -v '^  ok ' <<< "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$(grep -c 'warning: DAPL_OFI_KEEPALIVE_TIMEOUT_MS="1" is not a number in \[3000, 86400000\]; using the default 10000$' <<< "$output")" -eq 1 ]
+	[ "$(grep -c 'warning: DAPL_OFI_LINGER_MS="abc" is not a number in \[1, 600000\]; using the default 5000$' <<< "$output")" -eq 1 ]
+}
