@@ -100,23 +100,75 @@ size_t ofi_addr_make(const struct dapl_tp_ia *oia,
 	}
 }
 
+/*
+ * shm: what is at /dev/shm<name> (name with its leading '/'): 1 a file
+ * that can be a listener's region (its stat in *st), 0 nothing, -1
+ * cannot tell, OFI_ADDR_PLANTED something else, said on stderr.
+ * /dev/shm is writable by every user: a FIFO there froze the IA in
+ * shm_open (an open for reading waits for a writer), under its lock
+ * (issue 33).  So the open never waits (O_NONBLOCK) nor follows a link,
+ * and only a regular file of ours, large enough for a region, counts.
+ */
+#define OFI_SHM_REGION_MIN 4096
+
+static int ofi_shm_look(const char *name, struct stat *st)
+{
+	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW,
+			  0);
+	const char *what = NULL;
+	char size[48];
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ELOOP)
+			what = "a symbolic link";
+		else if (errno == ENXIO)
+			what = "a socket";
+		else
+			return -1;
+	} else {
+		int rc = fstat(fd, st);
+
+		close(fd);
+		if (rc)
+			return -1;
+		if (S_ISDIR(st->st_mode))
+			what = "a directory";
+		else if (S_ISFIFO(st->st_mode))
+			what = "a FIFO";
+		else if (!S_ISREG(st->st_mode))
+			what = "no regular file";
+		else if (st->st_uid != geteuid())
+			what = "a file of another user";
+		else if (st->st_size < OFI_SHM_REGION_MIN) {
+			snprintf(size, sizeof(size), "a file of %lld bytes",
+				 (long long)st->st_size);
+			what = size;
+		}
+	}
+	if (!what)
+		return 1;
+	dapl_dbg(DAPL_DBG_ERR,
+		 "ofi: /dev/shm%s is %s, not a listener's region: this "
+		 "address cannot be listened at or connected to while it is "
+		 "there",
+		 name, what);
+	return OFI_ADDR_PLANTED;
+}
+
 int ofi_addr_listening(const struct dapl_tp_ia *oia,
 		       const struct sockaddr_in *sin)
 {
 	char name[OFI_ADDR_MAX + 1];
-	int fd;
+	struct stat st;
 
 	if (oia->info->addr_format != FI_ADDR_STR ||
 	    !ofi_shm_name(sin, name + 1, sizeof(name) - 1))
 		return -1;
 	/* shm's region of a listener: /dev/shm/<name> */
 	name[0] = '/';
-	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
-	if (fd >= 0) {
-		close(fd);
-		return 1;
-	}
-	return errno == ENOENT ? 0 : -1;
+	return ofi_shm_look(name, &st);
 }
 
 /*
@@ -242,7 +294,7 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 	char name[OFI_ADDR_MAX + 1], alias[OFI_SHM_NAME_MAX];
 	struct ofi_shm_dest *d;
 	struct stat st;
-	int fd, seen = 0, listening = 1;
+	int seen = 0, listening = 1;
 	size_t n;
 
 	if (oia->info->addr_format != FI_ADDR_STR)
@@ -252,12 +304,15 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 	if (!d)
 		return -1;
 	name[0] = '/';
-	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
-	if (fd >= 0) {
-		seen = fstat(fd, &st) == 0;
-		close(fd);
-	} else if (errno == ENOENT) {
+	switch (ofi_shm_look(name, &st)) {
+	case 1:
+		seen = 1;
+		break;
+	case 0:
 		listening = 0;
+		break;
+	case OFI_ADDR_PLANTED:
+		return OFI_ADDR_PLANTED; /* nothing of it into the AV */
 	}
 	/* a listener of this process: under an alias (ofi_shm_insert) */
 	if (!d->gen && ofi_local_has(name + 1, n))

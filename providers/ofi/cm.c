@@ -1269,7 +1269,7 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		rc = oia->info->addr_format == FI_ADDR_STR
 			 ? ofi_addr_dest(oia, &c->dst, &c->dest)
 			 : ofi_addr_listening(oia, &c->dst);
-		rc = rc ? 1 : -ECONNREFUSED;
+		rc = rc == OFI_ADDR_PLANTED ? -EIO : rc ? 1 : -ECONNREFUSED;
 	}
 	if (rc == 1) {
 		rc = ofi_ctl_send(oia, c->dest, c->id, c->req);
@@ -1408,6 +1408,15 @@ int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
 
 /* ---- the CM ops ---- */
 
+/* shm: someone listens at src's name, or it holds what no region is */
+static int ofi_name_taken(struct dapl_tp_ia *oia,
+			  const struct sockaddr_in *src)
+{
+	int rc = ofi_addr_listening(oia, src);
+
+	return rc == 1 || rc == OFI_ADDR_PLANTED;
+}
+
 /* locked: a listening endpoint at src; port 0 where the provider does
  * not pick ports (shm: names, addr.c): a free one of 49152..65535 */
 static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
@@ -1428,17 +1437,16 @@ static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 		}
 	}
 	/* shm: an endpoint refused a name in use unlinks that name's
-	 * region as it closes, so a name in use is never tried */
+	 * region as it closes, so a name in use is never tried; nor one
+	 * where something else was planted (addr.c ofi_shm_look) */
 	if (src->sin_port)
-		return ofi_addr_listening(oia, src) == 1
-			   ? -FI_EBUSY
-			   : ofi_ctl_open(oia, src, sp, lep);
+		return ofi_name_taken(oia, src) ? -FI_EBUSY
+						: ofi_ctl_open(oia, src, sp, lep);
 	start = (unsigned)getpid() * 7919u + (unsigned)(oia->next_conn_id++);
 	for (i = 0; i < 16384 && rc == -FI_EBUSY; i++) {
 		src->sin_port = htons((uint16_t)(49152 + (start + i) % 16384));
-		rc = ofi_addr_listening(oia, src) == 1
-			 ? -FI_EBUSY
-			 : ofi_ctl_open(oia, src, sp, lep);
+		rc = ofi_name_taken(oia, src) ? -FI_EBUSY
+					      : ofi_ctl_open(oia, src, sp, lep);
 	}
 	return rc;
 }

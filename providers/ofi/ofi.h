@@ -508,12 +508,16 @@ size_t ofi_addr_make(const struct dapl_tp_ia *oia,
 		     const struct sockaddr_in *sin, void *buf,
 		     size_t len) DAPL_HIDDEN;
 /* Does someone listen at (IP, port)?  1 yes, 0 no, -1 unknown (the
- * provider's addresses do not tell: tcp probes with a connect, cm.c). */
+ * provider's addresses do not tell: tcp probes with a connect, cm.c),
+ * OFI_ADDR_PLANTED (shm) something that is no listener's region is at
+ * its name (a FIFO, a directory, ...: addr.c), said on stderr. */
+#define OFI_ADDR_PLANTED (-2)
 int ofi_addr_listening(const struct dapl_tp_ia *oia,
 		       const struct sockaddr_in *sin) DAPL_HIDDEN;
 /* shm, locked: the address in the AV to send to the listener at (IP,
  * port) in *dest (a fresh one once its region was made anew: addr.c);
- * 1 someone listens there (or unknown), 0 no one, -1 no address.
+ * 1 someone listens there (or unknown), 0 no one, -1 no address,
+ * OFI_ADDR_PLANTED no listener's region at its name (nothing inserted).
  * ofi_addr_dest_stale: a connect sent there and heard nothing: the next
  * one takes a fresh address.  ofi_addr_dests_free: at the IA's close. */
 int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,

@@ -39,6 +39,15 @@ $(OFI_RELISTEN_TEST): $(OFI_RELISTEN_OBJS) $(B)/lib/libdat.so
 	$(LINK) -o $@ $(OFI_RELISTEN_OBJS) -L$(B)/lib -ldat -lpthread
 test-programs: $(OFI_RELISTEN_TEST)
 
+# dattest-ofi-planted (test/ofi/planted.c): shm, a file another user
+# planted at a listener's name; test/ofi/planted.bats.
+OFI_PLANTED_TEST := $(B)/test/ofi/dattest-ofi-planted
+OFI_PLANTED_OBJS := $(B)/test/ofi/planted.o $(B)/test/verbs/vt_util.o
+$(B)/test/ofi/planted.o: test/verbs/vt.h
+$(OFI_PLANTED_TEST): $(OFI_PLANTED_OBJS) $(B)/lib/libdat.so
+	$(LINK) -o $@ $(OFI_PLANTED_OBJS) -L$(B)/lib -ldat -lpthread
+test-programs: $(OFI_PLANTED_TEST)
+
 .PHONY: install-ofi uninstall-ofi check-ofi run-ofi-suites
 install-ofi: $(OFI_PROVIDER)
 	install -d $(DESTDIR)$(LIBDIR)
@@ -142,7 +151,7 @@ OFI_SUITES_tcp = $(OFI_SUITES) test/ofi/psp-gone.bats test/ofi/churn.bats \
 OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
 	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
 	test/ofi/psp-gone.bats test/ofi/churn.bats test/ofi/relisten.bats \
-	test/ofi/shm-sweep.bats test/ofi/shm-names.bats
+	test/ofi/shm-sweep.bats test/ofi/shm-names.bats test/ofi/planted.bats
 # tcpmsg: libfabric's tcp alone, whose FI_EP_MSG connections the provider
 # uses (msg.c), IAs ofi-msg-a and ofi-msg-b.  Not over tcpmsg:
 # atomic.bats (tcp has no atomics: atomic-absent.bats checks that
