@@ -115,6 +115,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "ofi.h"
 
@@ -175,8 +176,57 @@ void ofi_global_leave(void)
 	dapl_module_unlock(&ofi_global);
 }
 
+/*
+ * A set-uid or set-gid program (AT_SECURE): libfabric reads its FI_*
+ * variables with plain getenv, and FI_PROVIDER_PATH names libraries it
+ * loads (a library owned by nobody ran with euid 0), FI_HOOK providers
+ * it layers in, FI_VERBS_XRCD_FILENAME a file it writes; the others
+ * change what the program's owner chose in ways nobody vetted.  So none
+ * of the caller's is left to libfabric: each is cleared before our
+ * first libfabric call (this runs when libdat loads the provider;
+ * libfabric reads its variables at its first fi_getinfo), and one
+ * message says so.  The provider's own DAPL_* variables name no path.
+ */
+static void ofi_secure_env(void)
+{
+	extern char **environ;
+	char name[128], first[128] = "";
+	unsigned cleared = 0, tries;
+
+	if (!getauxval(AT_SECURE))
+		return;
+	for (tries = 0; tries < 4096; tries++) {
+		char **e = environ;
+		size_t n;
+
+		while (e && *e && strncmp(*e, "FI_", 3))
+			e++;
+		if (!e || !*e)
+			break;
+		n = strcspn(*e, "=");
+		if (n >= sizeof(name)) {
+			*e = "FI_=";	/* a name too long to unset: hidden */
+			n = 3;
+		}
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		if (!cleared)
+			memcpy(first, name, n + 1);
+		if (unsetenv(name))
+			break;
+		cleared++;
+	}
+	if (cleared)
+		dapl_dbg(DAPL_DBG_ERR | DAPL_DBG_WARN,
+			 "ofi: a set-uid or set-gid program: the caller's "
+			 "FI_* variables decide nothing here; %u cleared "
+			 "(%s%s)",
+			 cleared, first, cleared > 1 ? ", ..." : "");
+}
+
 __attribute__((constructor)) static void ofi_atfork(void)
 {
+	ofi_secure_env();
 	pthread_atfork(ofi_global_enter, ofi_global_leave, NULL);
 }
 
