@@ -1016,6 +1016,15 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 
 static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest);
 
+/* A REQ of connection id completed: libfabric delivered it. */
+static void ofi_req_delivered(struct dapl_tp_ia *oia, uint64_t id)
+{
+	struct ofi_conn *c = ofi_conn_find(oia, id);
+
+	if (c && c->state == OFI_CONN_CONNECTING)
+		c->req_delivered = 1;
+}
+
 /* A control send failed: libfabric could not reach the peer. */
 static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 			      int err)
@@ -1044,6 +1053,23 @@ static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 	    !ofi_av_renew(oia, tb->dest)) {
 		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: REQ canceled: "
 			 "rxm's connection to the listener started anew",
+			 (unsigned long long)c->id);
+		return;
+	}
+	/*
+	 * A REQ sent again (no REQACK read yet) that failed after an earlier
+	 * one reached the listener: its endpoint went (the PSP freed, or
+	 * made anew), but the request is the consumer's to answer, over the
+	 * IA's own endpoint, and its reject must not turn into "nobody
+	 * listens" (psp-gone.bats beside a busy loop: the resend 250 ms on,
+	 * before the REQACK was read, to the freed PSP's closed endpoint,
+	 * gave NON_PEER_REJECTED).  The answer, the listener's keepalives
+	 * and silence, or the connect's timeout end it.
+	 */
+	if (c->state == OFI_CONN_CONNECTING && tb->msg.type == OFI_MSG_REQ &&
+	    (c->req_delivered || c->listener_heard)) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: a REQ sent again "
+			 "failed; the listener has the first one",
 			 (unsigned long long)c->id);
 		return;
 	}
@@ -1082,6 +1108,8 @@ static void ofi_ctl_entry(struct dapl_tp_ia *oia, void *ctx, int err,
 		dapl_list_del(&tb->link);
 		if (err)
 			ofi_ctl_tx_failed(oia, tb, err);
+		else if (tb->msg.type == OFI_MSG_REQ && tb->conn_id)
+			ofi_req_delivered(oia, tb->conn_id);
 		free(tb);
 	}
 }

@@ -275,6 +275,8 @@ struct ofi_conn {
 					 * unless the listener read it (REQACK),
 					 * 0: not sent yet, or read */
 	uint64_t req_gap;		/* active: the next wait for REQACK */
+	int req_delivered;		/* active: libfabric completed a REQ
+					 * (cm.c ofi_ctl_tx_failed) */
 	int listener_heard;		/* active: the listener read the REQ
 					 * (REQACK) or spoke since: from then
 					 * on its silence ends the connect,
