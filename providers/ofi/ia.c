@@ -267,6 +267,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	struct dapl_tp_ia *oia;
 	struct fi_av_attr aa = {.type = FI_AV_UNSPEC};
 	DAT_RETURN ret = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	uint64_t ka_min_ms;
 	int rc;
 
 	oia = calloc(1, sizeof(*oia));
@@ -295,12 +296,11 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	    ofi_env_num("DAPL_OFI_KEEPALIVE_MS", 1000, 3600000) * 1000000ull;
 	/* at least three keepalives: a shorter silence is no sign of a
 	 * dead peer (1 ms made every accept fail) */
+	ka_min_ms = 3 * (oia->ka_interval_ns / 1000000ull);
 	oia->ka_timeout_ns =
 	    ofi_env_range("DAPL_OFI_KEEPALIVE_TIMEOUT_MS",
-			  10000 > 3 * oia->ka_interval_ns / 1000000ull
-			      ? 10000
-			      : 3 * oia->ka_interval_ns / 1000000ull,
-			  3 * oia->ka_interval_ns / 1000000ull, 86400000) *
+			  ka_min_ms > 10000 ? ka_min_ms : 10000, ka_min_ms,
+			  86400000) *
 	    1000000ull;
 	if (ofi_params_parse(ia_params, oia->prov_name,
 			     sizeof(oia->prov_name), &oia->addr)) {
