@@ -76,7 +76,8 @@ tap=$HERMETIC_TAP
 place() {
 	mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$1" 2> /dev/null &&
 		return 0
-	cp -a "$1/." "$2/" 2> /dev/null
+	# a copy under the hostile files, which it must not replace
+	cp -a -n "$1/." "$2/" 2> /dev/null
 	mount --bind "$2" "$1"
 }
 place /etc "$HERMETIC_TMP/etc" "$HERMETIC_TMP/w1" ||
