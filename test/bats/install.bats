@@ -7,6 +7,19 @@
 
 load helpers
 
+# make install builds what it installs with the directories it is given
+# (SYSCONFDIR is compiled into libdat): in a build tree of this file's
+# own, a copy of the tree make built, so that the libraries the other
+# suites load (build/lib, the soft-RoCE guest's among them, which runs
+# beside the host suites) never change under them.
+setup_file() {
+	export IB="$BATS_FILE_TMPDIR/build"
+	mkdir -p "$IB"
+	cp -a "$TOP/build/lib" "$TOP/build/bin" "$TOP/build/dat" \
+		"$TOP/build/registry" "$TOP/build/udapl" "$TOP/build/providers" \
+		"$TOP"/build/*.stamp "$IB/"
+}
+
 # What Debian's DAT 2.0 packages own (libdapl2, libdapl-dev, dapl2-utils of
 # Debian 12, relative to /): make install must never write one of them.
 DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
@@ -15,7 +28,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 
 @test "make install honours DESTDIR, PREFIX, BINDIR, SBINDIR, LIBDIR (multiarch), SYSCONFDIR, MANDIR" {
 	local d="$BATS_TEST_TMPDIR/root" ma=/usr/lib/x86_64-linux-gnu
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr LIBDIR=$ma SYSCONFDIR=/etc \
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr LIBDIR=$ma SYSCONFDIR=/etc \
 		BINDIR=/opt/b SBINDIR=/opt/sb MANDIR=/opt/man
 	[ -f "$d$ma/libdat.so.1" ]
 	[ -f "$d$ma/libdaplcma.so.1" ]
@@ -32,7 +45,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 
 @test "libraries are installed 0644, programs 0755, everything else 0644" {
 	local d="$BATS_TEST_TMPDIR/root"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	[ "$(stat -c %a "$d/usr/lib/libdat.so.1")" = 644 ]
 	[ "$(stat -c %a "$d/usr/lib/libdaplcma.so.1")" = 644 ]
 	[ "$(stat -c %a "$d/usr/bin/dapltest1")" = 755 ]
@@ -42,7 +55,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 
 @test "dat.pc carries the release from VERSION, not the DAT API level" {
 	local d="$BATS_TEST_TMPDIR/root"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	grep -Eqx '[0-9]+\.[0-9]+\.[0-9]+' "$TOP/VERSION"
 	grep -qx "Version: $(cat "$TOP/VERSION")" "$d/usr/lib/pkgconfig/dat.pc"
 	[ "$(PKG_CONFIG_LIBDIR="$d/usr/lib/pkgconfig" pkg-config --modversion dat)" = "$(cat "$TOP/VERSION")" ]
@@ -50,7 +63,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 
 @test "make install writes no file that Debian's DAT 2.0 packages own" {
 	local d="$BATS_TEST_TMPDIR/root"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
 	clash=""
 	for f in $DAT2_FILES; do
 		[ ! -e "$d/$f" ] || clash="$clash $f"
@@ -58,13 +71,13 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 	echo "clash:$clash"
 	[ -z "$clash" ]
 	# and leaves their files alone when they are there
-	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
 	for f in $DAT2_FILES; do
 		mkdir -p "$(dirname "$d/$f")"
 		echo "dat2 $f" > "$d/$f"
 	done
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
-	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
 	for f in $DAT2_FILES; do
 		[ "$(cat "$d/$f")" = "dat2 $f" ]
 	done
@@ -97,7 +110,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 	local d="$BATS_TEST_TMPDIR/root"
 	mkdir -p "$d/etc/dat.conf.d"
 	echo "# the administrator's" > "$d/etc/dat.conf.d/libdaplcma1.conf"
-	run make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	run make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"keeping existing $d/etc/dat.conf.d/libdaplcma1.conf"* ]]
 	[ "$(cat "$d/etc/dat.conf.d/libdaplcma1.conf")" = "# the administrator's" ]
@@ -105,7 +118,7 @@ DAT2_FILES="./etc/dat.conf ./usr/bin/dapltest ./usr/bin/dtest ./usr/bin/dtestcm
 
 @test "a consumer builds against the installed headers with pkg-config and -ldat" {
 	local d="$BATS_TEST_TMPDIR/root"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	cat > "$BATS_TEST_TMPDIR/app.c" <<'C'
 #include <dat/udat.h>
 #include <stdio.h>
@@ -153,7 +166,7 @@ installed_files() {
 
 @test "make install adds the man pages and datadm; make uninstall removes exactly that" {
 	local d="$BATS_TEST_TMPDIR/root"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
 	installed_files "$d" > "$BATS_TEST_TMPDIR/files"
 	{
 		echo ./etc/dat.conf.d/libdaplcma1.conf
@@ -182,7 +195,7 @@ installed_files() {
 	[[ "$output" == *"OpenIB-cma "* ]]
 	# a directory that was there before stays, with a stranger's file
 	touch "$d/usr/share/man/man3/other.3"
-	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
+	make -s -C "$TOP" B="$IB" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man
 	[ "$(installed_files "$d")" = ./usr/share/man/man3/other.3 ]
 	[ ! -e "$d/usr/include/dat" ]
 	[ ! -e "$d/etc/dat.conf.d" ]
@@ -194,17 +207,17 @@ installed_files() {
 	f="$d/etc/dat.conf.d/libdaplcma1.conf"
 	mkdir -p "$d/etc/dat.conf.d"
 	echo "# the administrator's" > "$f"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
-	run make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	run make -s -C "$TOP" B="$IB" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"keeping $f (not the installed sample)"* ]]
 	[ "$(cat "$f")" = "# the administrator's" ]
 	# a sample that datadm changed after the install is kept too
 	rm "$f"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	printf '%s\n' 'S u1.2 threadsafe default libdattest.so.1 dapl.1.2 "x" ""' > "$BATS_TEST_TMPDIR/s.conf"
 	DAT_OVERRIDE="$f" "$d/usr/sbin/datadm" -a "$BATS_TEST_TMPDIR/s.conf"
-	make -s -C "$TOP" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
+	make -s -C "$TOP" B="$IB" uninstall DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc
 	[ -f "$f" ]
 	[ "$(installed_files "$d")" = ./etc/dat.conf.d/libdaplcma1.conf ]
 }
@@ -216,13 +229,13 @@ installed_files() {
 	local d="$BATS_TEST_TMPDIR/root" log="$BATS_TEST_TMPDIR/ldconfig.log"
 	printf '#!/bin/sh\necho ldconfig >> %s\n' "$log" > "$BATS_TEST_TMPDIR/fake-ldconfig"
 	chmod +x "$BATS_TEST_TMPDIR/fake-ldconfig"
-	make -s -C "$TOP" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
+	make -s -C "$TOP" B="$IB" install DESTDIR="$d" PREFIX=/usr SYSCONFDIR=/etc LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
 	[ ! -e "$log" ]
 	# a system install into a private prefix (no DESTDIR): the cache is
 	# refreshed once, after every file is in place
-	make -s -C "$TOP" install PREFIX="$d/sys" LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
+	make -s -C "$TOP" B="$IB" install PREFIX="$d/sys" LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
 	[ "$(cat "$log")" = ldconfig ]
-	make -s -C "$TOP" uninstall PREFIX="$d/sys" LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
+	make -s -C "$TOP" B="$IB" uninstall PREFIX="$d/sys" LDCONFIG="$BATS_TEST_TMPDIR/fake-ldconfig"
 	[ "$(grep -c ldconfig "$log")" -eq 2 ]
 	[ "$(installed_files "$d/sys" | wc -l)" -eq 0 ]
 }
