@@ -675,7 +675,9 @@ static void check_ofi_params(const char *params, char *st, size_t size)
 		return;
 	}
 	rc = ofi_select_info(&fi, prov, &sin, &info);
-	if (rc == -FI_ENOMEM)
+	if (rc == -FI_ENOSYS)
+		snprintf(st, size, "refused: %s", ofi_refused(prov));
+	else if (rc == -FI_ENOMEM)
 		snprintf(st, size, "out of memory");
 	else if (rc)
 		snprintf(st, size,

@@ -318,6 +318,19 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	 * select.c, which datadm --check asks too */
 	rc = ofi_select_info(&ofi_fi_calls, oia->prov_name, &oia->addr,
 			     &oia->info);
+	if (rc == -FI_ENOSYS) {
+		ofi_global_leave();
+		/* shown whatever DAPL_DBG_TYPE says: the entry can never
+		 * work, and its administrator must learn why */
+		dapl_dbg(DAPL_DBG_ERR | DAPL_DBG_WARN,
+			 "ofi: ia_params \"%s\": libfabric provider %s "
+			 "refused: %s",
+			 ia_params, oia->prov_name,
+			 ofi_refused(oia->prov_name));
+		ret = DAPL_ERR(DAT_PROVIDER_NOT_FOUND,
+			       DAT_NAME_NOT_REGISTERED);
+		goto err;
+	}
 	if (rc) {
 		ofi_global_leave();
 		dapl_dbg(DAPL_DBG_ERR, "ofi: fi_getinfo(%s): %s",

@@ -30,10 +30,20 @@ int ofi_msg_wanted(const char *prov)
 	__attribute__((visibility("hidden")));
 
 /*
+ * Why an IA refuses libfabric provider prov ("sockets", or a stack with
+ * it, "sockets;ofi_rxm"), or NULL when it does not: a provider that was
+ * seen to crash or hang the consumer is never opened, whatever
+ * fi_getinfo offers.
+ */
+const char *ofi_refused(const char *prov)
+	__attribute__((visibility("hidden")));
+
+/*
  * The fi_info for an IA of libfabric provider prov on addr: FI_EP_MSG
  * where ofi_msg_wanted and libfabric offers it, else FI_EP_RDM (with
  * atomics where offered, without where not).  0 and *out, or libfabric's
- * negative error (-FI_ENODATA: no such endpoints there).  The caller
+ * negative error (-FI_ENODATA: no such endpoints there; -FI_ENOSYS: a
+ * provider ofi_refused names).  The caller
  * serializes it with its other libfabric set-up calls.
  */
 int ofi_select_info(const struct ofi_fi_calls *fi, const char *prov,

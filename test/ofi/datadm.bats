@@ -79,3 +79,30 @@ conf() {
 	[ "$status" -ne 0 ]
 	[ "$(grep -c 'DAT_PROVIDER_NOT_FOUND' <<< "$output")" -ge 1 ]
 }
+
+# issue 33 item 5: libfabric 1.17's sockets provider, which fi_info lists
+# on this machine, crashes a dapltest server (SIGSEGV in libfabric's own
+# thread) at the first connection request.  An IA of it is refused at
+# dat_ia_open with the reason on stderr, and datadm says the same; a
+# provider whose name only starts with "sockets" is not refused for it.
+@test "$OFI_FABRIC: the sockets provider is refused, with the reason: dat_ia_open DAT_PROVIDER_NOT_FOUND and one message, datadm --check a problem" {
+	conf 'S u1.2 nonthreadsafe default libdaplofi.so.1 dapl.1.2 "sockets 127.0.0.1" ""' \
+	     'R u1.2 nonthreadsafe default libdaplofi.so.1 dapl.1.2 "sockets;ofi_rxm 127.0.0.1" ""' \
+	     'X u1.2 nonthreadsafe default libdaplofi.so.1 dapl.1.2 "socketsx 127.0.0.1" ""'
+	# fi_info offers it: what is refused is there to be used
+	fi_info -p sockets > /dev/null
+	run "$OFI_TOP/build/test/dattest" open S
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q '^open S: DAT_PROVIDER_NOT_FOUND' <<< "$output"
+	[ "$(grep -c 'libfabric provider sockets refused: .*crashes' <<< "$output")" -eq 1 ]
+	run "$OFI_TOP/build/test/dattest" open R
+	[ "$(grep -c 'libfabric provider sockets;ofi_rxm refused' <<< "$output")" -eq 1 ]
+	run "$DATADM" --check
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c ': S: refused: .*SIGSEGV' <<< "$output")" -eq 1 ]
+	[ "$(grep -c ': R: refused: ' <<< "$output")" -eq 1 ]
+	# not a name that only begins with it
+	[ "$(grep -c ': X: libfabric has no provider socketsx' <<< "$output")" -eq 1 ]
+}
