@@ -341,8 +341,11 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	}
 	oia->fab.ep_type = oia->info->ep_attr->type;
 	oia->fab.virt_addr = !!(oia->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
+	/* libfabric's net is its tcp under another name: the same sockets
+	 * (so the same probe) and the same rxm above it */
 	oia->fab.tcp_probe = oia->info->addr_format == FI_SOCKADDR_IN &&
-			 !strncmp(oia->prov_name, "tcp", 3);
+			 (!strncmp(oia->prov_name, "tcp", 3) ||
+			  !strncmp(oia->prov_name, "net", 3));
 	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.ep_av = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.renew_canceled = oia->fab.rxm_srx; /* rxm over verbs, both */

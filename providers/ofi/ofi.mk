@@ -164,7 +164,18 @@ OFI_SUITES_shm = $(filter-out test/ofi/faults.bats \
 # close).
 OFI_SUITES_tcpmsg = $(filter-out test/ofi/atomic.bats, $(OFI_SUITES)) \
 	test/ofi/atomic-absent.bats test/ofi/psp-gone.bats
-OFI_FABRICS := tcp shm tcpmsg
+# The other providers libfabric 1.17 has here (README.md: which
+# libfabric providers), with the suite that covers the most for its
+# time: every case of dapltest -T F (dapltest.bats: connections, every
+# DTO, RDMA, windows, atomics, bad input).  rxd: udp;ofi_rxd, reliable
+# datagrams over UDP (EFA's RDM semantics), IAs ofi-rxd-a/-b, 42 s;
+# netrxm: net;ofi_rxm, 27 s; net: net's MSG endpoints, no atomics
+# (ofi-net-a/-b), 11 s.  dto.bats passes on each too (by hand, 2026-11-29:
+# 40, 31 and 14 s more).
+OFI_SUITES_rxd = test/ofi/dapltest.bats
+OFI_SUITES_netrxm = test/ofi/dapltest.bats
+OFI_SUITES_net = test/ofi/dapltest.bats
+OFI_FABRICS := tcp shm tcpmsg rxd netrxm net
 
 # Over libfabric's verbs;ofi_rxm on rxe0/rxe1 (OFI_FABRIC=verbs, IAs of
 # test/ofi/dat-verbs.conf): only in the soft-RoCE guest, by make

@@ -105,7 +105,7 @@ dat() {
 # and the TCP probe that tells tcp's "nobody listens" (cm.c) has no
 # equivalent for an rdma_cm port: the DAT connect timeout ends it.
 @test "$OFI_FABRIC: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED (verbs: TIMED_OUT, no probe for rdma_cm ports)" {
-	if [ "$OFI_FABRIC" = verbs ]; then
+	if [ "$OFI_NOLISTENER" = TIMED_OUT ]; then
 		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(free_qual)"
 		[ "$status" -eq 0 ]
 		grep -q '^PASS$' <<< "$output"

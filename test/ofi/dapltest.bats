@@ -97,14 +97,14 @@ dt_client() {
 	dt_stop
 }
 
-# verbs: cm_no_listener is the one case that fails, and how: nobody
-# listening ends in TIMED_OUT there (rxm retries a refused rdma_cm
-# connection; connect.bats)
-@test "$OFI_FABRIC: dapltest -T F over $OFI_A: every case PASS, the memory window (emulated) and atomic groups included; 0 FAIL; UNSUPP only for what dat_ia_query reports absent (tcpmsg: the atomic group, libfabric's tcp has no atomics; verbs: cm_no_listener FAIL, TIMED_OUT)" {
+# verbs, rxd: cm_no_listener is the one case that fails, and
+# how: nobody listening ends in TIMED_OUT there (OFI_NOLISTENER,
+# ofi_helpers.bash; connect.bats)
+@test "$OFI_FABRIC: dapltest -T F over $OFI_A: every case PASS, the memory window (emulated) and atomic groups included; 0 FAIL; UNSUPP only for what dat_ia_query reports absent (tcpmsg, net: the atomic group, libfabric's tcp and net MSG have no atomics; verbs, rxd: cm_no_listener FAIL, TIMED_OUT)" {
 	local total rmr_at absent=0 fail=0
 	dt_server
 	dt_client -T F
-	if [ "$OFI_FABRIC" = verbs ]; then
+	if [ "$OFI_NOLISTENER" = TIMED_OUT ]; then
 		fail=1
 		[ "$status" -eq 1 ]
 		grep -Eq '^cm_no_listener +Result: FAIL +a connection nobody listens for: event DAT_CONNECTION_EVENT_TIMED_OUT, want DAT_CONNECTION_EVENT_NON_PEER_REJECTED$' <<< "$output"

@@ -35,7 +35,10 @@ conf() {
 	[ "$(grep -Ec '^[0-9]+ +ofi-[ab] .* ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-shm-[ab] .* ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -Ec '^[0-9]+ +ofi-msg-[ab] .* ok$' <<< "$output")" -eq 4 ]
-	grep -q '^# 12 entries, 0 problems$' <<< "$output"
+	[ "$(grep -Ec '^[0-9]+ +ofi-rxd-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	[ "$(grep -Ec '^[0-9]+ +ofi-netrxm-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	[ "$(grep -Ec '^[0-9]+ +ofi-net-[ab] .* ok$' <<< "$output")" -eq 4 ]
+	grep -q '^# 24 entries, 0 problems$' <<< "$output"
 }
 
 @test "$OFI_FABRIC: datadm --check: an unknown libfabric provider, a non-local address and malformed ia_params are problems, each said" {

@@ -29,10 +29,24 @@ tcp) OFI_PROV='tcp;ofi_rxm' OFI_A=ofi-a OFI_B=ofi-b ;;
 shm) OFI_PROV=shm OFI_A=ofi-shm-a OFI_B=ofi-shm-b ;;
 tcpmsg) OFI_PROV=tcp OFI_A=ofi-msg-a OFI_B=ofi-msg-b OFI_EP_TYPE=FI_EP_MSG OFI_ATOMICS=0 ;;
 verbs) OFI_PROV='verbs;ofi_rxm' OFI_A=ofi-verbs-a OFI_B=ofi-verbs-b ;;
+rxd) OFI_PROV='udp;ofi_rxd' OFI_A=ofi-rxd-a OFI_B=ofi-rxd-b ;;
+netrxm) OFI_PROV='net;ofi_rxm' OFI_A=ofi-netrxm-a OFI_B=ofi-netrxm-b ;;
+net) OFI_PROV=net OFI_A=ofi-net-a OFI_B=ofi-net-b OFI_EP_TYPE=FI_EP_MSG OFI_ATOMICS=0 ;;
 *) OFI_PROV=unknown OFI_A=unknown OFI_B=unknown ;;
 esac
 # OFI_ATOMICS=0: the IA has no atomics (dat_ia_query says FALSE)
-export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE OFI_ATOMICS
+# OFI_NOLISTENER: how a connect to a port nobody listens on ends.  Where
+# the fabric cannot tell "nobody there" from "no answer yet" (verbs:
+# rxm retries what rdma_cm refused, and no TCP probe reaches an rdma_cm
+# port; rxd: datagrams over UDP), the DAT timeout ends it: TIMED_OUT.
+# Elsewhere our TCP probe (tcp, net under rxm: providers/ofi/cm.c), the
+# refused TCP connect (tcp, net MSG) or the missing name (shm) says it:
+# NON_PEER_REJECTED.
+case $OFI_FABRIC in
+verbs | rxd) OFI_NOLISTENER=TIMED_OUT ;;
+*) OFI_NOLISTENER=NON_PEER_REJECTED ;;
+esac
+export OFI_FABRIC OFI_PROV OFI_A OFI_B OFI_EP_TYPE OFI_ATOMICS OFI_NOLISTENER
 export DATTEST_SERVER_IA=$OFI_A DATTEST_CLIENT_IA=$OFI_B
 if [ "$OFI_FABRIC" = verbs ]; then
 	export DATTEST_SERVER_ADDR=10.77.0.1 DATTEST_CLIENT_ADDR=10.77.0.2
