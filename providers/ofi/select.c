@@ -16,7 +16,7 @@
  * The libfabric providers an IA refuses, each with what was seen.  Only
  * what was measured on libfabric 1.17 (Debian 12): the others on this
  * machine (tcp, shm, tcp;ofi_rxm, udp;ofi_rxd, net, net;ofi_rxm) carry
- * dapltest -T F (README.md, the fabric table).
+ * dapltest -T F (README.md: which libfabric providers).
  */
 static const struct {
 	const char *name;

@@ -32,7 +32,7 @@ if [ -n "$secs" ]; then
 	       if (n > 2) p = p "/" c[2]
 	       t[p] += $1; all += $1 }
 	     END { for (p in t) printf "  %6d  %s (part)\n", t[p], p
-	           printf "  %6d  all suites\n", all }' "$dir/.time-table" | sort -k1,1nr
+	           printf "  %6d  all suites added up (make check runs the verbs part beside the others)\n", all }' "$dir/.time-table" | sort -k1,1nr
 	awk '{ printf "  %6d  %s\n", $1, $2 }' "$dir/.time-table"
 	rm -f "$dir/.time-table"
 fi
