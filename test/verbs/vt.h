@@ -214,6 +214,7 @@ int vt_run(int argc, char **argv, const char *prog,
 	   unsigned alarm_secs, int print_pid);
 
 extern const struct vt_test vt_cm_tests[];
+extern const struct vt_test vt_cm_many_tests[];
 extern const struct vt_test vt_dto_tests[];
 extern const struct vt_test vt_evd_tests[];
 extern const struct vt_test vt_legacy_tests[];
