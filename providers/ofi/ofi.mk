@@ -21,32 +21,21 @@ $(OFI_PROVIDER): $(UDAPL_OBJS) $(OFI_OBJS) providers/provider.map \
 		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
 		-o $@ $(UDAPL_OBJS) $(OFI_OBJS) -L$(B)/lib -ldat $(LDLIBS_OFI)
 
-# dattest-ofi-errors (test/ofi/errors.c): failed DTOs over libfabric, with
-# the helpers of dattest-verbs; test/ofi/errors.bats drives it.
-OFI_ERRORS_TEST := $(B)/test/ofi/dattest-ofi-errors
-OFI_ERRORS_OBJS := $(B)/test/ofi/errors.o $(B)/test/verbs/vt_util.o
-$(B)/test/ofi/errors.o: test/verbs/vt.h
-$(OFI_ERRORS_TEST): $(OFI_ERRORS_OBJS) $(B)/lib/libdat.so
-	$(LINK) -o $@ $(OFI_ERRORS_OBJS) -L$(B)/lib -ldat -lpthread
-test-programs: $(OFI_ERRORS_TEST)
-
-# dattest-ofi-relisten (test/ofi/relisten.c): a PSP created again on its
-# qualifier after the freed one's endpoint closed; test/ofi/relisten.bats.
-OFI_RELISTEN_TEST := $(B)/test/ofi/dattest-ofi-relisten
-OFI_RELISTEN_OBJS := $(B)/test/ofi/relisten.o $(B)/test/verbs/vt_util.o
-$(B)/test/ofi/relisten.o: test/verbs/vt.h
-$(OFI_RELISTEN_TEST): $(OFI_RELISTEN_OBJS) $(B)/lib/libdat.so
-	$(LINK) -o $@ $(OFI_RELISTEN_OBJS) -L$(B)/lib -ldat -lpthread
-test-programs: $(OFI_RELISTEN_TEST)
-
-# dattest-ofi-planted (test/ofi/planted.c): shm, a file another user
-# planted at a listener's name; test/ofi/planted.bats.
-OFI_PLANTED_TEST := $(B)/test/ofi/dattest-ofi-planted
-OFI_PLANTED_OBJS := $(B)/test/ofi/planted.o $(B)/test/verbs/vt_util.o
-$(B)/test/ofi/planted.o: test/verbs/vt.h
-$(OFI_PLANTED_TEST): $(OFI_PLANTED_OBJS) $(B)/lib/libdat.so
-	$(LINK) -o $@ $(OFI_PLANTED_OBJS) -L$(B)/lib -ldat -lpthread
-test-programs: $(OFI_PLANTED_TEST)
+# The one-file test programs of test/ofi: dattest-ofi-NAME from
+# test/ofi/NAME.c and the helpers of dattest-verbs (vt_util.c).
+#   errors    failed DTOs over libfabric (errors.bats)
+#   relisten  a PSP created again on its qualifier after the freed one's
+#             endpoint closed (relisten.bats)
+#   planted   shm: a file another user planted at a listener's name
+#             (planted.bats)
+OFI_TEST_NAMES := errors relisten planted
+OFI_TEST_PROGS := $(OFI_TEST_NAMES:%=$(B)/test/ofi/dattest-ofi-%)
+$(OFI_TEST_NAMES:%=$(B)/test/ofi/%.o): test/verbs/vt.h
+$(B)/test/ofi/dattest-ofi-%: $(B)/test/ofi/%.o $(B)/test/verbs/vt_util.o \
+		$(B)/lib/libdat.so
+	$(LINK) -o $@ $(B)/test/ofi/$*.o $(B)/test/verbs/vt_util.o -L$(B)/lib \
+		-ldat -lpthread
+test-programs: $(OFI_TEST_PROGS)
 
 .PHONY: install-ofi uninstall-ofi check-ofi run-ofi-suites
 install-ofi: $(OFI_PROVIDER)
