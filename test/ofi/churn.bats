@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/churn.bats - PSPs freed while connection requests arrive, over
-# tcp;ofi_rxm, shm or verbs;ofi_rxm (test/verbs/vt_cm.c psp-churn; verbs runs it in
+# tcp;ofi_rxm, shm or verbs;ofi_rxm (test/verbs/vt_cm_many.c psp-churn; verbs runs it in
 # test/verbs/connect.bats).  Over shm (OFI_SUITES_shm in
 # providers/ofi/ofi.mk, which says what failed before and why): a
 # request sent to a listener that is freed before it reads it is lost

@@ -3,7 +3,7 @@
 # test/ofi/shm-names.bats - the names an IA over libfabric's shm may know
 # in its life (README.md: shm; providers/ofi/addr.c): libfabric 1.17's
 # shm lets an IA's address vector take 256, one for each peer IA and each
-# listener the IA connected to.  The client of test/verbs/vt_cm.c
+# listener the IA connected to.  The client of test/verbs/vt_cm_many.c
 # shm-names connects to a new listener (a PSP on a qualifier of its own)
 # round after round until a connect fails: that must be
 # DAT_INVALID_ADDRESS, after 254 listeners (the server's control
