@@ -34,9 +34,6 @@ static int planted_local(const struct vt_opts *o)
 	DAT_CONN_QUAL free_qual = 0;
 	struct sockaddr_in sin;
 	struct vt l, c;
-	struct vt_msg m;
-	DAT_CR_HANDLE cr;
-	DAT_EVENT ev;
 
 	if (!first || !*first || !o->qual)
 		vt_die("planted: VT_FIRST_IA names the listening IA, -q the "
@@ -61,19 +58,8 @@ static int planted_local(const struct vt_opts *o)
 
 	/* both IAs still work */
 	psp = vt_psp(&l, &free_qual);
-	vt_ctl_post(&c, ep_c);
-	vt_must("dat_ep_connect to a free qualifier",
-		dat_ep_connect(ep_c, (DAT_IA_ADDRESS_PTR)&sin, free_qual,
-			       vt_secs(20), 0, NULL, DAT_QOS_BEST_EFFORT,
-			       DAT_CONNECT_DEFAULT_FLAG));
-	cr = vt_wait_cr(&l, &ev);
-	ep_l = vt_ep(&l, NULL);
-	vt_accept(&l, cr, ep_l, NULL, 0);
-	vt_expect_event("the connecting EP established", c.conn_evd,
-			DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
-	vt_msg_init(&m, "still works");
-	vt_ctl_send(&l, ep_l, &m, DAT_COMPLETION_DEFAULT_FLAG);
-	vt_ctl_recv(&c, ep_c, &m, "still works", 0);
+	ep_l = vt_connect_local(&l, &c, ep_c, o->addr, free_qual,
+				"still works");
 	vt_ep_free(ep_c);
 	vt_ep_free(ep_l);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);

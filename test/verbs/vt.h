@@ -179,6 +179,11 @@ void vt_wait_disconnected(struct vt *v, DAT_EP_HANDLE ep);
 /* server side: psp_any, accept one connection on a new EP */
 DAT_EP_HANDLE vt_serve_one(struct vt *v, const DAT_EP_ATTR *a,
 			   int ctl_recvs, DAT_PSP_HANDLE *psp);
+/* two IAs of one process: c's ep_c connects to l's listener at addr,
+ * qual; l accepts on a new EP (returned), sends tag, c receives it */
+DAT_EP_HANDLE vt_connect_local(struct vt *l, struct vt *c,
+			       DAT_EP_HANDLE ep_c, const char *addr,
+			       DAT_CONN_QUAL qual, const char *tag);
 /* client side: new EP connected to opts' address/qual */
 DAT_EP_HANDLE vt_client_one(struct vt *v, const struct vt_opts *o,
 			    const DAT_EP_ATTR *a, int ctl_recvs);

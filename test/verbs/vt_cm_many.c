@@ -581,32 +581,15 @@ static void close_order_round(const char *first, const struct vt_opts *o,
 			      int order)
 {
 	DAT_EP_HANDLE ep_l, ep_c;
-	struct sockaddr_in sin;
 	DAT_CONN_QUAL qual = 0;
 	DAT_PSP_HANDLE psp;
-	struct vt_msg m;
 	struct vt l, c;
-	DAT_CR_HANDLE cr;
-	DAT_EVENT ev;
 
 	vt_open(&l, first);
 	vt_open(&c, o->ia_name);
 	psp = vt_psp(&l, &qual);
 	ep_c = vt_ep(&c, NULL);
-	vt_ctl_post(&c, ep_c);
-	vt_sockaddr(&sin, o->addr);
-	vt_must("dat_ep_connect",
-		dat_ep_connect(ep_c, (DAT_IA_ADDRESS_PTR)&sin, qual, vt_secs(20),
-			       0, NULL, DAT_QOS_BEST_EFFORT,
-			       DAT_CONNECT_DEFAULT_FLAG));
-	cr = vt_wait_cr(&l, &ev);
-	ep_l = vt_ep(&l, NULL);
-	vt_accept(&l, cr, ep_l, NULL, 0);
-	vt_expect_event("the connecting EP established", c.conn_evd,
-			DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
-	vt_msg_init(&m, "hello");
-	vt_ctl_send(&l, ep_l, &m, DAT_COMPLETION_DEFAULT_FLAG);
-	vt_ctl_recv(&c, ep_c, &m, "hello", 0);
+	ep_l = vt_connect_local(&l, &c, ep_c, o->addr, qual, "hello");
 	if (order == 2 || order == 3) {
 		if (order == 2)
 			close_side(&l, ep_l, psp);

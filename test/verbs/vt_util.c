@@ -622,6 +622,33 @@ void vt_connect(struct vt *v, DAT_EP_HANDLE ep, const char *addr,
 	expect_established(v, ep, &ev);
 }
 
+DAT_EP_HANDLE vt_connect_local(struct vt *l, struct vt *c,
+			       DAT_EP_HANDLE ep_c, const char *addr,
+			       DAT_CONN_QUAL qual, const char *tag)
+{
+	struct sockaddr_in sin;
+	DAT_EP_HANDLE ep_l;
+	struct vt_msg m;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+
+	vt_ctl_post(c, ep_c);
+	vt_sockaddr(&sin, addr);
+	vt_must("dat_ep_connect",
+		dat_ep_connect(ep_c, (DAT_IA_ADDRESS_PTR)&sin, qual, vt_secs(20),
+			       0, NULL, DAT_QOS_BEST_EFFORT,
+			       DAT_CONNECT_DEFAULT_FLAG));
+	cr = vt_wait_cr(l, &ev);
+	ep_l = vt_ep(l, NULL);
+	vt_accept(l, cr, ep_l, NULL, 0);
+	vt_expect_event("the connecting EP established", c->conn_evd,
+			DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+	vt_msg_init(&m, tag);
+	vt_ctl_send(l, ep_l, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_ctl_recv(c, ep_c, &m, tag, 0);
+	return ep_l;
+}
+
 void vt_wait_disconnected(struct vt *v, DAT_EP_HANDLE ep)
 {
 	DAT_EVENT ev;
