@@ -836,6 +836,8 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	pthread_mutex_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;
+	if (oia->fab.ep_av) /* shm: its doorbell (wake.c) */
+		ofi_wake_bell_peer(oep, m->data_addr, m->data_len);
 	pthread_mutex_unlock(&oep->lock);
 	c->state = OFI_CONN_ESTABLISHED;
 	c->last_heard = dapl_now_ns();
@@ -1729,6 +1731,8 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	pthread_mutex_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;
+	if (oia->fab.ep_av) /* shm: its doorbell (wake.c) */
+		ofi_wake_bell_peer(oep, c->peer_data, c->peer_data_len);
 	pthread_mutex_unlock(&oep->lock);
 	c->state = OFI_CONN_ACCEPTING;
 	c->last_heard = dapl_now_ns();

@@ -336,6 +336,12 @@ void ofi_ring_kick(struct ofi_ring *r)
 			op->state = OFI_OP_ISSUED;
 			if (r == &oep->sq) {
 				oep->ops_out++;
+				/* shm: a target that calls nothing learns of
+				 * it only if its engine wakes (wake.c) */
+				if (oep->bell_to_len && oep->ops_out == 1 &&
+				    op->op != DAPL_OP_SEND &&
+				    op->op != DAPL_OP_RDMA_READ)
+					ofi_wake_ring(oep);
 				if (op->op == DAPL_OP_RDMA_WRITE)
 					oep->writes_out++;
 				else if (op->op == DAPL_OP_SEND)
@@ -500,6 +506,8 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		rc = fi_getname(&fep->fid, oep->name, &oep->namelen);
 		if (rc)
 			ofi_ep_close(fep);
+		else if (oia->fab.ep_av) /* shm: wake.c */
+			ofi_wake_bell_open(oia, fep, oep->name, oep->namelen);
 	}
 	if (rc && oep->av) {
 		fi_close(&oep->av->fid);

@@ -74,11 +74,18 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
 	}
 	if (!rc) {
+		struct ofi_wake *w = ofi_wake_bind(oia, ep); /* wake.c */
+
 		rc = fi_enable(ep);
 		/* bound, not enabled (shm: its name is taken): closed, or
 		 * the CQ's next read progresses it and crashes */
-		if (rc)
+		if (rc) {
 			fi_close(&ep->fid);
+			ofi_wake_close(w);
+		} else {
+			ep->fid.context = w;
+			ofi_wake_arm(w);
+		}
 	}
 	if (!rc && oia->fab.ep_av) { /* shm: listed (local.c) */
 		uint8_t name[OFI_ADDR_MAX];
@@ -97,9 +104,13 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	return 0;
 }
 
-/* Closes an endpoint of ofi_ep_open, under the same lock. */
+/* Closes an endpoint of ofi_ep_open or ofi_msg_ep_open (its wake-up
+ * first out of the engine's list, closed after it), under the same lock. */
 void ofi_ep_close(struct fid_ep *ep)
 {
+	struct ofi_wake *w = ep->fid.context;
+
+	ofi_wake_disarm(w);
 	ofi_global_enter();
 	if (ofi_local_any()) { /* shm: no longer listed (local.c) */
 		uint8_t name[OFI_ADDR_MAX];
@@ -110,6 +121,7 @@ void ofi_ep_close(struct fid_ep *ep)
 	}
 	fi_close(&ep->fid);
 	ofi_global_leave();
+	ofi_wake_close(w);
 }
 
 /*
@@ -177,6 +189,7 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	if (oia->info)
 		fi_freeinfo(oia->info);
 	ofi_addr_dests_free(oia);
+	ofi_wake_ia_close(oia);
 	pthread_mutex_destroy(&oia->lock);
 	free(oia);
 }
@@ -285,6 +298,11 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->lingering);
 	dapl_list_init(&oia->lingering_leps);
 	dapl_list_init(&oia->shm_dests);
+	dapl_list_init(&oia->wakes);
+	pthread_mutex_init(&oia->wake_lock, NULL);
+	oia->wake_epfd = -1;
+	oia->wake_off = 1;
+	oia->bell_tx = -1;
 	dapl_list_init(&oia->shm_peers);
 	oia->linger_ns =
 	    ofi_env_num("DAPL_OFI_LINGER_MS", 5000, 600000) * 1000000ull;
@@ -375,6 +393,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_tp(ia, oia);
+	ofi_wake_ia_open(oia); /* wake.c: before the first endpoint */
 	if (oia->info->addr_format == FI_ADDR_STR)
 		ofi_shm_sweep_stale(); /* shm: before its first endpoint */
 	/* MSG: no control endpoint, the connections carry it (msg.c) */

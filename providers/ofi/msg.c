@@ -265,7 +265,7 @@ void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c)
 
 	(void)oia;
 	if (m->fep) { /* never connected: the EP never had it */
-		fi_close(&m->fep->fid);
+		ofi_ep_close(m->fep);
 		m->fep = NULL;
 	}
 	ofi_msg_pend_drop(m);
@@ -276,7 +276,7 @@ void ofi_msg_conn_free(struct ofi_conn *c)
 	struct ofi_msg_conn *m = c->m;
 
 	if (m->fep)
-		fi_close(&m->fep->fid);
+		ofi_ep_close(m->fep);
 	if (m->info)
 		fi_freeinfo(m->info);
 	/* the registration first: nothing lands in the ring any more */
@@ -310,6 +310,7 @@ static int ofi_msg_ep_open(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
 {
 	struct fid_cq *tx = oep->sq.ocq ? oep->sq.ocq->cq : oia->null_cq;
 	struct fid_cq *rx = oep->rq.ocq ? oep->rq.ocq->cq : oia->null_cq;
+	struct ofi_wake *w = NULL;
 	struct fid_ep *ep;
 	int rc;
 
@@ -328,13 +329,18 @@ static int ofi_msg_ep_open(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
 		if (!rc)
 			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
 	}
-	if (!rc)
+	if (!rc) {
+		w = ofi_wake_bind(oia, ep); /* wake.c */
 		rc = fi_enable(ep);
+	}
 	if (rc) {
 		dapl_dbg(DAPL_DBG_CM, "ofi: MSG endpoint: %s", fi_strerror(-rc));
 		fi_close(&ep->fid);
+		ofi_wake_close(w);
 		return rc;
 	}
+	ep->fid.context = w; /* ofi_ep_close closes it */
+	ofi_wake_arm(w);
 	*out = ep;
 	return 0;
 }

@@ -47,6 +47,8 @@
 #ifndef DAT_PROVIDER_OFI_H
 #define DAT_PROVIDER_OFI_H
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
@@ -158,6 +160,13 @@ struct dapl_tp_ia {
 	unsigned req_seen_next;
 	int closing;
 	pid_t pid;
+	/* wake.c: the endpoints' wait sets, in one epoll fd the engine
+	 * watches */
+	int wake_epfd;
+	int wake_off;			/* the provider has no wait sets */
+	int bell_tx;			/* shm: rings peers' doorbells */
+	pthread_mutex_t wake_lock;	/* wakes */
+	struct dapl_list wakes;		/* ofi_wake.link, armed ones */
 };
 
 /* An endpoint that receives control messages (the IA's, or a listener's). */
@@ -410,6 +419,10 @@ struct dapl_tp_ep {
 	struct fid_av *av;		/* shm: fep's own AV (fab.ep_av),
 					 * closed after it; else NULL */
 	fi_addr_t peer;			/* the peer's data endpoint */
+	/* shm: the peer data endpoint's doorbell (wake.c), rung by a
+	 * one-sided operation issued while nothing else was out */
+	struct sockaddr_un bell_to;
+	socklen_t bell_to_len;
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
 	int halted;			/* a request failed: nothing more is
@@ -478,6 +491,21 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
 		struct fid_ep **ep) DAPL_HIDDEN;
 void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
+/* wake.c: each endpoint's wake-up (its fid context), for the engine */
+struct ofi_wake;
+void ofi_wake_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wake_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia,
+			       struct fid_ep *ep) DAPL_HIDDEN;
+void ofi_wake_arm(struct ofi_wake *w) DAPL_HIDDEN;
+void ofi_wake_disarm(struct ofi_wake *w) DAPL_HIDDEN;
+void ofi_wake_close(struct ofi_wake *w) DAPL_HIDDEN;
+int ofi_wake_trywait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
+			const uint8_t *name, size_t len) DAPL_HIDDEN;
+void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
+			size_t len) DAPL_HIDDEN;
+void ofi_wake_ring(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* local.c, shm: the endpoints this process has open, whose names go
  * into an AV under an alias (addr.c ofi_shm_insert); add, del and any
  * under ofi_global */

@@ -81,6 +81,10 @@ int ofi_progress(struct dapl_ia *ia)
 		did += w;
 	}
 	did += !dapl_list_empty(&oia->notes);
+	/* nothing found: rearm the endpoints' wake-ups before the engine
+	 * sleeps (wake.c), or come back at once */
+	if (!did)
+		did = ofi_wake_trywait(oia);
 	pthread_mutex_unlock(&oia->lock);
 	ofi_notes_deliver(oia);
 	return did;

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Wake-ups: the engine sleeps until something arrives for one of the IA's
+ * endpoints, instead of finding it at its next polling round.
+ *
+ * Why: libfabric's tcp, rxm and shm progress data only when driven.  An
+ * RDMA write or read to a peer that calls nothing (a dapltest server, a
+ * storage target, an MPI rank computing) completes at the initiator only
+ * once the target's library has read it off the socket; with the engine
+ * polling, that was its next round, up to DAPL_OFI_POLL_MAX_US (10 ms)
+ * after a quiet spell: 2.5 ms per 4 KiB write in dapltest -T P, 1.6 MB/s
+ * (issue 38).
+ *
+ * How: each endpoint gets a wait set of its own (FI_WAIT_FD) and a
+ * counter bound to it; binding the counter puts the endpoint's sockets
+ * (rxm: its message CQ; tcp MSG: its socket) in the wait set.  The wait
+ * sets' fds sit in one epoll fd per IA, which the engine watches.  Before
+ * the engine sleeps, ofi_wake_trywait calls fi_trywait on every counter:
+ * libfabric's rule before blocking on its fds (it also rearms them).
+ *
+ * Why a wait set per endpoint, not one per IA, nor the CQs' own wait
+ * objects: libfabric 1.17's rxm leaves a closed endpoint's message CQ in
+ * every wait set the endpoint was bound to, and the next fi_trywait on
+ * that set crashes (reproduced: a CQ or a shared wait set, one endpoint
+ * closed, one fi_trywait).  A wait set of the endpoint's own goes with
+ * it: it leaves the list before the endpoint closes and is closed after.
+ * The counter is bound for FI_REMOTE_WRITE, which no provider here counts
+ * (none offers FI_RMA_EVENT): it adds no work and no signal to the data
+ * path.
+ *
+ * shm has no such wait set (no FI_WAIT_FD): its peers write into our
+ * memory and signal nothing.  So each shm data endpoint gets a doorbell:
+ * a datagram socket in the abstract namespace, named after the
+ * endpoint's shm name, in the same epoll fd; a peer that issues an RDMA
+ * write or an atomic while nothing else of its EP was outstanding sends
+ * it an empty datagram (ofi_wake_ring: one system call, only on shm, and
+ * not for each operation of a pipeline).  RDMA reads need no doorbell:
+ * shm serves them from the initiator (process_vm_readv).  A name another
+ * process took first, or any refusal, leaves that endpoint without a
+ * wake-up: the engine's polling finds its traffic, as before; a stray
+ * datagram from another user only wakes the engine once.  A provider
+ * that refuses the counter turns wait sets off for the IA.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "ofi.h"
+
+struct ofi_wake {
+	struct dapl_list link;		/* oia->wakes */
+	struct dapl_tp_ia *oia;
+	struct fid_wait *set;		/* a wait set, or */
+	struct fid_cntr *cntr;
+	int bell;			/* a doorbell (shm): fd is its socket */
+	int fd;				/* in oia->wake_epfd */
+	int armed;			/* in the list and the epoll set */
+};
+
+#define OFI_BELL_PREFIX "dapl-ofi-bell:"
+
+/* The doorbell's address for an endpoint's shm name; 0 if too long. */
+static socklen_t ofi_bell_addr(struct sockaddr_un *sa, const uint8_t *name,
+			       size_t len)
+{
+	size_t p = sizeof(OFI_BELL_PREFIX) - 1;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (!len || 1 + p + len > sizeof(sa->sun_path))
+		return 0;
+	memcpy(sa->sun_path + 1, OFI_BELL_PREFIX, p); /* abstract: [0] 0 */
+	memcpy(sa->sun_path + 1 + p, name, len);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + p +
+			   len);
+}
+
+/* The engine's callback for the epoll fd, before its round: empties the
+ * doorbells that rang (before the round reads the CQs, so that a ring
+ * after that read wakes the next one).  Wait sets are rearmed after the
+ * round (ofi_wake_trywait). */
+static int ofi_wake_fn(void *arg)
+{
+	struct dapl_tp_ia *oia = arg;
+	struct epoll_event ev[16];
+	char b;
+	int i, n;
+
+	pthread_mutex_lock(&oia->wake_lock);
+	n = epoll_wait(oia->wake_epfd, ev, 16, 0);
+	for (i = 0; i < n; i++) {
+		struct ofi_wake *w = ev[i].data.ptr;
+
+		if (w->bell)
+			while (recv(w->fd, &b, sizeof(b), MSG_DONTWAIT) >= 0)
+				;
+	}
+	pthread_mutex_unlock(&oia->wake_lock);
+	return 0;
+}
+
+/* At IA open, before its first endpoint (ia.c set wake_epfd -1, wakes
+ * and wake_lock up). */
+void ofi_wake_ia_open(struct dapl_tp_ia *oia)
+{
+	oia->wake_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (oia->wake_epfd >= 0 &&
+	    dapl_progress_watch(oia->ia, oia->wake_epfd, ofi_wake_fn, oia)) {
+		close(oia->wake_epfd);
+		oia->wake_epfd = -1;
+	}
+	/* shm: doorbells instead of wait sets, rung from this socket */
+	oia->wake_off = oia->wake_epfd < 0 || oia->fab.ep_av;
+	if (oia->wake_epfd >= 0 && oia->fab.ep_av)
+		oia->bell_tx = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
+						       SOCK_CLOEXEC,
+				      0);
+}
+
+/* The engine has stopped and every endpoint is closed. */
+void ofi_wake_ia_close(struct dapl_tp_ia *oia)
+{
+	if (oia->wake_epfd >= 0)
+		close(oia->wake_epfd);
+	oia->wake_epfd = -1;
+	if (oia->bell_tx >= 0)
+		close(oia->bell_tx);
+	oia->bell_tx = -1;
+	pthread_mutex_destroy(&oia->wake_lock);
+}
+
+static void ofi_wake_free(struct ofi_wake *w)
+{
+	if (w->bell)
+		close(w->fd);
+	if (w->cntr)
+		fi_close(&w->cntr->fid);
+	if (w->set)
+		fi_close(&w->set->fid);
+	free(w);
+}
+
+/* Before the endpoint's enable: its wake-up, bound to it, or NULL (none:
+ * the engine's polling finds its traffic). */
+struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia, struct fid_ep *ep)
+{
+	struct fi_wait_attr wa = {.wait_obj = FI_WAIT_FD};
+	struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP,
+				  .wait_obj = FI_WAIT_SET};
+	struct ofi_wake *w;
+	int rc;
+
+	if (oia->wake_off)
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->oia = oia;
+	rc = fi_wait_open(oia->fabric, &wa, &w->set);
+	if (!rc) {
+		ca.wait_set = w->set;
+		rc = fi_cntr_open(oia->domain, &ca, &w->cntr, NULL);
+	}
+	if (!rc)
+		rc = fi_control(&w->set->fid, FI_GETWAIT, &w->fd);
+	if (!rc)
+		rc = fi_ep_bind(ep, &w->cntr->fid, FI_REMOTE_WRITE);
+	if (rc) {
+		/* the counter is not bound: it closes */
+		dapl_dbg(DAPL_DBG_CM, "ofi: %s: no wake-up fd (%s): polled",
+			 oia->prov_name, fi_strerror(-rc));
+		ofi_wake_free(w);
+		oia->wake_off = 1;
+		return NULL;
+	}
+	return w;
+}
+
+/* After the endpoint's enable: its fd joins the IA's. */
+void ofi_wake_arm(struct ofi_wake *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+	struct dapl_tp_ia *oia = w ? w->oia : NULL;
+
+	if (!w || epoll_ctl(oia->wake_epfd, EPOLL_CTL_ADD, w->fd, &ev))
+		return;
+	pthread_mutex_lock(&oia->wake_lock);
+	dapl_list_add_tail(&oia->wakes, &w->link);
+	w->armed = 1;
+	pthread_mutex_unlock(&oia->wake_lock);
+	dapl_progress_kick(oia->ia);
+}
+
+/* Before the endpoint's close: out of the list (so no fi_trywait runs on
+ * it while it closes) and the epoll set. */
+void ofi_wake_disarm(struct ofi_wake *w)
+{
+	struct dapl_tp_ia *oia = w ? w->oia : NULL;
+
+	if (!w || !w->armed)
+		return;
+	/* under the lock: ofi_wake_fn may hold w from epoll_wait */
+	pthread_mutex_lock(&oia->wake_lock);
+	dapl_list_del(&w->link);
+	w->armed = 0;
+	epoll_ctl(oia->wake_epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	pthread_mutex_unlock(&oia->wake_lock);
+}
+
+/* After the endpoint's close. */
+void ofi_wake_close(struct ofi_wake *w)
+{
+	if (w)
+		ofi_wake_free(w);
+}
+
+/*
+ * The engine's round found nothing: may it sleep on the fds?  0 if every
+ * endpoint's wait set is armed, 1 if one has something to progress (the
+ * engine then comes back at once).  Without wake-ups: 0, the polling
+ * decides.
+ */
+int ofi_wake_trywait(struct dapl_tp_ia *oia)
+{
+	struct dapl_list *pos, *tmp;
+	int busy = 0;
+
+	if (oia->wake_epfd < 0)
+		return 0;
+	pthread_mutex_lock(&oia->wake_lock);
+	dapl_list_for_each_safe(pos, tmp, &oia->wakes) {
+		struct ofi_wake *w =
+		    dapl_container_of(pos, struct ofi_wake, link);
+		struct fid *f = w->cntr ? &w->cntr->fid : NULL;
+
+		if (f && fi_trywait(oia->fabric, &f, 1) == -FI_EAGAIN) {
+			busy = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&oia->wake_lock);
+	return busy;
+}
+
+/* shm: after the data endpoint's enable, its doorbell (its fid context:
+ * ofi_ep_close closes it), bound to the name the endpoint has. */
+void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
+			const uint8_t *name, size_t len)
+{
+	struct sockaddr_un sa;
+	socklen_t sl = ofi_bell_addr(&sa, name, len);
+	struct ofi_wake *w;
+
+	if (oia->bell_tx < 0 || !sl || ep->fid.context)
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	w->oia = oia;
+	w->bell = 1;
+	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (w->fd < 0 || bind(w->fd, (struct sockaddr *)&sa, sl)) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: shm: no doorbell: polled");
+		if (w->fd >= 0)
+			close(w->fd);
+		free(w);
+		return;
+	}
+	ep->fid.context = w;
+	ofi_wake_arm(w);
+}
+
+/* shm: where oep's peer data endpoint's doorbell is (its shm name). */
+void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
+			size_t len)
+{
+	oep->bell_to_len = oep->oia->bell_tx >= 0
+			       ? ofi_bell_addr(&oep->bell_to, name, len)
+			       : 0;
+}
+
+/* shm: rings oep's peer (oep->lock held); a full queue is rung already. */
+void ofi_wake_ring(struct dapl_tp_ep *oep)
+{
+	(void)!sendto(oep->oia->bell_tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
+		      (struct sockaddr *)&oep->bell_to, oep->bell_to_len);
+}
