@@ -90,6 +90,12 @@ static void ofi_ring_clear(struct ofi_ring *r)
 	}
 	r->emitted = r->issued = r->posted = 0;
 	r->failed = 0;
+	/* the send ring's seqs start again at 0: so does its watchdog
+	 * (ofi_ep_stuck), or the first request after a dat_ep_reset would
+	 * inherit the time the last connection's first one waited, and
+	 * an EP reused for a few clients failed a healthy send (issue 39) */
+	if (r == &r->oep->sq)
+		r->oep->stuck_since = 0;
 }
 
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring

@@ -18,6 +18,17 @@ setup_file() { ofi_setup_file; }
 MANY=80
 if [ "$OFI_FABRIC" = verbs ]; then MANY=12; fi
 
+# ep-reuse's clients: each is a process of its own, one after another,
+# about 0.6 s each over tcp;ofi_rxm, 0.35 s over shm and tcp MSG (a child's
+# IA open and connect, and rxm's connection of the data endpoints).  60,
+# with the DTO watchdog at 5 s instead of 30, cover what 200 with the
+# default covered: the watchdog's clock outliving a dat_ep_reset fired
+# after 30 s of a server's life, here after 5 (it failed at client 36
+# over tcp and 15 over tcp MSG before the fix).  200 in a row, by hand,
+# 2026-11-29: passed over tcp;ofi_rxm (119 s), tcp MSG and shm.
+REUSE=60
+if [ "$OFI_FABRIC" = verbs ]; then REUSE=20; fi
+
 # close-order's rounds: 200 (issue 33: shm, where two IAs of one process
 # crashed or spun inside libfabric, about 0.15 s a round natively; tcpmsg
 # 0.02 s; tcp 0.14 s with rxm's 1 KiB eager buffers, see the test);
@@ -216,6 +227,24 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 
 @test "$OFI_FABRIC: EP reuse: dat_ep_reset after a disconnect, connected again" {
 	pair reuse
+}
+
+# ep-reuse (vt_reuse.c; issue 39): OFA's dapltest server serves every
+# client on one EP: dat_ep_disconnect, the event, dat_ep_reset(3DAT)
+# ("transitions the local Endpoint from a Disconnected to an Unconnected
+# state"), dat_cr_accept of the next request on the same EP.  A reset EP
+# must behave as a fresh one whatever its last peer did.  Before, a send
+# on a reused EP failed TRANSPORT and broke the connection once the
+# server had lived longer than the DTO watchdog (DAPL_OFI_DTO_TIMEOUT_MS):
+# the watchdog kept the time it first saw a connection's first send
+# outstanding, and after dat_ep_reset the next connection's first send
+# had the same number (providers/ofi/ep.c ofi_ring_clear).
+@test "$OFI_FABRIC: ep-reuse: one server EP serves $REUSE clients one after another (disconnect, event, dat_ep_reset, accept on the same EP); every fifth client is SIGKILLed, every third of the rest exits without a disconnect; 8 KiB both ways checked; every DTO completes, no watchdog" {
+	export DAPL_OFI_DTO_TIMEOUT_MS=5000
+	pair ep-reuse -n "$REUSE" -- -n "$REUSE"
+	grep -q "^  ok $REUSE clients one after another" <<< "$output"
+	grep -q "^  ok $REUSE clients served one after another on one EP" "$SRV_OUT"
+	! grep -q 'without a completion' "$SRV_OUT"
 }
 
 @test "$OFI_FABRIC: 300 connections one after another, each on a new EP on both sides, one message each (shm: an IA made about 125 in its life before)" {

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ep-reuse: one server EP serves COUNT clients in a row, the way OFA's
+ * dapltest server does (issue 39): accept on the EP, exchange, disconnect,
+ * wait for the event, dat_ep_reset(3DAT), accept the next request on the
+ * same EP.
+ *
+ * dat_ep_reset(3DAT): "The dat_ep_reset() function transitions the local
+ * Endpoint from a Disconnected to an Unconnected state" - and an
+ * Unconnected EP is what dat_cr_accept(3DAT) takes, so a reset EP must
+ * behave exactly like a fresh one, whatever its previous peer did.
+ *
+ * Client k (a child process of the client role, one after another):
+ * connects, sends 8 KiB of pattern 5000 + k, receives the server's 8 KiB
+ * of pattern 7000 + k and checks it; then, if k % 5 == 4, tells its parent
+ * and waits to be SIGKILLed; else if k % 3 == 2, exits at once without a
+ * DAT call (no disconnect, no free); else waits for the server's
+ * disconnect (DISCONNECTED), frees and closes.  The server checks every
+ * byte it receives and every completion: each posted DTO completes (a
+ * send whose peer died right after receiving it may complete with an
+ * error, never not at all), and a connection event ends each connection.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "vt.h"
+
+#define RU_LEN 8192u
+#define RU_CSEED 5000u	/* client k sends pattern RU_CSEED + k */
+#define RU_SSEED 7000u	/* the server answers RU_SSEED + k */
+
+enum ru_mode { RU_GRACEFUL, RU_EXIT, RU_KILLED };
+
+static enum ru_mode ru_mode(unsigned k)
+{
+	return k % 5 == 4 ? RU_KILLED : k % 3 == 2 ? RU_EXIT : RU_GRACEFUL;
+}
+
+static int ru_same(const unsigned char *buf, uint32_t seed)
+{
+	static unsigned char want[RU_LEN];
+
+	vt_fill(want, RU_LEN, seed);
+	return !memcmp(buf, want, RU_LEN);
+}
+
+static DAT_RETURN ru_post(DAT_EP_HANDLE ep, int send, const struct vt_mem *m,
+			  uint64_t cookie)
+{
+	DAT_LMR_TRIPLET iov = vt_iov(m, 0, RU_LEN);
+
+	return send ? dat_ep_post_send(ep, 1, &iov, vt_cookie(cookie),
+				       DAT_COMPLETION_DEFAULT_FLAG)
+		    : dat_ep_post_recv(ep, 1, &iov, vt_cookie(cookie),
+				       DAT_COMPLETION_DEFAULT_FLAG);
+}
+
+/* the completion of the DTO cookie on evd, any status; that status, or
+ * -1 if none came (or another DTO's) */
+static int ru_dto(DAT_EVD_HANDLE evd, unsigned k, const char *what,
+		  uint64_t cookie)
+{
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_EVENT ev;
+	DAT_RETURN rc = vt_wait(evd, vt_secs(15), &ev);
+
+	if (rc != DAT_SUCCESS || ev.event_number != DAT_DTO_COMPLETION_EVENT) {
+		vt_fail("client %u: %s: no completion (%s)", k, what,
+			rc != DAT_SUCCESS ? vt_rc(rc) : vt_ev(ev.event_number));
+		return -1;
+	}
+	d = &ev.event_data.dto_completion_event_data;
+	if (d->user_cookie.as_64 != cookie) {
+		vt_fail("client %u: %s: the completion of DTO 0x%llx (%s), "
+			"want 0x%llx", k, what,
+			(unsigned long long)d->user_cookie.as_64,
+			vt_dto(d->status), (unsigned long long)cookie);
+		return -1;
+	}
+	return (int)d->status;
+}
+
+/* the event that ends connection k: DISCONNECTED, or BROKEN where the
+ * peer died; 1 if it came */
+static int ru_end(struct vt *v, unsigned k, int graceful)
+{
+	DAT_EVENT ev;
+	DAT_RETURN rc = vt_wait(v->conn_evd, vt_secs(30), &ev);
+
+	if (rc != DAT_SUCCESS) {
+		vt_fail("client %u: no event ends the connection: %s", k,
+			vt_rc(rc));
+		return 0;
+	}
+	if (ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED ||
+	    (!graceful && ev.event_number == DAT_CONNECTION_EVENT_BROKEN))
+		return 1;
+	vt_fail("client %u: connection ended by %s", k,
+		vt_ev(ev.event_number));
+	return 0;
+}
+
+static int reuse_many_server(const struct vt_opts *o)
+{
+	unsigned k, n = o->count > 0 ? (unsigned)o->count : 200, errs = 0;
+	DAT_CONN_QUAL qual = 0;
+	struct vt_mem rb, sb;
+	DAT_PSP_HANDLE psp;
+	DAT_CR_HANDLE cr;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &rb, RU_LEN, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	vt_mem_alloc(&v, &sb, RU_LEN, DAT_MEM_PRIV_LOCAL_READ_FLAG);
+	ep = vt_ep(&v, NULL);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	for (k = 0; k < n && !vt_failures; k++) {
+		int st, failed = vt_failures;
+		DAT_RETURN rc;
+
+		vt_quiet = 1;
+		cr = vt_wait_cr(&v, &ev);
+		memset(rb.buf, 0, RU_LEN);
+		vt_must("dat_ep_post_recv", ru_post(ep, 0, &rb, 2ull * k));
+		vt_accept(&v, cr, ep, NULL, 0);
+		st = ru_dto(v.rcv_evd, k, "the server's receive", 2ull * k);
+		if (st != DAT_DTO_SUCCESS)
+			vt_fail("client %u: the server's receive: %s", k,
+				st < 0 ? "none" : vt_dto(st));
+		else if (!ru_same(rb.buf, RU_CSEED + k))
+			vt_fail("client %u: the 8 KiB received differ", k);
+		vt_fill(sb.buf, RU_LEN, RU_SSEED + k);
+		vt_must("dat_ep_post_send", ru_post(ep, 1, &sb, 2ull * k + 1));
+		st = ru_dto(v.req_evd, k, "the server's send", 2ull * k + 1);
+		if (st < 0)
+			vt_fail("client %u: the server's send never completed",
+				k);
+		else if (st != DAT_DTO_SUCCESS) /* the peer is gone */
+			errs++;
+		rc = dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG);
+		/* a peer that died may have ended it already */
+		if (rc != DAT_SUCCESS &&
+		    DAT_GET_TYPE(rc) != DAT_INVALID_STATE)
+			vt_fail("client %u: dat_ep_disconnect: %s", k,
+				vt_rc(rc));
+		ru_end(&v, k, ru_mode(k) == RU_GRACEFUL);
+		vt_expect("dat_ep_reset", dat_ep_reset(ep), DAT_SUCCESS);
+		vt_expect_state("after dat_ep_reset", ep,
+				DAT_EP_STATE_UNCONNECTED);
+		vt_quiet = 0;
+		if (vt_failures != failed)
+			vt_note("client %u (%s) failed", k,
+				ru_mode(k) == RU_KILLED ? "killed" :
+				ru_mode(k) == RU_EXIT	? "exited" :
+							  "graceful");
+	}
+	if (!vt_failures)
+		vt_note("ok %u clients served one after another on one EP, "
+			"each 8 KiB both ways checked, each connection "
+			"ended by an event, each reset (%u sends completed "
+			"in error, their peer gone)",
+			n, errs);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&rb);
+	vt_mem_free(&sb);
+	vt_close(&v);
+	return 0;
+}
+
+/* client k, in a child: exits 0 if everything matched */
+static void ru_child(const struct vt_opts *o, unsigned k, int tell)
+{
+	struct vt_mem rb, sb;
+	DAT_EP_HANDLE ep;
+	struct vt v;
+	int st;
+
+	vt_quiet = 1;
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &rb, RU_LEN, DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
+	vt_mem_alloc(&v, &sb, RU_LEN, DAT_MEM_PRIV_LOCAL_READ_FLAG);
+	ep = vt_ep(&v, NULL);
+	memset(rb.buf, 0, RU_LEN);
+	vt_must("dat_ep_post_recv", ru_post(ep, 0, &rb, 1));
+	vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
+	vt_fill(sb.buf, RU_LEN, RU_CSEED + k);
+	vt_must("dat_ep_post_send", ru_post(ep, 1, &sb, 2));
+	st = ru_dto(v.req_evd, k, "the client's send", 2);
+	if (st != DAT_DTO_SUCCESS)
+		vt_fail("client %u: its send: %s", k,
+			st < 0 ? "none" : vt_dto(st));
+	st = ru_dto(v.rcv_evd, k, "the client's receive", 1);
+	if (st != DAT_DTO_SUCCESS)
+		vt_fail("client %u: its receive: %s", k,
+			st < 0 ? "none" : vt_dto(st));
+	else if (!ru_same(rb.buf, RU_SSEED + k))
+		vt_fail("client %u: the server's 8 KiB differ", k);
+	switch (ru_mode(k)) {
+	case RU_KILLED:
+		if (write(tell, "x", 1) != 1)
+			vt_fail("client %u: cannot tell its parent", k);
+		for (;;)
+			pause();
+	case RU_EXIT:
+		_exit(vt_failures ? 1 : 0);
+	case RU_GRACEFUL:
+		ru_end(&v, k, 1);
+		vt_ep_free(ep);
+		vt_mem_free(&rb);
+		vt_mem_free(&sb);
+		vt_close(&v);
+		break;
+	}
+	exit(vt_failures ? 1 : 0);
+}
+
+static int reuse_many_client(const struct vt_opts *o)
+{
+	unsigned k, n = o->count > 0 ? (unsigned)o->count : 200;
+	struct vt v;
+
+	/* the provider and its transport library loaded once, here, not in
+	 * each child (libfabric's psm dependency calibrates a clock for a
+	 * tenth of a second in each process that loads it) */
+	vt_quiet = 1;
+	vt_open(&v, o->ia_name);
+	vt_close(&v);
+	vt_quiet = 0;
+	for (k = 0; k < n && !vt_failures; k++) {
+		enum ru_mode m = ru_mode(k);
+		int p[2], status;
+		pid_t pid;
+		char c;
+
+		if (pipe(p))
+			vt_die("pipe");
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			vt_die("fork");
+		if (!pid) {
+			close(p[0]);
+			ru_child(o, k, p[1]);
+		}
+		close(p[1]);
+		/* a killed client's parent waits for its word (the child's
+		 * own waits end it otherwise: its exit closes the pipe) */
+		if (m == RU_KILLED && read(p[0], &c, 1) == 1)
+			kill(pid, SIGKILL);
+		close(p[0]);
+		if (waitpid(pid, &status, 0) != pid)
+			vt_die("waitpid");
+		if (m == RU_KILLED ? !(WIFSIGNALED(status) &&
+				       WTERMSIG(status) == SIGKILL)
+				   : !(WIFEXITED(status) &&
+				       WEXITSTATUS(status) == 0))
+			vt_fail("client %u (%s): status 0x%x", k,
+				m == RU_KILLED ? "to be killed" :
+				m == RU_EXIT   ? "exits at once" :
+						 "graceful",
+				status);
+	}
+	if (!vt_failures)
+		vt_note("ok %u clients one after another (every fifth "
+			"SIGKILLed, every third of the rest exited without a "
+			"disconnect), each exchanged 8 KiB both ways",
+			n);
+	return 0;
+}
+
+const struct vt_test vt_reuse_tests[] = {
+	{ "ep-reuse", reuse_many_server, reuse_many_client },
+	{ NULL, NULL, NULL },
+};
