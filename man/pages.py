@@ -424,9 +424,11 @@ thread, at the price of a CPU kept busy.  Unset or 0, the default: no
 spinning.  The timeout is kept either way.
 
 Over the libfabric provider, whose transports move data only when polled,
-the IA's progress engine polls again from its shortest sleep (20
-microseconds, doubling up to DAPL_OFI_POLL_MAX_US, 10000) once a waiter
-blocks.  With DAPL_OFI_POLL_WAIT_US set, it polls at least that often
+the IA's progress engine wakes when data arrives for one of the IA's
+endpoints (over tcp;ofi_rxm and tcp: every arrival; over shm: RDMA writes
+and atomics of the peer), and polls for the rest: again from its shortest
+sleep (20 microseconds, doubling up to DAPL_OFI_POLL_MAX_US, 10000) once a
+waiter blocks.  With DAPL_OFI_POLL_WAIT_US set, it polls at least that often
 (microseconds; but not more often than about 1 % of a core allows) while
 the waiter stays blocked.""",
      errors=[OK, bad("DAT_INVALID_HANDLE1", "The provider: not a live EVD."),

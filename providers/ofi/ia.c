@@ -257,8 +257,10 @@ static void ofi_caps(const struct dapl_tp_ia *oia, struct dapl_caps *caps)
 	caps->mw_note = OFI_MW_NOTE;
 	caps->max_inline = 0;
 	caps->max_private_data = OFI_MAX_PDATA; /* MSG: fits (msg.c) */
-	/* rxm and shm progress data only when driven: the engine polls,
-	 * sleeping longer while it finds nothing (see ofi_ia_open) */
+	/* rxm, tcp and shm progress data only when driven: the engine
+	 * wakes for what the endpoints' wait sets and doorbells announce
+	 * (wake.c) and polls for the rest, sleeping longer while it finds
+	 * nothing (see ofi_ia_open) */
 	caps->progress = DAPL_PROGRESS_POLL;
 	caps->poll_min_us = 20;
 	caps->poll_max_us = (uint32_t)ofi_env_num("DAPL_OFI_POLL_MAX_US",
@@ -380,12 +382,14 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (rc)
 		goto err_fi;
 	/*
-	 * No wait object: libfabric 1.17's rxm leaves the message CQ of a
-	 * closed endpoint in its CQ's wait set, and the next fi_trywait on
-	 * it (which must come before any sleep on the set's fd) crashes.
-	 * So the engine polls, sleeping longer while it finds nothing
-	 * (ofi_caps: what that costs is in README.md).  The consumer's waits
-	 * block on the EVDs' eventfds, which the engine writes.
+	 * No wait object on the CQs: libfabric 1.17's rxm leaves the message
+	 * CQ of a closed endpoint in its CQ's wait set, and the next
+	 * fi_trywait on it (which must come before any sleep on the set's
+	 * fd) crashes.  Each endpoint has a wait set of its own instead
+	 * (wake.c), and the engine polls for the rest, sleeping longer while
+	 * it finds nothing (ofi_caps: what that costs is in README.md).  The
+	 * consumer's waits block on the EVDs' eventfds, which the engine
+	 * writes.
 	 */
 	rc = ofi_cq_open_waitable(oia, 1024, &oia->ctl_cq);
 	if (!rc)

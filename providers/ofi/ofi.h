@@ -26,9 +26,10 @@
  *
  * Progress: the provider creates no thread.  udapl's per-IA progress
  * engine calls ofi_progress (progress.c) every round of its polling, with
- * backoff while it finds nothing (no wait object: see ia.c): it reads the
- * control CQ, drives libfabric's manual data progress by reading every
- * data CQ, retries what -FI_EAGAIN held back, runs keepalives and delivers
+ * backoff while it finds nothing, and at once when an endpoint's wait set
+ * or doorbell says something arrived (wake.c): it reads the control CQ,
+ * drives libfabric's manual data progress by reading every data CQ,
+ * retries what -FI_EAGAIN held back, runs keepalives and delivers
  * connection upcalls.
  *
  * Completions are reordered in software (ep.c): each EP has two rings of

@@ -5,7 +5,8 @@
  * the control CQ (our connection protocol), the control sends -FI_EAGAIN
  * held back, the timers, every data CQ (libfabric's manual progress: an
  * RDMA write to a target that is not polling completes because the
- * target's engine reads its CQs), and the work EPs asked for.  Then,
+ * target's engine reads its CQs), and the work EPs asked for; if it
+ * found nothing, the endpoints' wait sets rearmed (wake.c).  Then,
  * without the lock, the upcalls.
  */
 #include "ofi.h"

@@ -181,6 +181,8 @@ for sn in 4096:2000 65536:300 1048576:30; do
 	echo "| write_bw | $s | $(col 1 < "$W/d") |" >> "$OUT"
 done
 done
+# the passive-target rows (issue 38): dapltest against an idle server
+"$TOP/test/bench/passive-ofi.sh" "$OUT" || FAILED=1
 echo >> "$OUT"
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$OUT"
 cat "$OUT"
