@@ -463,8 +463,10 @@ static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
 	size_t len = offsetof(struct ofi_wire, pdata) + tb->msg.pdata_len;
 	int rc = (int)fi_send(oia->ctl->ep, &tb->msg, len, NULL, tb->dest, tb);
 
-	if (!rc)
+	if (!rc) {
 		tb->held = 0;
+		ofi_wake_ring_addr(oia, oia->av, tb->dest); /* shm: wake.c */
+	}
 	return rc;
 }
 

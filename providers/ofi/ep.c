@@ -512,8 +512,6 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		rc = fi_getname(&fep->fid, oep->name, &oep->namelen);
 		if (rc)
 			ofi_ep_close(fep);
-		else if (oia->fab.ep_av) /* shm: wake.c */
-			ofi_wake_bell_open(oia, fep, oep->name, oep->namelen);
 	}
 	if (rc && oep->av) {
 		fi_close(&oep->av->fid);

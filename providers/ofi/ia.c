@@ -91,8 +91,11 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		uint8_t name[OFI_ADDR_MAX];
 		size_t len = sizeof(name);
 
-		if (!fi_getname(&ep->fid, name, &len))
+		if (!fi_getname(&ep->fid, name, &len)) {
 			ofi_local_add(name, len);
+			/* its doorbell, under its name (wake.c) */
+			ofi_wake_bell_open(oia, ep, name, len);
+		}
 	}
 	ofi_global_leave();
 	if (rc) {

@@ -507,6 +507,8 @@ void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
 void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
 			size_t len) DAPL_HIDDEN;
 void ofi_wake_ring(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
+			fi_addr_t dest) DAPL_HIDDEN;
 /* local.c, shm: the endpoints this process has open, whose names go
  * into an AV under an alias (addr.c ofi_shm_insert); add, del and any
  * under ofi_global */

@@ -29,17 +29,19 @@
  * path.
  *
  * shm has no such wait set (no FI_WAIT_FD): its peers write into our
- * memory and signal nothing.  So each shm data endpoint gets a doorbell:
- * a datagram socket in the abstract namespace, named after the
- * endpoint's shm name, in the same epoll fd; a peer that issues an RDMA
- * write or an atomic while nothing else of its EP was outstanding sends
- * it an empty datagram (ofi_wake_ring: one system call, only on shm, and
- * not for each operation of a pipeline).  RDMA reads need no doorbell:
- * shm serves them from the initiator (process_vm_readv).  A name another
- * process took first, or any refusal, leaves that endpoint without a
- * wake-up: the engine's polling finds its traffic, as before; a stray
- * datagram from another user only wakes the engine once.  A provider
- * that refuses the counter turns wait sets off for the IA.
+ * memory and signal nothing.  So each shm endpoint gets a doorbell: a
+ * datagram socket in the abstract namespace, named after the endpoint's
+ * shm name, in the same epoll fd.  A peer that issues an RDMA write or an
+ * atomic while nothing else of its EP was outstanding sends the data
+ * endpoint an empty datagram (ofi_wake_ring: one system call, only on
+ * shm, and not for each operation of a pipeline); each control message
+ * (requests, answers, keepalives, key revocations) rings the control or
+ * listening endpoint it went to (ofi_wake_ring_addr).  RDMA reads need no
+ * doorbell: shm serves them from the initiator (process_vm_readv).  A
+ * name another process took first, or any refusal, leaves that endpoint
+ * without a wake-up: the engine's polling finds its traffic, as before;
+ * a stray datagram from another user only wakes the engine once.  A
+ * provider that refuses the counter turns wait sets off for the IA.
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -247,7 +249,7 @@ int ofi_wake_trywait(struct dapl_tp_ia *oia)
 	return busy;
 }
 
-/* shm: after the data endpoint's enable, its doorbell (its fid context:
+/* shm: after an endpoint's enable, its doorbell (its fid context:
  * ofi_ep_close closes it), bound to the name the endpoint has. */
 void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
 			const uint8_t *name, size_t len)
@@ -289,4 +291,25 @@ void ofi_wake_ring(struct dapl_tp_ep *oep)
 {
 	(void)!sendto(oep->oia->bell_tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
 		      (struct sockaddr *)&oep->bell_to, oep->bell_to_len);
+}
+
+/* shm: rings the doorbell of the endpoint at dest in av, after a control
+ * message went there (a connection request to a listener whose process
+ * calls nothing, an answer, a window's revocation): control path only,
+ * one lookup and one system call.  Elsewhere nothing. */
+void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
+			fi_addr_t dest)
+{
+	uint8_t name[OFI_ADDR_MAX];
+	size_t len = sizeof(name);
+	struct sockaddr_un sa;
+	socklen_t sl;
+
+	if (oia->bell_tx < 0 || fi_av_lookup(av, dest, name, &len) ||
+	    len > sizeof(name))
+		return;
+	sl = ofi_bell_addr(&sa, name, len);
+	if (sl)
+		(void)!sendto(oia->bell_tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
+			      (struct sockaddr *)&sa, sl);
 }
