@@ -1025,8 +1025,29 @@ static void ofi_req_delivered(struct dapl_tp_ia *oia, uint64_t id)
 {
 	struct ofi_conn *c = ofi_conn_find(oia, id);
 
-	if (c && c->state == OFI_CONN_CONNECTING)
+	if (c && c->state == OFI_CONN_CONNECTING && !c->req_delivered) {
 		c->req_delivered = 1;
+		c->req_delivered_at = dapl_now_ns();
+	}
+}
+
+/*
+ * locked: nobody listens where the REQ went (a probe refused, shm's name
+ * gone), but the listener read an earlier REQ (REQACK, keepalives) or
+ * libfabric delivered one lately: its endpoint went (the PSP freed, or
+ * freed and made anew) while the request stays the consumer's to answer
+ * over the IA's own endpoint (psp-gone.bats under load: the resend 250 ms
+ * on, before the REQACK was read, found the freed PSP's port closed, and
+ * the connect ended NON_PEER_REJECTED before the consumer's reject came).
+ * 1: wait for the answer; the listener's keepalives and silence, the
+ * connect's timeout, or the keepalive timeout after a delivery nobody
+ * acknowledged end it.
+ */
+static int ofi_req_kept(struct dapl_tp_ia *oia, const struct ofi_conn *c)
+{
+	return c->listener_heard ||
+	       (c->req_delivered &&
+		dapl_now_ns() - c->req_delivered_at < oia->ka_timeout_ns);
 }
 
 /* A control send failed: libfabric could not reach the peer. */
@@ -1185,6 +1206,13 @@ static void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		ofi_req_sent(c);
 		return;
 	}
+	if (err == ECONNREFUSED && ofi_req_kept(oia, c)) {
+		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: nobody at the "
+			 "port now; the listener has the first REQ",
+			 (unsigned long long)c->id);
+		ofi_req_sent(c);
+		return;
+	}
 	ofi_conn_end(oia, c,
 		     err == ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
 					 : DAPL_CM_UNREACHABLE,
@@ -1310,6 +1338,10 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 			return;
 		}
 		rc = -EIO;
+	}
+	if (rc == -ECONNREFUSED && ofi_req_kept(oia, c)) {
+		ofi_req_sent(c);
+		return;
 	}
 	if (rc < 0)
 		ofi_conn_end(oia, c,

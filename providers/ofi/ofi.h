@@ -287,6 +287,7 @@ struct ofi_conn {
 	uint64_t req_gap;		/* active: the next wait for REQACK */
 	int req_delivered;		/* active: libfabric completed a REQ
 					 * (cm.c ofi_ctl_tx_failed) */
+	uint64_t req_delivered_at;	/* active: when it did, first */
 	int listener_heard;		/* active: the listener read the REQ
 					 * (REQACK) or spoke since: from then
 					 * on its silence ends the connect,
