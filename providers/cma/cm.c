@@ -280,9 +280,9 @@ static struct rdma_cm_id *cma_conn_unhook(struct dapl_tp_cr *conn)
 	return id;
 }
 
-/* ---- the hooks of providers/verbs (verbs.h) ---- */
+/* ---- the hooks providers/verbs calls (verbs.h struct verbs_cm_ops) ---- */
 
-void verbs_cm_drop(struct dapl_ep *ep)
+static void cma_cm_drop(struct dapl_ep *ep)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
@@ -306,7 +306,7 @@ void verbs_cm_drop(struct dapl_ep *ep)
 		cma_conn_free(conn);
 }
 
-int verbs_cm_busy(struct dapl_ep *ep)
+static int cma_cm_busy(struct dapl_ep *ep)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
@@ -323,7 +323,7 @@ int verbs_cm_busy(struct dapl_ep *ep)
  * the peer gets a DREQ if it can still hear one, and what the CM says
  * later about this connection is ignored.  Error path only.
  */
-void verbs_cm_broken(struct dapl_ep *ep)
+static void cma_cm_broken(struct dapl_ep *ep)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	struct dapl_tp_cr *conn;
@@ -347,7 +347,7 @@ void verbs_cm_broken(struct dapl_ep *ep)
 
 /* rdma_cm must hear of a receive before the RTU (rdma_notify) or it
  * keeps the connection half-open. */
-void verbs_cm_comm_est(struct dapl_ep *ep)
+static void cma_cm_comm_est(struct dapl_ep *ep)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
 	struct dapl_tp_ep *cep;
@@ -358,6 +358,13 @@ void verbs_cm_comm_est(struct dapl_ep *ep)
 		rdma_notify(cep->conn->id, IBV_EVENT_COMM_EST);
 	pthread_mutex_unlock(&cia->lock);
 }
+
+const struct verbs_cm_ops cma_cm_ops = {
+	.drop = cma_cm_drop,
+	.busy = cma_cm_busy,
+	.broken = cma_cm_broken,
+	.comm_est = cma_cm_comm_est,
+};
 
 void cma_set_rnr_timer(struct dapl_tp_cr *conn)
 {
@@ -503,7 +510,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	cma_set_port(&dst, cma_qual_port(qual));
 
 	/* A connection left over from an earlier attempt goes first. */
-	verbs_cm_drop(ep);
+	cma_cm_drop(ep);
 	conn = cma_conn_new_active(cia, ep, qual, pdata, plen, timeout);
 	if (!conn)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -564,7 +571,7 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 				  cia->dattr.max_qp_init_rd_atom),
 		       conn->peer_resp_res);
 
-	verbs_cm_drop(ep);
+	cma_cm_drop(ep);
 	pthread_mutex_lock(&cia->lock);
 	if (conn->state != CMA_CONN_REQUEST || !conn->id) {
 		/* the peer gave up meanwhile */

@@ -32,6 +32,8 @@
 
 /* The ops table (init.c). */
 extern const struct dapl_ops cma_ops DAPL_HIDDEN;
+/* cm.c: the hooks the verbs glue calls (verbs.h), given at IA open */
+extern const struct verbs_cm_ops cma_cm_ops DAPL_HIDDEN;
 
 /* Private data limit of a connect request on IB/RoCE: the 92 bytes of an
  * IB CM REQ minus the 36-byte rdma_cm header. */

@@ -388,7 +388,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 	ret = cma_cm_open(cm, ia_params, &ss);
 	if (ret == DAT_SUCCESS)
 		ret = verbs_ia_open(ia, cm->anchor->verbs,
-				    cm->anchor->port_num, caps);
+				    cm->anchor->port_num, &cma_cm_ops, caps);
 	if (ret != DAT_SUCCESS) {
 		cma_cm_free(cm);
 		return ret;

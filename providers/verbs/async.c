@@ -86,7 +86,11 @@ static void verbs_async_one(struct verbs_dev *dev, struct ibv_async_event *e)
 	case IBV_EVENT_COMM_EST:
 		/* a receive before the RTU: the CM must hear of it; before
 		 * the acknowledgement, so the QP and its EP are alive */
-		verbs_cm_comm_est(e->element.qp->qp_context);
+		{
+			struct dapl_ep *qp_ep = e->element.qp->qp_context;
+
+			verbs_cm(qp_ep)->comm_est(qp_ep);
+		}
 		break;
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:

@@ -171,7 +171,7 @@ void verbs_cq_destroy(struct dapl_evd *evd)
  * QP went to ERR by itself (retries exhausted on a dead link or a
  * vanished peer, a remote access or length error), which the CM may
  * never hear of (a dead link carries no DREQ): the CM ends the
- * connection as BROKEN (verbs_cm_broken).  Error path only.
+ * connection as BROKEN (the CM's broken hook).  Error path only.
  */
 static __attribute__((noinline)) void verbs_cq_error(struct dapl_cqe *e,
 						    const struct ibv_wc *wc)
@@ -184,7 +184,7 @@ static __attribute__((noinline)) void verbs_cq_error(struct dapl_cqe *e,
 		return;
 	ep = dapl_wr_id_ep(wc->wr_id);
 	if (ep && dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
-		verbs_cm_broken(ep);
+		verbs_cm(ep)->broken(ep);
 }
 
 /* One work completion into udapl's form. */

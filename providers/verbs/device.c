@@ -171,7 +171,8 @@ static void verbs_fill_caps(const struct dapl_tp_ia *cia, struct dapl_caps *caps
 }
 
 DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
-			 uint8_t port, struct dapl_caps *caps)
+			 uint8_t port, const struct verbs_cm_ops *cm_ops,
+			 struct dapl_caps *caps)
 {
 	struct dapl_tp_ia *cia = calloc(1, sizeof(*cia));
 
@@ -181,6 +182,7 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 	cia->ia = ia;
 	cia->ctx = ctx;
 	cia->port = port;
+	cia->cm_ops = cm_ops;
 	cia->pid = dapl_self_pid(); /* no system call (transport.h) */
 	cia->disable = verbs_disable_flags(secure_getenv("DAPL_CMA_DISABLE"));
 	pthread_mutex_init(&cia->lock, NULL);

@@ -215,7 +215,7 @@ void verbs_qp_destroy(struct dapl_ep *ep)
 
 	if (!cep)
 		return;
-	verbs_cm_drop(ep);
+	verbs_cm(ep)->drop(ep);
 	/* no async upcall for the EP starts after this (async.c); udapl
 	 * waits for one running */
 	pthread_mutex_lock(&cia->lock);
@@ -249,7 +249,7 @@ DAT_RETURN verbs_qp_reset(struct dapl_ep *ep)
 
 	if (!cep)
 		return verbs_qp_create(ep);
-	verbs_cm_drop(ep);
+	verbs_cm(ep)->drop(ep);
 	return verbs_qp_replace(ep, dapl_ep_attr(ep));
 }
 
@@ -284,12 +284,12 @@ DAT_RETURN verbs_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	if (verbs_cm_busy(ep))
+	if (verbs_cm(ep)->busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	if (verbs_qp_fits(ep, cep, attr))
 		return DAT_SUCCESS;
 	if (dapl_ep_busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	verbs_cm_drop(ep);
+	verbs_cm(ep)->drop(ep);
 	return verbs_qp_replace(ep, attr);
 }

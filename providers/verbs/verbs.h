@@ -53,6 +53,7 @@ struct dapl_tp_ia {
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	struct verbs_cm *cm;	   /* the connection manager's part */
+	const struct verbs_cm_ops *cm_ops; /* and its hooks (verbs_ia_open) */
 	pid_t pid;		   /* of the opener: fork safety */
 	/* guards the EP <-> connection association (dapl_tp_ep.conn) and
 	 * the connections' state for the CM, the EP's liveness for async
@@ -167,10 +168,13 @@ static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
 
 /* device.c: the verbs part of an IA on ctx/port: queries the device,
  * fills *caps (all but max_private_data, the CM's), sets the IA's
- * transport data and has the engine watch the device's async fd.
+ * transport data, keeps the CM's hooks (cm_ops, before any event can
+ * call them) and has the engine watch the device's async fd.
  * verbs_ia_close undoes it (nothing in a forked child). */
+struct verbs_cm_ops;
 DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
-			 uint8_t port, struct dapl_caps *caps) DAPL_HIDDEN;
+			 uint8_t port, const struct verbs_cm_ops *cm_ops,
+			 struct dapl_caps *caps) DAPL_HIDDEN;
 void verbs_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 int verbs_ia_forked(const struct dapl_tp_ia *cia) DAPL_HIDDEN;
 
@@ -263,18 +267,28 @@ void verbs_qpn_map_free(struct dapl_tp_ia *cia) DAPL_HIDDEN;
 DAT_RETURN verbs_errno_to_dat(int err, DAT_RETURN resource) DAPL_HIDDEN;
 
 /*
- * The hooks each verbs provider's connection manager implements (cma:
- * providers/cma/cm.c).  All are called without cia->lock.
+ * What the glue needs of the provider's connection manager, as a table
+ * the CM hands verbs_ia_open (cma: providers/cma/cm.c cma_cm_ops), so
+ * that this folder names no function a CM defines: a second CM is a
+ * second table.  All are called without cia->lock.
  */
-/* Detaches and destroys the EP's connection, if any (qp_destroy,
- * qp_reset, qp_modify). */
-void verbs_cm_drop(struct dapl_ep *ep) DAPL_HIDDEN;
-/* True while the EP's connection is being set up or up. */
-int verbs_cm_busy(struct dapl_ep *ep) DAPL_HIDDEN;
-/* A completion failed other than by a flush: the QP went to ERR by
- * itself; the connection ends as BROKEN.  From cq_poll (error path). */
-void verbs_cm_broken(struct dapl_ep *ep) DAPL_HIDDEN;
-/* IBV_EVENT_COMM_EST: a receive came before the connection's RTU. */
-void verbs_cm_comm_est(struct dapl_ep *ep) DAPL_HIDDEN;
+struct verbs_cm_ops {
+	/* Detaches and destroys the EP's connection, if any (qp_destroy,
+	 * qp_reset, qp_modify). */
+	void (*drop)(struct dapl_ep *ep);
+	/* True while the EP's connection is being set up or up. */
+	int (*busy)(struct dapl_ep *ep);
+	/* A completion failed other than by a flush: the QP went to ERR by
+	 * itself; the connection ends as BROKEN.  From cq_poll (error
+	 * path). */
+	void (*broken)(struct dapl_ep *ep);
+	/* IBV_EVENT_COMM_EST: a receive came before the connection's RTU. */
+	void (*comm_est)(struct dapl_ep *ep);
+};
+
+static inline const struct verbs_cm_ops *verbs_cm(const struct dapl_ep *ep)
+{
+	return dapl_tp_ia_of(ep)->cm_ops;
+}
 
 #endif

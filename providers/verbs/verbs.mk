@@ -5,7 +5,8 @@
 # Built once as a static archive of PIC objects; a provider's link line
 # names $(VERBS_LIB) and $(LDLIBS_VERBS).  Nothing here is a provider by
 # itself: the connection manager (providers/cma) supplies ia_open and the
-# verbs_cm_* hooks (verbs.h).
+# hooks the glue calls, a struct verbs_cm_ops (verbs.h) it hands
+# verbs_ia_open.
 
 VERBS_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard providers/verbs/*.c)))
 VERBS_LIB := $(B)/providers/verbs/libdapl-verbs.a
