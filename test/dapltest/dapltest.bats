@@ -43,6 +43,7 @@ teardown() {
 # the server on rxe1-cma in the background (fd 3 closed, or bats waits),
 # for at most SRV_SECS seconds (scaled; default 200)
 start_server() {
+	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
 	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!

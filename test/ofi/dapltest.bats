@@ -25,6 +25,7 @@ setup() {
 
 # the server on ofi-a in the background (fd 3 closed, or bats waits)
 dt_server() {
+	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
 	timeout -k 5 "$(secs 300)" "$DT" -T S -D "$OFI_A" -n "$PORT" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!

@@ -22,6 +22,7 @@ vg() {
 vg_pair() {
 	local prog=$1 t=$2
 	shift 2
+	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
 	vg "$prog" "$t" server -i "$OFI_A" "$@" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening

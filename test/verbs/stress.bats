@@ -18,6 +18,7 @@ setup_file() {
 stress_pair() {
 	local t=$1
 	shift
+	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
 	timeout -k 5 "$(secs 170)" "$STRESS" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_listening

@@ -60,6 +60,11 @@ teardown() {
 start_server() {
 	local t=$1
 	shift
+	# emptied here, not by the background job's redirection: that one
+	# may come after wait_listening read the last server's "listening"
+	# line (a test that starts two servers in turn connected to the
+	# first one's port: NON_PEER_REJECTED, connect.bats connect-ends)
+	: > "$SRV_OUT"
 	timeout -k 5 "$(secs 100)" "$VT" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 }
