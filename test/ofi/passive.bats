@@ -1,13 +1,14 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # test/ofi/passive.bats - one-sided operations to a target that calls
-# nothing (issue 38).  dat_ep_post_rdma_write(3DAT) and
-# dat_ep_post_rdma_read(3DAT) place and fetch data in the remote memory
-# "without the remote side's consumer" posting anything; a storage target
-# or an MPI rank that is computing does not call DAT meanwhile.  Over
-# libfabric's manual progress the target's library must still run: the
-# provider wakes its engine when something arrives for one of its
-# endpoints (providers/ofi/wake.c).
+# nothing (issue 38).  dat_ep_post_rdma_write(3DAT): "The
+# dat_ep_post_rdma_write() function requests the transfer of all the data
+# specified by the local_iov over the connection of the ep_handle Endpoint
+# into the remote_buffer" - nothing the remote consumer posts takes part,
+# and a storage target or an MPI rank that is computing does not call DAT
+# meanwhile.  Over libfabric's manual progress the target's library must
+# still run: the provider wakes its engine when something arrives for one
+# of its endpoints (providers/ofi/wake.c).
 #
 # The server (vt_passive.c) blocks on its standard input, a FIFO here,
 # while the client streams.  Nothing here measures time: how fast the

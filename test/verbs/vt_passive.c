@@ -2,12 +2,13 @@
 /*
  * passive-target: one-sided operations to a peer that calls nothing.
  *
- * dat_ep_post_rdma_write(3DAT) and dat_ep_post_rdma_read(3DAT) move data
- * to and from the remote side's memory with no operation posted there:
- * the remote consumer is not involved.  A storage target, a dapltest
- * server or an MPI rank that is computing does not call DAT while its
- * peer reads and writes its memory, and the transfers must still go at
- * the transport's speed.
+ * dat_ep_post_rdma_write(3DAT): "The dat_ep_post_rdma_write() function
+ * requests the transfer of all the data specified by the local_iov over
+ * the connection of the ep_handle Endpoint into the remote_buffer" (and
+ * dat_ep_post_rdma_read(3DAT) the other way): nothing the remote consumer
+ * posts takes part.  A storage target, a dapltest server or an MPI rank
+ * that is computing does not call DAT while its peer reads and writes its
+ * memory, and the transfers must still complete.
  *
  * The server (the target) registers 64 KiB, fills its upper half with a
  * pattern per 4 KiB slot, accepts one connection, sends the region, and
