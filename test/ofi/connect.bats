@@ -240,7 +240,8 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 # outstanding, and after dat_ep_reset the next connection's first send
 # had the same number (providers/ofi/ep.c ofi_ring_clear).
 @test "$OFI_FABRIC: ep-reuse: one server EP serves $REUSE clients one after another (disconnect, event, dat_ep_reset, accept on the same EP); every fifth client is SIGKILLed, every third of the rest exits without a disconnect; 8 KiB both ways checked; every DTO completes, no watchdog" {
-	export DAPL_OFI_DTO_TIMEOUT_MS=5000
+	# the watchdog's line is an EP debug line (DAPL_DBG_EP, 0x10)
+	export DAPL_OFI_DTO_TIMEOUT_MS=5000 DAPL_DBG_TYPE=0x11
 	pair ep-reuse -n "$REUSE" -- -n "$REUSE"
 	grep -q "^  ok $REUSE clients one after another" <<< "$output"
 	grep -q "^  ok $REUSE clients served one after another on one EP" "$SRV_OUT"
