@@ -286,11 +286,18 @@ void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
 			       : 0;
 }
 
-/* shm: rings oep's peer (oep->lock held); a full queue is rung already. */
+/* An empty datagram to a doorbell; a full queue is rung already, and a
+ * doorbell nobody has is nobody to wake. */
+static void ofi_bell_ring(int tx, const struct sockaddr_un *sa, socklen_t sl)
+{
+	(void)!sendto(tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
+		      (const struct sockaddr *)sa, sl);
+}
+
+/* shm: rings oep's peer (oep->lock held). */
 void ofi_wake_ring(struct dapl_tp_ep *oep)
 {
-	(void)!sendto(oep->oia->bell_tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
-		      (struct sockaddr *)&oep->bell_to, oep->bell_to_len);
+	ofi_bell_ring(oep->oia->bell_tx, &oep->bell_to, oep->bell_to_len);
 }
 
 /* shm: rings the doorbell of the endpoint at dest in av, after a control
@@ -310,6 +317,5 @@ void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
 		return;
 	sl = ofi_bell_addr(&sa, name, len);
 	if (sl)
-		(void)!sendto(oia->bell_tx, "", 0, MSG_DONTWAIT | MSG_NOSIGNAL,
-			      (struct sockaddr *)&sa, sl);
+		ofi_bell_ring(oia->bell_tx, &sa, sl);
 }

@@ -122,15 +122,6 @@ static int pt_op(struct vt *v, DAT_EP_HANDLE ep, int write,
 			    cookie, DAT_DTO_SUCCESS, PT_SLOT);
 }
 
-/* quiet: one line per failure, none per match */
-static int pt_same(const unsigned char *buf, uint32_t seed)
-{
-	static unsigned char want[PT_SLOT];
-
-	vt_fill(want, PT_SLOT, seed);
-	return !memcmp(buf, want, PT_SLOT);
-}
-
 static int passive_client(const struct vt_opts *o)
 {
 	unsigned i, n = o->count > 0 ? (unsigned)o->count : 200;
@@ -146,8 +137,10 @@ static int passive_client(const struct vt_opts *o)
 	vt_ep_attr(&v, &a);
 	ep = vt_client_one(&v, o, &a, 1);
 	vt_ctl_recv(&v, ep, &t, "target", 0);
+	vt_quiet = 1; /* a line per failure, none per match */
 	for (i = 0; ok && i < n; i++) {
 		unsigned s = i % PT_SLOTS;
+		char what[64];
 
 		vt_fill(l.buf, PT_SLOT, PT_WSEED + i);
 		memset(l.buf + PT_SLOT, 0, 2 * PT_SLOT);
@@ -156,17 +149,16 @@ static int passive_client(const struct vt_opts *o)
 			   4ull * i + 1) &&
 		     pt_op(&v, ep, 0, &l, 2 * PT_SLOT, &t,
 			   PT_HALF + s * PT_SLOT, 4ull * i + 2);
-		if (ok && !pt_same(l.buf + PT_SLOT, PT_WSEED + i)) {
-			vt_fail("round %u: slot %u read back is not what the "
-				"write put there", i, s);
-			ok = 0;
-		}
-		if (ok && !pt_same(l.buf + 2 * PT_SLOT, PT_RSEED + s)) {
-			vt_fail("round %u: the target's slot %u read wrong", i,
-				PT_SLOTS + s);
-			ok = 0;
-		}
+		snprintf(what, sizeof(what), "round %u: slot %u read back", i,
+			 s);
+		ok = ok && vt_check(what, l.buf + PT_SLOT, PT_SLOT,
+				    PT_WSEED + i);
+		snprintf(what, sizeof(what), "round %u: the target's slot %u",
+			 i, PT_SLOTS + s);
+		ok = ok && vt_check(what, l.buf + 2 * PT_SLOT, PT_SLOT,
+				    PT_RSEED + s);
 	}
+	vt_quiet = 0;
 	if (ok)
 		vt_note("ok %u rounds of an RDMA write, its read-back and a "
 			"read of the target's data, each checked", n);

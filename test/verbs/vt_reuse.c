@@ -39,14 +39,6 @@ static enum ru_mode ru_mode(unsigned k)
 	return k % 5 == 4 ? RU_KILLED : k % 3 == 2 ? RU_EXIT : RU_GRACEFUL;
 }
 
-static int ru_same(const unsigned char *buf, uint32_t seed)
-{
-	static unsigned char want[RU_LEN];
-
-	vt_fill(want, RU_LEN, seed);
-	return !memcmp(buf, want, RU_LEN);
-}
-
 static DAT_RETURN ru_post(DAT_EP_HANDLE ep, int send, const struct vt_mem *m,
 			  uint64_t cookie)
 {
@@ -133,8 +125,9 @@ static int reuse_many_server(const struct vt_opts *o)
 		if (st != DAT_DTO_SUCCESS)
 			vt_fail("client %u: the server's receive: %s", k,
 				st < 0 ? "none" : vt_dto(st));
-		else if (!ru_same(rb.buf, RU_CSEED + k))
-			vt_fail("client %u: the 8 KiB received differ", k);
+		else
+			vt_check("the 8 KiB the server received", rb.buf,
+				 RU_LEN, RU_CSEED + k);
 		vt_fill(sb.buf, RU_LEN, RU_SSEED + k);
 		vt_must("dat_ep_post_send", ru_post(ep, 1, &sb, 2ull * k + 1));
 		st = ru_dto(v.req_evd, k, "the server's send", 2ull * k + 1);
@@ -200,8 +193,8 @@ static void ru_child(const struct vt_opts *o, unsigned k, int tell)
 	if (st != DAT_DTO_SUCCESS)
 		vt_fail("client %u: its receive: %s", k,
 			st < 0 ? "none" : vt_dto(st));
-	else if (!ru_same(rb.buf, RU_SSEED + k))
-		vt_fail("client %u: the server's 8 KiB differ", k);
+	else
+		vt_check("the server's 8 KiB", rb.buf, RU_LEN, RU_SSEED + k);
 	switch (ru_mode(k)) {
 	case RU_KILLED:
 		if (write(tell, "x", 1) != 1)
