@@ -20,7 +20,8 @@
  *   UNREACHABLE (CM response timeout)   TIMED_OUT
  *   CONNECT_ERROR                       BROKEN (ACCEPT_ERROR when passive)
  *   DISCONNECTED                        DISCONNECTED (BROKEN if our QP had
- *                                       already failed)
+ *                                       already failed); while accepting,
+ *                                       ESTABLISHED and then DISCONNECTED
  *   DEVICE_REMOVAL                      BROKEN
  *   our timer (DAT connect timeout)     TIMED_OUT
  * A passive connection that fails before ESTABLISHED reports ACCEPT_ERROR.
@@ -47,6 +48,7 @@ struct cma_up {
 	enum cma_up_kind kind;
 	struct dapl_ep *ep;
 	enum dapl_cm_event event;
+	int then_disconnected; /* DISCONNECTED follows event */
 	struct dapl_sp *sp;
 	struct dapl_tp_cr *conn;	    /* CMA_UP_REQUEST: the new request */
 	struct rdma_cm_id *destroy; /* an id to destroy first */
@@ -244,8 +246,20 @@ static void cma_cm_disconnected(struct dapl_tp_cr *conn, struct cma_up *up)
 	case CMA_CONN_DISCONNECTING:
 		break;
 	case CMA_CONN_ACCEPTING:
-		ev = DAPL_CM_ACCEPT_ERROR;
-		break;
+		/*
+		 * The peer's DREQ came before its RTU: the RTU was lost, or
+		 * the kernel's CM (a per-CPU workqueue, not an ordered one)
+		 * handled the DREQ first.  A peer sends a DREQ only from an
+		 * established connection, so it had our REP: the connection
+		 * was established, and the consumer hears so (dat_cr_accept(3DAT):
+		 * success is reported as DAT_CONNECTION_EVENT_ESTABLISHED),
+		 * then that it ended.  ACCEPT_COMPLETION_ERROR here would
+		 * contradict what the peer saw.
+		 */
+		rdma_disconnect(conn->id);
+		cma_final(conn, DAPL_CM_ESTABLISHED, up);
+		up->then_disconnected = 1;
+		return;
 	case CMA_CONN_CLOSED:
 		/* after an abrupt disconnect: just finish the handshake */
 		if (conn->id && !conn->local_disc)
@@ -410,6 +424,8 @@ static void cma_up_run(struct dapl_tp_ia *cia, struct cma_up *up)
 	case CMA_UP_EP:
 		dapl_cm_ep_event(up->ep, up->event, up->plen ? up->pdata : NULL,
 				 up->plen);
+		if (up->then_disconnected)
+			dapl_cm_ep_event(up->ep, DAPL_CM_DISCONNECTED, NULL, 0);
 		dapl_upcall_end(up->ep);
 		break;
 	case CMA_UP_REQUEST: {
@@ -434,6 +450,7 @@ static void cma_up_run(struct dapl_tp_ia *cia, struct cma_up *up)
 static void cma_up_clear(struct cma_up *up)
 {
 	up->kind = CMA_UP_NONE;
+	up->then_disconnected = 0;
 	up->destroy = NULL;
 	up->plen = 0;
 }

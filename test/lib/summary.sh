@@ -33,9 +33,22 @@ if [ -n "$secs" ]; then
 	       t[p] += $1; all += $1 }
 	     END { for (p in t) printf "  %6d  %s (part)\n", t[p], p
 	           printf "  %6d  all suites added up (make check runs the verbs part beside the others)\n", all }' "$dir/.time-table" | sort -k1,1nr
-	awk '{ printf "  %6d  %s\n", $1, $2 }' "$dir/.time-table"
+	# the suites: the 15 slowest here, all of them in time-table.txt
+	awk '{ printf "  %6d  %s\n", $1, $2 }' "$dir/.time-table" > "$dir/time-table.txt"
+	head -n 15 "$dir/time-table.txt"
+	echo "  (every suite: $dir/time-table.txt)"
 	rm -f "$dir/.time-table"
 fi
+# Last before the count, where a log's tail shows it: what each failed
+# test printed (its TAP diagnostics, at most 60 lines a test).
+for f in $files; do
+	grep -q '^not ok' "$f" || continue
+	echo "--- what the failed tests of $(basename "$f" .tap) printed:"
+	awk '/^not ok/ { on = 1; n = 0; print; next }
+	     /^(ok|not ok) / { on = 0 }
+	     on && /^#/ && n < 60 { print; n++ }
+	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$f"']"; n++ }' "$f"
+done
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $((pass + fail + skip)) -eq 0 ]; then
 	echo "no test results under $dir" >&2
