@@ -54,12 +54,14 @@ static int ofi_ring_init(struct ofi_ring *r, struct dapl_tp_ep *oep,
 	r->iov_per_op = iov > 0 ? (uint32_t)iov : 1;
 	r->op = calloc(r->size, sizeof(*r->op));
 	r->iov = calloc((size_t)r->size * r->iov_per_op, sizeof(*r->iov));
-	if (!r->op || !r->iov)
+	r->lkey = calloc((size_t)r->size * r->iov_per_op, sizeof(*r->lkey));
+	if (!r->op || !r->iov || !r->lkey)
 		return -1;
 	for (i = 0; i < r->size; i++) {
 		r->op[i].kind = OFI_CTX_OP;
 		r->op[i].ring = r;
 		r->op[i].iov = &r->iov[(size_t)i * r->iov_per_op];
+		r->op[i].lkey = &r->lkey[(size_t)i * r->iov_per_op];
 	}
 	dapl_list_init(&r->ready_link);
 	return 0;
@@ -69,8 +71,10 @@ static void ofi_ring_fini(struct ofi_ring *r)
 {
 	free(r->op);
 	free(r->iov);
+	free(r->lkey);
 	r->op = NULL;
 	r->iov = NULL;
+	r->lkey = NULL;
 }
 
 /* ocq locked (if any), then oep: the ring leaves the ready list and
@@ -429,6 +433,7 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 	for (i = 0; i < p->num_sge; i++) {
 		op->iov[i].iov_base = (void *)(uintptr_t)p->sge[i].addr;
 		op->iov[i].iov_len = p->sge[i].length;
+		op->lkey[i] = p->sge[i].lkey;
 	}
 	op->state = OFI_OP_HELD;
 	r->posted++;

@@ -159,6 +159,53 @@ DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr, struct dapl_lmr *orig)
 			      ofi_mr_ref);
 }
 
+/* oep->lock: does an op of the ring, posted and not yet complete, name
+ * lmr_context key? */
+static int ofi_ring_uses(const struct ofi_ring *r, uint32_t key)
+{
+	uint32_t seq, i;
+
+	for (seq = r->emitted; seq != r->posted; seq++) {
+		const struct ofi_op *op = &r->op[seq & (r->size - 1)];
+
+		if (op->state != OFI_OP_HELD && op->state != OFI_OP_ISSUED)
+			continue;
+		for (i = 0; i < op->num; i++)
+			if (op->lkey[i] == key && op->iov[i].iov_len)
+				return 1;
+	}
+	return 0;
+}
+
+/* oia->lock: is a DTO of one of the IA's EPs still using key's memory? */
+static int ofi_key_in_flight(struct dapl_tp_ia *oia, uint32_t key)
+{
+	struct dapl_list *l;
+	int used = 0;
+
+	for (l = oia->eps.next; !used && l != &oia->eps; l = l->next) {
+		struct dapl_tp_ep *oep =
+		    dapl_container_of(l, struct dapl_tp_ep, ia_link);
+
+		pthread_mutex_lock(&oep->lock);
+		used = ofi_ring_uses(&oep->sq, key) ||
+		       ofi_ring_uses(&oep->rq, key);
+		pthread_mutex_unlock(&oep->lock);
+	}
+	return used;
+}
+
+/*
+ * Most libfabric providers need no registration for local buffers (DTOs
+ * go out with desc NULL), so closing the registration would not stop a
+ * posted receive or read from writing into memory the consumer believes
+ * released.  The last registration of a key therefore stays while a DTO
+ * that names it is posted and not complete: DAT_INVALID_STATE, as for
+ * an LMR an RMR is bound to (dat_lmr_free(3DAT)); over verbs the DTO
+ * completes DAT_DTO_ERR_LOCAL_PROTECTION or flushed instead.  A
+ * consumer that frees an LMR while it posts a DTO naming it, from
+ * another thread, races with itself: the post may come after the check.
+ */
 DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
@@ -168,6 +215,13 @@ DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
 	if (!m)
 		return DAT_SUCCESS;
 	pthread_mutex_lock(&oia->lock);
+	if (m->refs == 1 && ofi_key_in_flight(oia, m->key)) {
+		pthread_mutex_unlock(&oia->lock);
+		dapl_dbg(DAPL_DBG_WARN, "ofi: dat_lmr_free: a posted DTO "
+					"still uses the LMR");
+		return DAPL_ERR(DAT_INVALID_STATE,
+				DAT_INVALID_STATE_LMR_IN_USE);
+	}
 	last = --m->refs == 0;
 	if (last)
 		dapl_list_del(&m->link);

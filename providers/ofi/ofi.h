@@ -343,6 +343,8 @@ struct ofi_op {
 	uint64_t remote_addr;		/* as the consumer gave it */
 	uint32_t rkey;			/* bind: the window's new key */
 	struct iovec *iov;		/* ring->iov_per_op entries */
+	uint32_t *lkey;			/* their lmr_contexts (mr.c: an LMR an
+					 * op still uses is not freed) */
 	uint64_t operand[2];		/* atomics: add or compare, swap */
 	struct dapl_tp_rmr *rmr;	/* bind: the window (a reference
 					 * while the op is HELD) */
@@ -366,6 +368,7 @@ struct ofi_ring {
 	struct dapl_tp_evd *ocq;	/* NULL: the EP has no EVD for it */
 	struct ofi_op *op;		/* size entries */
 	struct iovec *iov;
+	uint32_t *lkey;			/* beside iov */
 	uint32_t size, iov_per_op;
 	uint32_t emitted;		/* next seq to hand to udapl */
 	uint32_t issued;		/* next seq to issue (held ones follow) */

@@ -52,3 +52,13 @@ setup_file() { ofi_setup_file; }
 @test "$OFI_FABRIC: legacy consumer patterns (compat-dapl applications)" {
 	pair legacy
 }
+
+# test/verbs/vt_lmr_life.c: dat_lmr_free(3DAT) "does not deallocate the
+# memory region", and a DTO "that uses the destroyed LMR after the
+# dat_lmr_free() is completed shall fail and report a protection
+# violation": no byte lands in an LMR freed while a receive was posted;
+# dat_ep_post_recv(3DAT) names DAT_PRIVILEGES_VIOLATION for an LMR of
+# local_iov that "was either invalid"
+@test "$OFI_FABRIC: lmr-life: dat_lmr_free with a receive posted into the LMR: DAT_INVALID_STATE and the receive completes, or DAT_SUCCESS and the receive fails with the memory untouched; a receive naming the freed LMR is DAT_PRIVILEGES_VIOLATION" {
+	pair lmr-life
+}

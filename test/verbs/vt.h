@@ -228,5 +228,6 @@ extern const struct vt_test vt_srq_tests[];	/* srq.c */
 extern const struct vt_test vt_order_tests[];	/* vt_order.c */
 extern const struct vt_test vt_passive_tests[];	/* vt_passive.c */
 extern const struct vt_test vt_reuse_tests[];	/* vt_reuse.c */
+extern const struct vt_test vt_lmr_life_tests[]; /* vt_lmr_life.c */
 
 #endif /* VT_H */
