@@ -269,14 +269,16 @@ page(name="dat_get_handle_type", brief="find out what kind of DAT object a handl
 page(name="dat_cno_create", brief="create a consumer notification object",
      handle="ia_handle",
      params=[("ia_handle", "The IA."),
-             ("agent", "The wait proxy agent: a DAT_OS_WAIT_PROXY_AGENT of an instance pointer and a function called with it and the EVD handle when an attached EVD gets an event and no one waits on that EVD.  DAT_OS_WAIT_PROXY_AGENT_NULL for none."),
+             ("agent", "The wait proxy agent: a DAT_OS_WAIT_PROXY_AGENT of an instance pointer and a function called with it and the EVD handle when an attached, enabled EVD gets an event (a connection request, a connection or asynchronous event, a software event, a DTO completion) and no one waits on that EVD.  DAT_OS_WAIT_PROXY_AGENT_NULL for none."),
              ("cno_handle", "Out: the new CNO.")],
      desc="""A CNO is a single point a thread can block on for many EVDs: EVDs are
 attached to it with dat_evd_create() or dat_evd_modify_cno(), and
 dat_cno_wait() returns one of them once it has an event.""",
      errors=[OK, arg(3, "*cno_handle* is NULL."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "No memory, or no eventfd could be created.")],
-     notes="A CNO is an eventfd plus the list of attached EVDs; waiting is poll(2) on it and on the completion channels of the attached DTO EVDs.",
+     notes="""A CNO is an eventfd plus the list of attached EVDs; waiting is poll(2) on it and on the completion channels of the attached DTO EVDs.
+
+The agent runs on the IA's progress thread, with no lock of the library held and never inside another DAT call: it may call any DAT function, on the objects of the event or others, dat_ep_free() and dat_ia_close() included.  It is called when events came to an EVD since its last call for that EVD (several events may share one call); they stay queued until the consumer dequeues them.  The agent stays associated with the CNO after a call (the DAT 1.2 page says it is no longer associated; calling dat_cno_modify_agent() again, as a program written for that page does, is harmless).""",
      see=["dat_cno_wait", "dat_cno_free", "dat_cno_modify_agent", "dat_cno_query", "dat_evd_modify_cno"])
 
 page(name="dat_cno_modify_agent", brief="change the wait proxy agent of a CNO", handle="cno_handle",

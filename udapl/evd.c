@@ -371,6 +371,9 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 		pthread_mutex_lock(&ia->lock);
 		dapl_list_add_tail(&cno->evds, &evd->cno_link);
 		cno->use_count++;
+		dapl_lock(&evd->lock);
+		dapl_cno_agent_attach(evd);
+		dapl_unlock(&evd->lock);
 		pthread_mutex_unlock(&ia->lock);
 	}
 	*out = evd;
@@ -444,6 +447,7 @@ static void evd_cno_detach(struct dapl_evd *evd)
 
 	if (!cno)
 		return;
+	dapl_cno_agent_detach(evd);
 	dapl_list_del(&evd->cno_link);
 	cno->use_count--;
 	evd->cno = NULL;
@@ -471,6 +475,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 			dapl_list_add_tail(&cno->evds, &evd->cno_link);
 			cno->use_count++;
 			evd->cno = cno;
+			dapl_cno_agent_attach(evd);
 			/* It may already hold events. */
 			wake(cno->wake_fd);
 		}
@@ -575,6 +580,14 @@ static void evd_abort_waiters(struct dapl_evd *evd)
 
 void dapl_evd_quiesce(struct dapl_evd *evd)
 {
+	struct dapl_ia *ia = evd->obj.ia;
+
+	/* the engine's agent set must not hold the CQ fd it destroys */
+	pthread_mutex_lock(&ia->lock);
+	dapl_lock(&evd->lock);
+	dapl_cno_agent_detach(evd);
+	dapl_unlock(&evd->lock);
+	pthread_mutex_unlock(&ia->lock);
 	evd_abort_waiters(evd);
 	if (evd_has_cq(evd)) {
 		evd->obj.ia->ops->cq_destroy(evd);
@@ -624,11 +637,10 @@ DAT_RETURN dapl_evd_free(DAT_EVD_HANDLE evd_handle)
 
 /*
  * Queues ev, under evd->lock.  Wakes the waiter, or else notifies the CNO
- * (its agent is returned, to be called once the lock is dropped).
+ * (whose agent the engine calls, cno.c).
  * Returns -1 if the ring is full.
  */
-static int evd_enqueue(struct dapl_evd *evd, const DAT_EVENT *ev,
-		       DAT_OS_WAIT_PROXY_AGENT *agent)
+static int evd_enqueue(struct dapl_evd *evd, const DAT_EVENT *ev)
 {
 	if (evd->ring.count + evd->reserved >= evd->ring.size)
 		return -1;
@@ -636,15 +648,8 @@ static int evd_enqueue(struct dapl_evd *evd, const DAT_EVENT *ev,
 	if (evd->waiters)
 		wake(evd->wake_fd);
 	else if (evd->cno && (evd->state & DAT_EVD_STATE_ENABLED))
-		*agent = dapl_cno_notify(evd->cno);
+		dapl_cno_notify(evd->cno, evd);
 	return 0;
-}
-
-static void agent_call(const DAT_OS_WAIT_PROXY_AGENT *agent,
-		       struct dapl_evd *evd)
-{
-	if (agent->proxy_agent_func)
-		agent->proxy_agent_func(agent->instance_data, evd);
 }
 
 int dapl_evd_reserve(struct dapl_evd *evd)
@@ -672,7 +677,6 @@ void dapl_evd_unreserve(struct dapl_evd *evd)
 static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 		     int reserved)
 {
-	DAT_OS_WAIT_PROXY_AGENT agent = {NULL, NULL};
 	int overflow = 0;
 	DAT_EVENT ev = *event;
 
@@ -684,7 +688,7 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 		dapl_unlock(&evd->lock);
 		return;
 	}
-	if (evd_enqueue(evd, &ev, &agent)) {
+	if (evd_enqueue(evd, &ev)) {
 		overflow = 1;
 		/* Nowhere to report the async EVD's own overflow. */
 		if (evd->flags & DAT_EVD_ASYNC_FLAG) {
@@ -695,7 +699,6 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 		}
 	}
 	dapl_unlock(&evd->lock);
-	agent_call(&agent, evd);
 	if (overflow) {
 		dapl_dbg(DAPL_DBG_EVD, "evd %p overflow, event %#x dropped",
 			 (void *)evd, event->event_number);
@@ -745,7 +748,6 @@ void dapl_async_ia_error(struct dapl_ia *ia)
 
 DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 {
-	DAT_OS_WAIT_PROXY_AGENT agent = {NULL, NULL};
 	struct dapl_evd *evd = evd_handle;
 	DAT_EVENT ev;
 	int full;
@@ -761,11 +763,10 @@ DAT_RETURN dapl_evd_post_se(DAT_EVD_HANDLE evd_handle, const DAT_EVENT *event)
 	ev.evd_handle = evd;
 	dapl_lock(&evd->lock);
 	/* A full queue refuses the event; no overflow is reported. */
-	full = evd->closing || evd_enqueue(evd, &ev, &agent);
+	full = evd->closing || evd_enqueue(evd, &ev);
 	dapl_unlock(&evd->lock);
 	if (full)
 		return DAPL_ERR(DAT_QUEUE_FULL, DAT_NO_SUBTYPE);
-	agent_call(&agent, evd);
 	return DAT_SUCCESS;
 }
 
@@ -1108,6 +1109,9 @@ DAT_RETURN dapl_evd_wait(DAT_EVD_HANDLE evd_handle, DAT_TIMEOUT timeout,
 	evd->waiters = 0;
 	if (evd->closing)
 		dapl_cond_broadcast(&evd->cond);
+	/* the waiter took the notification the CNO's agent waits for */
+	else if (__atomic_load_n(&evd->agent_watched, __ATOMIC_RELAXED))
+		evd->obj.ia->ops->cq_arm(evd, 0);
 	dapl_unlock(&evd->lock);
 	return rc;
 }

@@ -164,6 +164,8 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	ia->prov_entry = entry;
 	ia->ops = &entry->ops;
 	ia->nolock = ia_nolock(entry);
+	ia->agent_epfd = -1;
+	ia->agent_kick = -1;
 	ia->opener = dapl_self_pid();
 	dapl_list_init(&ia->open_link);
 	if (dapl_progress_create(ia)) {
@@ -471,6 +473,7 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 	 */
 	if (ia->async_evd_owned)
 		dapl_evd_quiesce(async);
+	dapl_cno_agents_close(ia);
 	dapl_progress_stop(ia);
 	ia->ops->ia_close(ia);
 	dapl_progress_quiesce(ia);

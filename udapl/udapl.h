@@ -198,6 +198,10 @@ struct dapl_ia {
 	/* The process that opened it: dat_ia_close in a forked child
 	 * forgets an IA of its parent's, and closes one of its own. */
 	pid_t opener;
+	/* cno.c: the CNO proxy agents' epoll set (the attached EVDs' CQ
+	 * fds and agent_kick), watched by the engine; -1 until the IA's
+	 * first CNO.  Under ia->lock. */
+	int agent_epfd, agent_kick;
 };
 
 struct dapl_pz {
@@ -238,6 +242,10 @@ struct dapl_evd {
 	/* The transport's direct poll (transport.h), poll NULL if none:
 	 * a dequeue's single completion. */
 	struct dapl_cq_direct direct;
+	/* cno.c: an event came for the CNO's agent (atomic); the CQ fd is
+	 * in ia->agent_epfd (ia->lock) */
+	int agent_due;
+	int agent_watched;
 };
 
 struct dapl_cno {
@@ -250,6 +258,8 @@ struct dapl_cno {
 	pthread_cond_t cond;		/* with ia->lock: teardown waits */
 	int waiters;			/* in dat_cno_wait (ia->lock) */
 	int closing;
+	int ready;			/* created (ia->lock): the engine's
+					 * agent calls may look at it */
 };
 
 struct dapl_ep {
@@ -749,9 +759,15 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
  * the async EVD, which must outlive the progress engines. */
 void dapl_evd_quiesce(struct dapl_evd *evd);
 extern const DAT_BOOLEAN dapl_evd_merging[6][6];
-/* Called with the EVD's lock held: wakes cno_wait, returns the agent to
- * call once that lock is dropped. */
-DAT_OS_WAIT_PROXY_AGENT dapl_cno_notify(struct dapl_cno *cno);
+/* Called with the EVD's lock held: an event came to evd, attached to
+ * cno; wakes cno_wait and has the engine call the agent (cno.c). */
+void dapl_cno_notify(struct dapl_cno *cno, struct dapl_evd *evd);
+/* Under ia->lock and evd->lock: the EVD was attached to a CNO, or is
+ * leaving it (its CQ fd joins or leaves the agents' set). */
+void dapl_cno_agent_attach(struct dapl_evd *evd);
+void dapl_cno_agent_detach(struct dapl_evd *evd);
+/* dat_ia_close: the agents' set goes (after the CNOs). */
+void dapl_cno_agents_close(struct dapl_ia *ia);
 /* For dat_cno_wait, under evd->lock: true if the EVD holds an event,
  * else its CQ is left armed. */
 int dapl_evd_ready(struct dapl_evd *evd);

@@ -34,3 +34,16 @@ setup_file() { ofi_setup_file; }
 	local_test evd-sw local -i "$OFI_A"
 	grep -q 'DAPL_EVD_WAIT_SPIN_US=2000000: not 0..1000000, ignored' <<< "$output"
 }
+
+# test/verbs/vt_cno_agent.c: dat_cno_create(3DAT), the agent "is invoked
+# when the CNO is triggered"; a server whose CNO agent does all the work
+# from inside the call (dequeue, dat_ep_create, dat_cr_accept,
+# dat_ep_query, dat_ep_disconnect, dat_ep_free) while its main thread
+# calls nothing of DAT
+@test "$OFI_FABRIC: cno-agent: the agent is called for a connection request, connection events and a receive completion; inside it dat_ep_query, dat_cr_accept, dat_ep_disconnect and dat_ep_free work" {
+	pair cno-agent
+}
+
+@test "$OFI_FABRIC: cno-agent: dat_ia_close(ABRUPT) from inside the agent" {
+	pair cno-agent-close
+}

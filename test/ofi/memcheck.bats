@@ -28,3 +28,10 @@ setup_file() {
 @test "$OFI_FABRIC: valgrind: client and server close their IAs ABRUPT with connected EPs, LMRs, EVDs, CNO, PSP alive" {
 	vg_pair "$STRESS" abrupt
 }
+
+# dat_cno_create(3DAT): the agent "is invoked when the CNO is triggered";
+# the server's agent closes the IA from inside the call (cno-agent-close,
+# test/verbs/vt_cno_agent.c): nothing of the IA is touched after it
+@test "$OFI_FABRIC: valgrind: a CNO agent that closes its IA from inside the call (dat_ia_close ABRUPT), both sides clean" {
+	vg_pair "$VT" cno-agent-close
+}

@@ -45,3 +45,16 @@ setup_file() { verbs_setup_file; }
 	[ "$SRV_RC" -eq 0 ]
 	grep -q '^PASS$' "$SRV_OUT"
 }
+
+# test/verbs/vt_cno_agent.c: dat_cno_create(3DAT), the agent "is invoked
+# when the CNO is triggered"; a server whose CNO agent does all the work
+# from inside the call (dequeue, dat_ep_create, dat_cr_accept,
+# dat_ep_query, dat_ep_disconnect, dat_ep_free) while its main thread
+# calls nothing of DAT
+@test "cno-agent: the agent is called for a connection request, connection events and a receive completion; inside it dat_ep_query, dat_cr_accept, dat_ep_disconnect and dat_ep_free work" {
+	pair cno-agent
+}
+
+@test "cno-agent: dat_ia_close(ABRUPT) from inside the agent" {
+	pair cno-agent-close
+}
