@@ -866,8 +866,13 @@ the segments and issues a full memory barrier.""" % dirn,
 
 # ---------------------------------------------------------------- RMR
 RMR_NOTE = """libdaplcma.so.1 makes each RMR a verbs memory window (ibv_alloc_mw()):
-type 2 where the device advertises type 2A or 2B windows (soft-RoCE: 2B),
-else type 1; DAPL_CMA_MW_TYPE=1 asks for type 1 where the device has both.
+type 1 where the device has type 1 windows (soft-RoCE has 1 and 2B), else
+type 2; DAPL_CMA_MW_TYPE=2 asks for type 2 where the device has both.  A
+type 1 window belongs to the protection domain, as an RMR belongs to its PZ:
+its rmr_context serves every connection of an EP of that PZ and outlives the
+EP it was bound through; a type 2 window is tied to the QP it was bound
+through, so before that EP's QP is destroyed the provider replaces the window
+by a fresh, unbound one (the RMR stays, its context is revoked).
 A type 2 window is bound with an IBV_WR_BIND_MW work request and a new key
 (ibv_inc_rkey()); before it is bound again, or to unbind it, the provider
 first posts an IBV_WR_LOCAL_INV of its current key, because the device

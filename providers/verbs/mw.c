@@ -2,10 +2,16 @@
 /*
  * Memory windows (the RMR ops): ibv_alloc_mw, binds and invalidations.
  *
- * A window is type 2 where the device advertises type 2A or 2B windows
- * (rxe: 2B), else type 1; DAPL_CMA_MW_TYPE=1 asks for type 1 where the
- * device has both (the tests use it to cover that path).  The RMR's
- * transport part holds the struct ibv_mw.
+ * A window is type 1 where the device has type 1 windows, else type 2
+ * (type 2A or 2B); DAPL_CMA_MW_TYPE=2 asks for type 2 where the device
+ * has both (rxe has 1 and 2B; the tests use it to cover that path).  Why
+ * type 1 first: an RMR belongs to its PZ (dat_rmr_create(3DAT): the PZ
+ * restricts it "to authorized connections"), and a type 1 window is the
+ * PD's, open to every QP of it, while a type 2 window is tied to the QP
+ * it was bound through, so its context would not serve the PZ's other
+ * connections and would die with that QP's EP (dat_ep_free(3DAT) frees
+ * only the EP's own DTOs and binds).  The RMR's transport part holds the
+ * struct ibv_mw.
  *
  * Type 2: a bind is an IBV_WR_BIND_MW work request with the next key of
  * the window (ibv_inc_rkey); a bound window must be invalidated
@@ -52,13 +58,16 @@
 static enum ibv_mw_type verbs_mw_type(const struct dapl_tp_ia *cia)
 {
 	const char *e = secure_getenv("DAPL_CMA_MW_TYPE");
+	int has2 = !!(cia->dattr.device_cap_flags &
+		      (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+		       IBV_DEVICE_MEM_WINDOW_TYPE_2B));
+	int has1 = !!(cia->dattr.device_cap_flags & IBV_DEVICE_MEM_WINDOW);
 
+	if (e && e[0] == '2' && !e[1] && has2)
+		return IBV_MW_TYPE_2;
 	if (e && e[0] == '1' && !e[1])
 		return IBV_MW_TYPE_1;
-	if (cia->dattr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
-					   IBV_DEVICE_MEM_WINDOW_TYPE_2B))
-		return IBV_MW_TYPE_2;
-	return IBV_MW_TYPE_1;
+	return has1 || !has2 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2;
 }
 
 uint32_t verbs_mw_types(const struct dapl_tp_ia *cia)

@@ -34,8 +34,8 @@ setup_file() { verbs_setup_file; }
 	pair bindfail
 }
 
-@test "rmr: type 1 windows (DAPL_CMA_MW_TYPE=1): rebind and unbind" {
-	export DAPL_CMA_MW_TYPE=1
+@test "rmr: type 2 windows (DAPL_CMA_MW_TYPE=2): rebind and unbind" {
+	export DAPL_CMA_MW_TYPE=2
 	pair rebind
 	pair rw
 }
@@ -46,8 +46,8 @@ setup_file() { verbs_setup_file; }
 }
 
 # Issue 18: an RMR belongs to its PZ, not to the EP it was bound through.
-# rxe offers both window types (type 2B by default, type 1 with
-# DAPL_CMA_MW_TYPE=1); each runs the same sequence.  Every call of it is
+# rxe offers both window types (type 1 by default, type 2B with
+# DAPL_CMA_MW_TYPE=2); each runs the same sequence.  Every call of it is
 # bounded by a watchdog in dattest-rmr (10 s x TEST_TIMEOUT_SCALE): a
 # type 2 window bound through a freed EP once made ibv_destroy_qp wait
 # ~55 s (a kernel timeout), the kernel WARN in rxe's pool cleanup
@@ -64,12 +64,25 @@ lifetime_pair() {
 	[ "$(grep -c '^FAIL' "$SRV_OUT")" -eq 0 ]
 }
 
-@test "rmr-lifetime: type 2 window bound through EP A, A broken by a stale-context write and freed, the RMR rebound through a new EP B and written through; every call returns" {
+@test "rmr-lifetime: type 2 window (DAPL_CMA_MW_TYPE=2) bound through EP A, A broken by a stale-context write and freed, the RMR rebound through a new EP B and written through; every call returns" {
+	export DAPL_CMA_MW_TYPE=2
+	lifetime_pair
+}
+
+@test "rmr-lifetime: the same with the provider's default window type (type 1 on rxe)" {
 	unset DAPL_CMA_MW_TYPE
 	lifetime_pair
 }
 
-@test "rmr-lifetime: the same with a type 1 window (DAPL_CMA_MW_TYPE=1)" {
-	export DAPL_CMA_MW_TYPE=1
-	lifetime_pair
+# test/verbs/vt_rmr_pz.c (issue 32 item 1): dat_rmr_create(3DAT), the PZ
+# lets "the Consumer ... restrict access to the memory region associated
+# with the RMR to authorized connections": a window bound through EP 1
+# keeps its context after EP 1 is freed, serves a connection through
+# another EP of its PZ, and not one through an EP of another PZ.  With
+# the provider's default window type (type 1 on rxe).  Not over
+# libfabric: the emulation answers a window's key only on the connection
+# it was bound through (README, DAPL_RMR_EMULATION).
+@test "rmr-pz: a window bound through EP 1, EP 1 freed: its context serves EP 2 of the same PZ (write, read back), and an EP of another PZ gets DAT_DTO_ERR_REMOTE_ACCESS and BROKEN" {
+	unset DAPL_CMA_MW_TYPE
+	VT="$TOP/build/test/verbs/dattest-verbs" pair rmr-pz
 }
