@@ -41,13 +41,16 @@ if [ -n "$secs" ]; then
 fi
 # Last before the count, where a log's tail shows it: what each failed
 # test printed (its TAP diagnostics, at most 60 lines a test).
+# run-suite.sh keeps bats' diagnostics in NAME.log beside NAME.tap.
 for f in $files; do
 	grep -q '^not ok' "$f" || continue
+	out=${f%.tap}.log
+	[ -f "$out" ] || out=$f
 	echo "--- what the failed tests of $(basename "$f" .tap) printed:"
 	awk '/^not ok/ { on = 1; n = 0; print; next }
 	     /^(ok|not ok) / { on = 0 }
 	     on && /^#/ && n < 60 { print; n++ }
-	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$f"']"; n++ }' "$f"
+	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$out"']"; n++ }' "$out"
 done
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $((pass + fail + skip)) -eq 0 ]; then

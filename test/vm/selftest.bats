@@ -146,8 +146,17 @@ wait_server() {
     [ "$SRV_RC" -eq 0 ]
     grep -q 'Atomic FETCH_AND_ADD Latency Test' <<< "$output"
     grep -Eq '^ *#bytes +#iterations +t_min\[usec\]' <<< "$output"
-    # the result row: 8-byte atomics, all iterations, numeric latencies
-    grep -Eq "^ *8 +$iters +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+" <<< "$output"
+    # the result row: 8-byte atomics, all iterations, numeric latencies;
+    # perftest turns cycles into microseconds with a clock rate it
+    # measures first, and on a loaded emulated guest that measurement
+    # can fail ("Correlation coefficient r^2: 0.86 < 0.9", seen in a
+    # make check beside two other guests): then every latency is inf,
+    # and the row still says the 500 atomics completed
+    if grep -q '^Correlation coefficient r^2: .* < 0\.9' <<< "$output"; then
+        grep -Eq "^ *8 +$iters +inf +inf" <<< "$output"
+    else
+        grep -Eq "^ *8 +$iters +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+" <<< "$output"
+    fi
 }
 
 # issue 40: the guest shares this machine's root, so the verbs suites run
