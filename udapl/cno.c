@@ -525,6 +525,7 @@ void dapl_cno_teardown(struct dapl_cno *cno)
 		    dapl_container_of(pos, struct dapl_evd, cno_link);
 
 		dapl_lock(&evd->lock);
+		dapl_cno_agent_detach(evd);
 		dapl_list_del(&evd->cno_link);
 		evd->cno = NULL;
 		dapl_unlock(&evd->lock);
