@@ -887,16 +887,17 @@ once (a fresh key of the IA, never reused while it is open); the bind waits
 until every earlier request of the EP completed (the DAT fence), then
 registers the window's range of the LMR's memory under that key with the
 window's remote privileges (fi_mr_reg()) and deregisters the previous key;
-the bind completion comes on the request EVD in posting order.  A rebind,
-an unbind and dat_rmr_free() tell the peer of the window's connection to
-forget the old key and complete (or return) once it confirmed, so the peer's
+the bind completion comes on the request EVD in posting order.  The key
+serves every connection of an EP of the window's PZ, and outlives the EP it
+was bound through; a connection of another PZ's EP is refused it.  A
+rebind, an unbind and dat_rmr_free() tell every peer that was given the old
+key to forget it and complete (or return) once they confirmed, so a peer's
 next RDMA with it fails with DAT_DTO_ERR_REMOTE_ACCESS and breaks the
 connection, as on verbs.  What the emulation does not give (dat_ia_query(3)
 reports it as the provider-specific attribute DAPL_RMR_EMULATION): an RDMA
 the target already accepted when the window is revoked still completes,
-where hardware revokes a window at once; a window's key serves only the
-connection of the EP it was bound on; and libfabric cannot refuse a bind of
-memory the process may not write (nothing is pinned over TCP), so such a
+where hardware revokes a window at once; and libfabric cannot refuse a bind
+of memory the process may not write (nothing is pinned over TCP), so such a
 bind completes successfully."""
 RMR_BAD = bad("DAT_INVALID_HANDLE_RMR", "The provider: not a live RMR (never created, freed, or another type).")
 page(name="dat_rmr_create", brief="create a remote memory region (memory window)", handle="pz_handle",

@@ -865,9 +865,12 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		struct dapl_tp_lmr *mr =
 		    dapl_container_of(pos, struct dapl_tp_lmr, link);
 
-		/* a window's key: only to the peer it was bound for */
+		/* a window's key: only to connections of its PZ's EPs
+		 * (dat_rmr_create(3DAT)), remembered, to be revoked */
 		if (mr->key == m->key && mr->remote &&
-		    (!mr->conn_id || mr->conn_id == c->id)) {
+		    (!mr->pz ||
+		     (c->ep && dapl_ep_pz(c->ep) == mr->pz &&
+		      !ofi_mw_told(mr, c->id)))) {
 			r.status = 0;
 			r.base = mr->base;
 			r.len = mr->len;

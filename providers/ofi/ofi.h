@@ -351,9 +351,9 @@ struct ofi_op {
 	uint64_t mw_len;		/* bind: remote_addr, mw_len */
 	uint32_t mw_priv;		/* bind: DAT remote privileges */
 	uint8_t mw_flush;		/* bind: only to be flushed */
-	uint32_t mw_wait_key;		/* bind: the revoked key the peer must
-					 * confirm before it completes */
-	uint64_t mw_wait_conn;		/* ... on this connection, 0: none */
+	uint8_t mw_ran;			/* bind: registered; it completes once
+					 * the window's peers confirmed the
+					 * revocation (rmr.c) */
 };
 
 enum ofi_op_state {
@@ -463,8 +463,12 @@ struct dapl_tp_lmr {
 					 * (FI_MR_PROV_KEY: verbs) */
 	int remote;			/* registered for remote access */
 	uint32_t perm;			/* OFI_PERM_* (remote) */
-	uint64_t conn_id;		/* a window's: the only connection whose
-					 * peer learns its key; 0: any */
+	struct dapl_pz *pz;		/* a window's PZ: its key is told only
+					 * to connections of EPs of that PZ
+					 * (cm.c KEYQ); NULL: an LMR's, any */
+	uint64_t *told;			/* a window's: the connections told its
+					 * key, to be told to forget it */
+	uint32_t ntold, maxtold;
 	uint64_t base, len;
 	struct dapl_list link;		/* oia->mrs */
 };
@@ -478,11 +482,23 @@ struct dapl_tp_lmr {
 	"deregister the old key, but an RDMA the target already accepted "    \
 	"still completes (no revocation in flight)"
 
+/* A revocation a peer has not confirmed yet (KEYX sent, KEYXA awaited). */
+struct ofi_keyx_wait {
+	uint64_t conn;
+	uint32_t key;
+};
+
 struct dapl_tp_rmr {
 	struct dapl_tp_ia *oia;
+	struct dapl_pz *pz;		/* the RMR's */
 	struct dapl_tp_lmr *cur;	/* the binding's registration (oia->lock) */
 	int refs;			/* the RMR's, and each HELD bind's */
 	int freed;			/* dat_rmr_free ran (oia->lock) */
+	/* the peers told to forget its keys that have not said so yet: a
+	 * bind completes, and dat_rmr_free returns, once none is left
+	 * (oia->lock) */
+	struct ofi_keyx_wait *wait;
+	uint32_t nwait, maxwait;
 };
 
 /* ---- functions -------------------------------------------------------------- */
@@ -702,6 +718,9 @@ void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* rmr.c */
 DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
 void ofi_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
+/* oia->lock held: connection conn was told window m's key (cm.c KEYQ);
+ * -1 if it cannot be remembered (then it must not be told) */
+int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn) DAPL_HIDDEN;
 /* post_send of DAPL_OP_BIND_MW: fills op (a reference on the window) */
 DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
 		       const struct dapl_post *p) DAPL_HIDDEN;

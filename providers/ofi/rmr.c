@@ -17,23 +17,28 @@
  *     any request: DAT_RMR_BIND_COMPLETION_EVENT on the request EVD.
  *     udapl marks the next request posted after a bind with a fence, so
  *     nothing posted later starts before the bind ran.
+ *   - A peer learns a key by asking (cm.c KEYQ/KEYR).  A window's key is
+ *     told only to connections of EPs of the window's PZ
+ *     (dat_rmr_create(3DAT): the PZ restricts the RMR "to authorized
+ *     connections"), whichever EP it was bound through and whether that
+ *     EP still exists; the window's registration remembers each
+ *     connection told (told[]).
  *   - An unbind (length 0), a rebind and dat_rmr_free close the previous
- *     registration and tell the peer of the window's connection to forget
- *     the key (KEYX); the bind completes, and dat_rmr_free returns, once
- *     the peer confirmed (KEYXA) or its connection ended.  From then on the
- *     peer's RDMA with the old key fails before anything is sent:
- *     DAT_DTO_ERR_REMOTE_ACCESS, and the connection breaks (rxm's target
- *     drops an RDMA with an unknown key and its initiator sees success,
- *     so the target's deregistration alone would not show).  An initiator
- *     that never learnt the key asks for it, hears "none" and fails the
- *     same way.  A window's key is told only to the peer of the EP it was
- *     bound on (cm.c answers no one else), so only that peer can hold it.
+ *     registration and tell every connection told its key to forget it
+ *     (KEYX); the bind completes, and dat_rmr_free returns, once each
+ *     peer confirmed (KEYXA) or its connection ended (w->wait).  From
+ *     then on a peer's RDMA with the old key fails before anything is
+ *     sent: DAT_DTO_ERR_REMOTE_ACCESS, and the connection breaks (rxm's
+ *     target drops an RDMA with an unknown key and its initiator sees
+ *     success, so the target's deregistration alone would not show).  An
+ *     initiator that never learnt the key asks for it, hears "none" and
+ *     fails the same way.
  *
  * What the emulation does not give (dat_ia_query reports it as the
  * provider attribute DAPL_RMR_EMULATION, and dat_rmr_bind(3)): an RDMA
  * already accepted by the target's libfabric when the window is revoked
  * completes; hardware revokes a window at once, in the middle of an
- * operation.  A window's key serves only the connection of its EP, and a bind
+ * operation.  A bind
  * that libfabric refuses (no memory there) completes with
  * DAT_RMR_OPERATION_FAILED and breaks the connection, as on verbs, but a
  * range the process may not write is not refused (registration pins
@@ -62,6 +67,7 @@ DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	w->oia = ofi_ia_of(rmr);
+	w->pz = dapl_rmr_pz(rmr);
 	w->refs = 1;
 	dapl_rmr_set_tp(rmr, w);
 	/* a rebind replaces the binding itself (type 1 windows) */
@@ -71,56 +77,106 @@ DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 
 static void ofi_mw_put(struct dapl_tp_rmr *w)
 {
-	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(w->wait);
 		free(w);
+	}
+}
+
+/* oia->lock held: conn was told the window's key (cm.c, KEYR); 0, or -1
+ * if there is no memory to remember it (the key is then not told). */
+int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->ntold; i++)
+		if (m->told[i] == conn)
+			return 0;
+	if (m->ntold == m->maxtold) {
+		uint32_t n = m->maxtold ? 2 * m->maxtold : 4;
+		uint64_t *t = realloc(m->told, n * sizeof(*t));
+
+		if (!t)
+			return -1;
+		m->told = t;
+		m->maxtold = n;
+	}
+	m->told[m->ntold++] = conn;
+	return 0;
 }
 
 /*
- * oia->lock held: the window's registration goes, and the peer that may
- * know its key is told to forget it (KEYX).  rxm's target drops an RDMA
- * with an unknown key and its initiator sees success, so the revocation
- * is the peer's: its cached key turns bad and its next RDMA with it fails
- * as DAT_DTO_ERR_REMOTE_ACCESS before anything is sent.  *conn is the
- * connection whose confirmation (KEYXA) is to be awaited, 0 if none.
+ * oia->lock held: the window's registration goes, and every peer that
+ * was told its key is told to forget it (KEYX); their confirmations
+ * (KEYXA) are awaited in w->wait.  rxm's target drops an RDMA with an
+ * unknown key and its initiator sees success, so the revocation is the
+ * peers': a cached key turns bad and the next RDMA with it fails as
+ * DAT_DTO_ERR_REMOTE_ACCESS before anything is sent.
  */
-static void ofi_mw_revoke(struct dapl_tp_rmr *w, uint64_t *conn,
-			  uint32_t *key)
+static void ofi_mw_revoke(struct dapl_tp_rmr *w)
 {
 	struct dapl_tp_lmr *m = w->cur;
+	uint32_t i;
 
-	*conn = 0;
 	if (!m)
 		return;
 	w->cur = NULL;
 	dapl_list_del(&m->link);
 	fi_close(&m->mr->fid);
-	if (m->conn_id && ofi_keyx_send(w->oia, m->conn_id, m->key)) {
-		*conn = m->conn_id;
-		*key = m->key;
+	for (i = 0; i < m->ntold; i++) {
+		if (!ofi_keyx_send(w->oia, m->told[i], m->key))
+			continue;
+		if (w->nwait == w->maxwait) {
+			uint32_t n = w->maxwait ? 2 * w->maxwait : 4;
+			struct ofi_keyx_wait *t =
+			    realloc(w->wait, n * sizeof(*t));
+
+			if (!t) /* that peer's cached key stays usable */
+				break;
+			w->wait = t;
+			w->maxwait = n;
+		}
+		w->wait[w->nwait].conn = m->told[i];
+		w->wait[w->nwait].key = m->key;
+		w->nwait++;
 	}
+	free(m->told);
 	free(m);
+}
+
+/* oia->lock held: revocations not confirmed yet (those confirmed, or
+ * whose connection ended, are forgotten) */
+static uint32_t ofi_mw_waiting(struct dapl_tp_rmr *w)
+{
+	uint32_t i = 0;
+
+	while (i < w->nwait) {
+		if (ofi_keyx_done(w->oia, w->wait[i].conn, w->wait[i].key))
+			w->wait[i] = w->wait[--w->nwait];
+		else
+			i++;
+	}
+	return w->nwait;
 }
 
 void ofi_mw_free(struct dapl_rmr *rmr)
 {
 	struct dapl_tp_rmr *w = dapl_rmr_tp(rmr);
 	struct dapl_tp_ia *oia;
-	uint64_t conn, until;
-	uint32_t key = 0;
+	uint64_t until;
 
 	if (!w)
 		return;
 	oia = w->oia;
 	pthread_mutex_lock(&oia->lock);
 	w->freed = 1;
-	ofi_mw_revoke(w, &conn, &key);
+	ofi_mw_revoke(w);
 	/* dat_rmr_free returns once the peer forgot the key (or its
 	 * connection ended, or the keepalive's bound passed): it drives the
 	 * control endpoint itself, since it may run on the engine's thread
 	 * (a CNO agent) */
 	until = dapl_now_ns() + oia->ka_timeout_ns;
-	while (conn && !ofi_keyx_done(oia, conn, key) &&
-	       dapl_now_ns() < until) {
+	while (ofi_mw_waiting(w) && dapl_now_ns() < until) {
 		pthread_mutex_unlock(&oia->lock);
 		usleep(50);
 		pthread_mutex_lock(&oia->lock);
@@ -146,7 +202,7 @@ DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
 	op->mw_len = m->length;
 	op->mw_priv = (uint32_t)m->priv;
 	op->mw_flush = (uint8_t)!!m->flush;
-	op->mw_wait_conn = 0;
+	op->mw_ran = 0;
 	op->rkey = m->length && !m->flush ? ofi_key_next(oep->oia) : 0;
 	m->context = op->rkey;
 	return DAT_SUCCESS;
@@ -162,7 +218,6 @@ void ofi_mw_unhold(struct ofi_op *op)
 
 /* oia->lock held: the bind's registration; its DAT status. */
 static DAT_DTO_COMPLETION_STATUS ofi_mw_bind(struct dapl_tp_ia *oia,
-					     struct dapl_tp_ep *oep,
 					     struct ofi_op *op)
 {
 	struct dapl_tp_rmr *w = op->rmr;
@@ -191,8 +246,7 @@ static DAT_DTO_COMPLETION_STATUS ofi_mw_bind(struct dapl_tp_ia *oia,
 			dapl_dbg(DAPL_DBG_ERR, "ofi: window bind: %s",
 				 fi_strerror(-rc));
 			free(m);
-			ofi_mw_revoke(w, &op->mw_wait_conn,
-				      &op->mw_wait_key);
+			ofi_mw_revoke(w);
 			return DAT_RMR_OPERATION_FAILED;
 		}
 		m->refs = 1;
@@ -207,9 +261,9 @@ static DAT_DTO_COMPLETION_STATUS ofi_mw_bind(struct dapl_tp_ia *oia,
 			       : 0);
 		m->base = op->remote_addr;
 		m->len = op->mw_len;
-		m->conn_id = oep->conn ? oep->conn->id : 0;
+		m->pz = w->pz;
 	}
-	ofi_mw_revoke(w, &op->mw_wait_conn, &op->mw_wait_key);
+	ofi_mw_revoke(w);
 	if (m) {
 		dapl_list_add_tail(&oia->mrs, &m->link);
 		w->cur = m;
@@ -228,13 +282,14 @@ int ofi_mw_run(struct dapl_tp_ep *oep)
 	op = &r->op[r->issued & (r->size - 1)];
 	if (op->state != OFI_OP_HELD || op->op != DAPL_OP_BIND_MW)
 		return 0;
-	if (!op->mw_wait_conn)
+	if (!op->mw_ran) {
 		op->status = op->mw_flush ? DAT_DTO_ERR_FLUSHED
-					  : ofi_mw_bind(oep->oia, oep, op);
-	/* the bind completes once the peer forgot the old key: what the
+					  : ofi_mw_bind(oep->oia, op);
+		op->mw_ran = 1;
+	}
+	/* the bind completes once the peers forgot the old key: what the
 	 * consumer posts after it (fenced) reaches a peer that fails it */
-	if (op->mw_wait_conn &&
-	    !ofi_keyx_done(oep->oia, op->mw_wait_conn, op->mw_wait_key)) {
+	if (op->rmr && ofi_mw_waiting(op->rmr)) {
 		ofi_ep_want(oep, OFI_WORK_BIND); /* again next round */
 		return 0;
 	}

@@ -62,3 +62,10 @@ vg_absent() {
 	grep -q '^PASS$' <<< "$output"
 	[ "$(grep -c '^==[0-9]*==' <<< "$output")" -eq 0 ]
 }
+
+# rmr-pz (test/verbs/vt_rmr_pz.c): a window's key told to several
+# connections of its PZ and revoked on all of them (rmr.c's told[] and
+# wait lists)
+@test "$OFI_FABRIC: valgrind: a window's key on two connections of its PZ, revoked on both by a rebind, refused to another PZ's; both sides clean" {
+	vg_pair "$TOP/build/test/verbs/dattest-verbs" rmr-pz
+}

@@ -49,3 +49,12 @@ setup_file() { ofi_setup_file; }
 	pair fence
 	grep -q 'fence: 1000 of 1000 rounds without a failure; DAPL_RMR_FENCES 1000' "$SRV_OUT"
 }
+
+# test/verbs/vt_rmr_pz.c (issue 32 item 1): dat_rmr_create(3DAT), the PZ
+# lets "the Consumer ... restrict access to the memory region associated
+# with the RMR to authorized connections": the emulated window's key is
+# told to every connection of an EP of its PZ, outlives the EP it was
+# bound through, and is refused to a connection of another PZ's EP
+@test "$OFI_FABRIC: rmr-pz: a window bound through EP 1, EP 1 freed: its context serves EPs 2 and 2b of the same PZ (write, read back); a rebind revokes it on both (REMOTE_ACCESS, BROKEN); an EP of another PZ gets DAT_DTO_ERR_REMOTE_ACCESS and BROKEN" {
+	VT="$TOP/build/test/verbs/dattest-verbs" pair rmr-pz
+}

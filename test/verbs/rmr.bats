@@ -82,7 +82,7 @@ lifetime_pair() {
 # the provider's default window type (type 1 on rxe).  Not over
 # libfabric: the emulation answers a window's key only on the connection
 # it was bound through (README, DAPL_RMR_EMULATION).
-@test "rmr-pz: a window bound through EP 1, EP 1 freed: its context serves EP 2 of the same PZ (write, read back), and an EP of another PZ gets DAT_DTO_ERR_REMOTE_ACCESS and BROKEN" {
+@test "rmr-pz: a window bound through EP 1, EP 1 freed: its context serves EPs 2 and 2b of the same PZ (write, read back); a rebind revokes it on both (REMOTE_ACCESS, BROKEN); an EP of another PZ gets DAT_DTO_ERR_REMOTE_ACCESS and BROKEN" {
 	unset DAPL_CMA_MW_TYPE
 	VT="$TOP/build/test/verbs/dattest-verbs" pair rmr-pz
 }

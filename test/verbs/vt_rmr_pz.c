@@ -13,15 +13,19 @@
  * cannot (DAT_DTO_ERR_REMOTE_ACCESS, and the connection breaks).
  *
  * The server (the owner) binds a window of its LMR through EP 1, the
- * client writes through it, then the server frees EP 1; the client
- * connects again (EP 2, the same PZ) and writes and reads through the
- * same context; then it connects a third time, to an EP of a second PZ
- * of the server, and its write through the context fails.  The window's
+ * client writes through it, then the server frees EP 1.  The client
+ * connects again twice (EPs 2 and 2b, the same PZ, both open) and
+ * writes and reads through the same context on each.  The server then
+ * binds the window again (through EP 2): the old context must fail on
+ * both connections that used it (REMOTE_ACCESS, BROKEN), since both
+ * peers had it.  Last the client connects to an EP of a second PZ of the
+ * server, and its write through the new context fails.  The window's
  * bytes are checked at the server after each step, and the bytes around
  * it never change.  Each connection's messages go over the control
- * messages of vt_util.c, except the third one's: an EP of the second PZ
+ * messages of vt_util.c, except the last one's: an EP of the second PZ
  * cannot receive into the control area, an LMR of the first.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +108,8 @@ static void rp_sentinels(const unsigned char *buf)
 
 static int rmr_pz_server(const struct vt_opts *o)
 {
-	DAT_RMR_CONTEXT ctx = 0;
+	DAT_RMR_CONTEXT ctx = 0, ctx2 = 0;
+	DAT_EP_HANDLE ep2b;
 	DAT_RMR_COOKIE ck;
 	DAT_LMR_TRIPLET t;
 	DAT_PZ_HANDLE pz2;
@@ -149,15 +154,37 @@ static int rmr_pz_server(const struct vt_opts *o)
 			      p.lmr_triplet.segment_length, RP_WIN);
 	}
 
-	/* EP 2, the same PZ: the same context serves it */
+	/* EPs 2 and 2b, the same PZ: the same context serves both */
 	ep = rp_accept(&v, v.pz);
 	rp_window_msg(&m, mem.buf + RP_OFF, ctx);
 	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	ep2b = rp_accept(&v, v.pz);
+	vt_ctl_send(&v, ep2b, &m, DAT_COMPLETION_DEFAULT_FLAG);
 	vt_ctl_recv(&v, ep, &m, "written2", 0);
-	vt_check("the window after connection 2's write (EP 1 freed)",
+	vt_check("the window after connections 2 and 2b wrote (EP 1 freed)",
 		 mem.buf + RP_OFF, RP_WIN, 12);
-	rp_wait_end(&v, "connection 2 ends (the client disconnects)");
+
+	/* a rebind revokes the old context on both */
+	ck.as_64 = 2;
+	vt_must("dat_rmr_bind again (through EP 2)",
+		dat_rmr_bind(rmr, &t, RP_PRIV_REMOTE, ep, ck,
+			     DAT_COMPLETION_DEFAULT_FLAG, &ctx2));
+	vt_expect_event("the rebind's completion", v.req_evd,
+			DAT_RMR_BIND_COMPLETION_EVENT, &ev);
+	vt_expect_true("the rebind gave a new context", ctx2 != ctx);
+	vt_msg_init(&m, "rebound");
+	m.addr = (uintptr_t)(mem.buf + RP_OFF);
+	m.len = RP_WIN;
+	m.rmr_context = ctx2;
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	rp_wait_end(&v, "a connection ends (its write through the old "
+			"context fails)");
+	rp_wait_end(&v, "the other connection ends (its write through the "
+			"old context fails)");
 	rp_ep_gone(&v, ep);
+	rp_ep_gone(&v, ep2b);
+	vt_check("the window after the writes through the old context",
+		 mem.buf + RP_OFF, RP_WIN, 12);
 
 	/* EP 3, another PZ: the context does not serve it */
 	ep = rp_accept(&v, pz2);
@@ -200,11 +227,32 @@ static DAT_DTO_COMPLETION_STATUS rp_rdma(struct vt *v, DAT_EP_HANDLE ep,
 	return ev.event_data.dto_completion_event_data.status;
 }
 
+/* A write through a context that must not serve this connection:
+ * DAT_DTO_ERR_REMOTE_ACCESS, and the connection is BROKEN. */
+static void rp_dead(struct vt *v, DAT_EP_HANDLE ep, struct vt_mem *l,
+		    const struct vt_msg *w, uint64_t cookie, const char *conn)
+{
+	char what[96];
+	DAT_EVENT ev;
+
+	snprintf(what, sizeof(what), "RDMA write on %s: REMOTE_ACCESS", conn);
+	vt_expect_u64(what, rp_rdma(v, ep, l, w, 0, cookie),
+		      DAT_DTO_ERR_REMOTE_ACCESS);
+	/* the connection events come in order: this EP's only one */
+	snprintf(what, sizeof(what), "%s after the failed write", conn);
+	if (vt_wait(v->conn_evd, vt_secs(30), &ev) != DAT_SUCCESS)
+		vt_fail("%s: no connection event", what);
+	else if (vt_expect_u64(what, ev.event_number,
+			       DAT_CONNECTION_EVENT_BROKEN))
+		vt_expect_ptr("the BROKEN event's EP",
+			      ev.event_data.connect_event_data.ep_handle, ep);
+}
+
 static int rmr_pz_client(const struct vt_opts *o)
 {
 	struct vt_mem l;
-	struct vt_msg w, m;
-	DAT_EP_HANDLE ep;
+	struct vt_msg w, w2, m;
+	DAT_EP_HANDLE ep, ep2b;
 	DAT_EVENT ev;
 	struct vt v;
 
@@ -226,7 +274,8 @@ static int rmr_pz_client(const struct vt_opts *o)
 	while (dat_evd_dequeue(v.rcv_evd, &ev) == DAT_SUCCESS)
 		;
 
-	/* connection 2: another EP of the server's PZ, the same context */
+	/* connections 2 and 2b: other EPs of the server's PZ, the same
+	 * context, both open */
 	ep = vt_client_one(&v, o, NULL, RP_RECVS);
 	vt_ctl_recv(&v, ep, &m, "win", 0);
 	vt_expect_u64("the context offered again", m.rmr_context,
@@ -238,25 +287,30 @@ static int rmr_pz_client(const struct vt_opts *o)
 	vt_expect_u64("RDMA read on connection 2",
 		      rp_rdma(&v, ep, &l, &w, 1, 3), DAT_DTO_SUCCESS);
 	vt_check("read back on connection 2", l.buf, RP_WIN, 12);
+	ep2b = vt_client_one(&v, o, NULL, RP_RECVS);
+	vt_ctl_recv(&v, ep2b, &m, "win", 0);
+	vt_fill(l.buf, RP_WIN, 12);
+	vt_expect_u64("RDMA write on connection 2b",
+		      rp_rdma(&v, ep2b, &l, &w, 0, 4), DAT_DTO_SUCCESS);
 	vt_msg_init(&m, "written2");
 	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
-	vt_disconnect(&v, ep);
+
+	/* the server bound the window again: the old context fails on
+	 * both */
+	vt_ctl_recv(&v, ep, &w2, "rebound", 0);
+	vt_fill(l.buf, RP_WIN, 14);
+	rp_dead(&v, ep, &l, &w, 5, "connection 2");
+	rp_dead(&v, ep2b, &l, &w, 6, "connection 2b");
 	vt_ep_free(ep);
+	vt_ep_free(ep2b);
 	while (dat_evd_dequeue(v.rcv_evd, &ev) == DAT_SUCCESS)
 		;
 
-	/* connection 3: an EP of another PZ of the server */
+	/* connection 3: an EP of another PZ of the server, the window's
+	 * current context */
 	ep = vt_client_one(&v, o, NULL, 0);
 	vt_fill(l.buf, RP_WIN, 13);
-	vt_expect_u64("RDMA write on connection 3 (another PZ)",
-		      rp_rdma(&v, ep, &l, &w, 0, 4),
-		      DAT_DTO_ERR_REMOTE_ACCESS);
-	if (vt_wait(v.conn_evd, vt_secs(30), &ev) != DAT_SUCCESS)
-		vt_fail("connection 3: no connection event after the failed "
-			"write");
-	else
-		vt_expect_u64("connection 3 after the failed write: BROKEN",
-			      ev.event_number, DAT_CONNECTION_EVENT_BROKEN);
+	rp_dead(&v, ep, &l, &w2, 7, "connection 3 (another PZ)");
 	vt_ep_free(ep);
 	vt_mem_free(&l);
 	vt_close(&v);
