@@ -846,7 +846,7 @@ page(name="dat_lmr_query", brief="query a local memory region", handle="lmr_hand
 
 page(name="dat_lmr_free", brief="deregister a local memory region", handle="lmr_handle",
      params=[("lmr_handle", "The LMR.")],
-     desc="dat_lmr_free() deregisters the memory; no byte lands in it after a successful return.  DTOs posted and not yet complete that use it: over verbs (libdaplcma) they complete with an error status (a protection error, or flushed), the memory untouched; over libfabric (libdaplofi), whose providers mostly need no registration of local buffers, the LMR is in use until they complete (DAT_INVALID_STATE).  New posts referring to its lmr_context get DAT_PRIVILEGES_VIOLATION.",
+     desc="dat_lmr_free() deregisters the memory; no byte lands in it after a successful return.  DTOs posted and not yet complete that use it: over verbs (libdaplcma) the device decides, it either refuses the deregistration (DAT_INVALID_STATE) or lets it go and completes those DTOs with an error status (a protection error, or flushed), the memory untouched; over libfabric (libdaplofi), whose providers mostly need no registration of local buffers, the LMR is in use until they complete (DAT_INVALID_STATE).  New posts referring to its lmr_context get DAT_PRIVILEGES_VIOLATION.",
      errors=[OK, bad("DAT_INVALID_HANDLE_LMR", "The provider: not a live LMR."),
              ("DAT_INVALID_STATE", "DAT_INVALID_STATE_LMR_IN_USE", "Another LMR shares its registration (DAT_MEM_TYPE_LMR) or an RMR is bound to it; libdaplcma also when the device reports it busy; libdaplofi also while a DTO posted and not yet complete names it."),
              ("DAT_INTERNAL_ERROR", "DAT_NO_SUBTYPE", "libdaplcma: ibv_dereg_mr() failed otherwise.")],
