@@ -343,6 +343,16 @@ out_fd:
 	return rc;
 }
 
+/* Under ia->lock and evd->lock: cno gets the EVD (evd_cno_detach below
+ * takes it back). */
+static void evd_cno_attach(struct dapl_evd *evd, struct dapl_cno *cno)
+{
+	dapl_list_add_tail(&cno->evds, &evd->cno_link);
+	cno->use_count++;
+	evd->cno = cno;
+	dapl_cno_agent_attach(evd);
+}
+
 DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 			  struct dapl_cno *cno, DAT_EVD_FLAGS flags,
 			  struct dapl_evd **out)
@@ -369,10 +379,8 @@ DAT_RETURN dapl_evd_alloc(struct dapl_ia *ia, DAT_COUNT qlen,
 	}
 	if (cno) {
 		pthread_mutex_lock(&ia->lock);
-		dapl_list_add_tail(&cno->evds, &evd->cno_link);
-		cno->use_count++;
 		dapl_lock(&evd->lock);
-		dapl_cno_agent_attach(evd);
+		evd_cno_attach(evd, cno);
 		dapl_unlock(&evd->lock);
 		pthread_mutex_unlock(&ia->lock);
 	}
@@ -472,10 +480,7 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 	if (evd->cno != cno) {
 		evd_cno_detach(evd);
 		if (cno) {
-			dapl_list_add_tail(&cno->evds, &evd->cno_link);
-			cno->use_count++;
-			evd->cno = cno;
-			dapl_cno_agent_attach(evd);
+			evd_cno_attach(evd, cno);
 			/* It may already hold events. */
 			wake(cno->wake_fd);
 		}

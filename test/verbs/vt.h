@@ -173,6 +173,10 @@ void vt_accept(struct vt *v, DAT_CR_HANDLE cr, DAT_EP_HANDLE ep,
 void vt_connect(struct vt *v, DAT_EP_HANDLE ep, const char *addr,
 		DAT_CONN_QUAL qual, const void *pdata, DAT_COUNT plen);
 /* graceful disconnect and its DISCONNECTED event */
+/* a connection's end, however it ends: ev is DISCONNECTED or BROKEN;
+ * vt_wait_conn_end waits for it on v's connection EVD (30 s) */
+int vt_check_conn_end(const char *what, const DAT_EVENT *ev);
+void vt_wait_conn_end(struct vt *v, const char *what);
 void vt_disconnect(struct vt *v, DAT_EP_HANDLE ep);
 /* waits for the peer's disconnect */
 void vt_wait_disconnected(struct vt *v, DAT_EP_HANDLE ep);

@@ -37,28 +37,15 @@
  * failed may be broken; otherwise it is disconnected gracefully. */
 static void ll_end(struct vt *v, DAT_EP_HANDLE ep)
 {
-	DAT_RETURN rc;
 	DAT_EVENT ev;
 
-	rc = vt_poll(v->conn_evd, vt_msecs(0), &ev);
-	if (rc == DAT_SUCCESS) {
-		vt_expect_true("the connection ended BROKEN or DISCONNECTED",
-			       ev.event_number ==
-					   DAT_CONNECTION_EVENT_BROKEN ||
-				       ev.event_number ==
-					   DAT_CONNECTION_EVENT_DISCONNECTED);
+	if (vt_poll(v->conn_evd, vt_msecs(0), &ev) == DAT_SUCCESS) {
+		vt_check_conn_end("the connection's end", &ev);
 		return;
 	}
 	vt_expect("dat_ep_disconnect(GRACEFUL)",
 		  dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS);
-	rc = vt_wait(v->conn_evd, vt_secs(15), &ev);
-	vt_expect("the connection's end", rc, DAT_SUCCESS);
-	if (rc == DAT_SUCCESS)
-		vt_expect_true("the connection ended BROKEN or DISCONNECTED",
-			       ev.event_number ==
-					   DAT_CONNECTION_EVENT_BROKEN ||
-				       ev.event_number ==
-					   DAT_CONNECTION_EVENT_DISCONNECTED);
+	vt_wait_conn_end(v, "the connection's end");
 }
 
 /* A receive naming the freed LMR's context is refused at once:
@@ -177,14 +164,7 @@ static int lmr_life_client(const struct vt_opts *o)
 				       d->user_cookie.as_64 == LL_SEND);
 		vt_note("  (the send's status: %s)", vt_dto(d->status));
 	}
-	rc = vt_wait(v.conn_evd, vt_secs(30), &ev);
-	vt_expect("the server ends the connection", rc, DAT_SUCCESS);
-	if (rc == DAT_SUCCESS)
-		vt_expect_true("the connection ended BROKEN or DISCONNECTED",
-			       ev.event_number ==
-					   DAT_CONNECTION_EVENT_BROKEN ||
-				       ev.event_number ==
-					   DAT_CONNECTION_EVENT_DISCONNECTED);
+	vt_wait_conn_end(&v, "the server ends the connection");
 	vt_ep_free(ep);
 	vt_mem_free(&l);
 	vt_close(&v);

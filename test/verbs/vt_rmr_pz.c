@@ -67,20 +67,6 @@ static DAT_EP_HANDLE rp_accept(struct vt *v, DAT_PZ_HANDLE pz)
 	return ep;
 }
 
-/* The connection ends (the client's access failed, or it disconnected). */
-static void rp_wait_end(struct vt *v, const char *what)
-{
-	DAT_EVENT ev;
-
-	if (vt_wait(v->conn_evd, vt_secs(30), &ev) != DAT_SUCCESS)
-		vt_fail("%s: no connection event", what);
-	else if (ev.event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
-		 ev.event_number != DAT_CONNECTION_EVENT_BROKEN)
-		vt_fail("%s: %s", what, vt_ev(ev.event_number));
-	else
-		vt_note("ok %s: %s", what, vt_ev(ev.event_number));
-}
-
 /* Frees an EP whose connection ended, and its flushed receives. */
 static void rp_ep_gone(struct vt *v, DAT_EP_HANDLE ep)
 {
@@ -177,9 +163,9 @@ static int rmr_pz_server(const struct vt_opts *o)
 	m.len = RP_WIN;
 	m.rmr_context = ctx2;
 	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
-	rp_wait_end(&v, "a connection ends (its write through the old "
+	vt_wait_conn_end(&v, "a connection ends (its write through the old "
 			"context fails)");
-	rp_wait_end(&v, "the other connection ends (its write through the "
+	vt_wait_conn_end(&v, "the other connection ends (its write through the "
 			"old context fails)");
 	rp_ep_gone(&v, ep);
 	rp_ep_gone(&v, ep2b);
@@ -188,7 +174,7 @@ static int rmr_pz_server(const struct vt_opts *o)
 
 	/* EP 3, another PZ: the context does not serve it */
 	ep = rp_accept(&v, pz2);
-	rp_wait_end(&v, "connection 3 ends (the client's write fails)");
+	vt_wait_conn_end(&v, "connection 3 ends (the client's write fails)");
 	rp_ep_gone(&v, ep);
 	vt_check("the window after connection 3's write (another PZ)",
 		 mem.buf + RP_OFF, RP_WIN, 12);

@@ -659,6 +659,28 @@ void vt_wait_disconnected(struct vt *v, DAT_EP_HANDLE ep)
 			      ev.event_data.connect_event_data.ep_handle, ep);
 }
 
+int vt_check_conn_end(const char *what, const DAT_EVENT *ev)
+{
+	if (ev->event_number != DAT_CONNECTION_EVENT_DISCONNECTED &&
+	    ev->event_number != DAT_CONNECTION_EVENT_BROKEN) {
+		vt_fail("%s: %s, want DISCONNECTED or BROKEN", what,
+			vt_ev(ev->event_number));
+		return 0;
+	}
+	vt_note("ok %s: %s", what, vt_ev(ev->event_number));
+	return 1;
+}
+
+void vt_wait_conn_end(struct vt *v, const char *what)
+{
+	DAT_EVENT ev;
+
+	if (vt_wait(v->conn_evd, vt_secs(30), &ev) != DAT_SUCCESS)
+		vt_fail("%s: no connection event", what);
+	else
+		vt_check_conn_end(what, &ev);
+}
+
 void vt_disconnect(struct vt *v, DAT_EP_HANDLE ep)
 {
 	vt_expect("dat_ep_disconnect(GRACEFUL)",
