@@ -879,6 +879,9 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			break;
 		}
 	}
+	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: key %u asked: %s",
+		 (unsigned long long)c->id, (unsigned)m->key,
+		 r.status ? "none here for it" : "told");
 	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
 }
 
@@ -911,7 +914,10 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 	c->last_heard = dapl_now_ns();
 	switch (m->type) {
 	case OFI_MSG_ACCEPT:
-		ofi_rx_accept(oia, c, m);
+		if (c->m) /* MSG: on the channel, once the peer is connected */
+			ofi_msg_ready(oia, c);
+		else
+			ofi_rx_accept(oia, c, m);
 		break;
 	case OFI_MSG_REJECT:
 		if (c->state == OFI_CONN_CONNECTING)
@@ -1426,15 +1432,22 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 			ofi_conn_drained(oia, c, now);
 			break;
 		case OFI_CONN_ACCEPTING:
-			if (now - c->last_heard > oia->ka_timeout_ns)
+			if (now - c->last_heard > oia->ka_timeout_ns) {
+				dapl_dbg(DAPL_DBG_CM,
+					 "ofi: connection %llu: accepted %llu ms ago, never established",
+					 (unsigned long long)c->id,
+					 (unsigned long long)((now - c->last_heard) / 1000000));
 				ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 1);
+			}
 			break;
 		case OFI_CONN_ESTABLISHED:
 			if (c->ep && dapl_ep_tp(c->ep))
 				ofi_ep_stuck(dapl_ep_tp(c->ep), now); /* ep.c */
 			if (now - c->last_heard > oia->ka_timeout_ns) {
 				dapl_dbg(DAPL_DBG_CM,
-					 "ofi: peer silent: broken");
+					 "ofi: connection %llu: peer silent for %llu ms: broken",
+					 (unsigned long long)c->id,
+					 (unsigned long long)((now - c->last_heard) / 1000000));
 				ofi_conn_end(oia, c, DAPL_CM_BROKEN, 1);
 			} else if (ka) {
 				ofi_wire_init(oia, &m, OFI_MSG_KA);

@@ -29,9 +29,15 @@ static DAT_DTO_COMPLETION_STATUS ofi_err_status(const struct ofi_op *op,
 	case FI_EMSGSIZE:
 		return DAT_DTO_ERR_LOCAL_LENGTH;
 	case FI_ECANCELED:
-		/* rxm cancels an RMA whose key the target refused */
-		return op->op == DAPL_OP_RECV ? DAT_DTO_ERR_FLUSHED
-					      : DAT_DTO_ERR_REMOTE_ACCESS;
+		/* rxm cancels an RMA whose key the target refused; anything
+		 * else canceled went with its endpoint (a broken connection:
+		 * a send there was flushed, dat_ep_post_send(3DAT)) */
+		return op->op == DAPL_OP_RDMA_WRITE ||
+			       op->op == DAPL_OP_RDMA_READ ||
+			       op->op == DAPL_OP_ATOMIC_FETCH_ADD ||
+			       op->op == DAPL_OP_ATOMIC_CMP_SWAP
+			   ? DAT_DTO_ERR_REMOTE_ACCESS
+			   : DAT_DTO_ERR_FLUSHED;
 	case FI_EACCES:
 	case FI_EKEYREJECTED:
 	case FI_EPERM:

@@ -229,6 +229,13 @@ static int ofi_op_target(struct dapl_tp_ep *oep, struct ofi_op *op,
 	if (rc == 0)
 		return 1;
 	if (rc < 0) {
+		dapl_dbg(DAPL_DBG_EP,
+			 "ofi: RDMA with key %u at 0x%llx refused here (key %s)",
+			 (unsigned)op->rkey,
+			 (unsigned long long)op->remote_addr,
+			 oep->keys[op->rkey % OFI_KEYCACHE].state == OFI_KEY_BAD
+				 ? "unknown or revoked"
+				 : "known: range or privilege");
 		ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
 		ofi_ep_want(oep, OFI_WORK_BROKEN);
 		return 0;

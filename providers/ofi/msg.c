@@ -14,9 +14,13 @@
  *     fi_reject answer it (the reject's data says peer or nobody), also
  *     after the PSP was freed (its passive endpoint lingers until then:
  *     struct ofi_msg_linger);
- *     FI_CONNECTED is ESTABLISHED on both sides, with the accept's private
- *     data on the active one.  A refused TCP connect is NON_PEER_REJECTED,
- *     another connect failure UNREACHABLE, the connect timeout TIMED_OUT.
+ *     FI_CONNECTED is ESTABLISHED on the passive side, which then sends
+ *     ACCEPT on the channel (below); that ACCEPT is ESTABLISHED on the
+ *     active side, with the accept's private data: nothing is sent to
+ *     the passive side before its receives are with libfabric
+ *     (ofi_msg_connected says why).  A refused TCP connect is
+ *     NON_PEER_REJECTED, another connect failure UNREACHABLE, the connect
+ *     timeout TIMED_OUT.
  *   - The rest of our protocol (cm.c: key answers for RMA translation,
  *     window revocations, keepalives, DISC with its counts) travels on
  *     the connection itself, as a channel of RDMA writes: each side
@@ -106,6 +110,12 @@ struct ofi_msg_conn {
 	uint64_t credit_sent;		/* rx_seq the peer was told */
 	struct ofi_msg_pend *pend, **pend_tail;
 	uint64_t disc_end;		/* DISCONNECTING: give up then */
+	/* active: libfabric said FI_CONNECTED; ESTABLISHED waits for the
+	 * passive side's ACCEPT on the channel (ofi_msg_ready), and the
+	 * accept's private data waits here */
+	int ready_wait;
+	int pdata_len;
+	uint8_t pdata[OFI_MAX_PDATA];
 };
 
 #define OFI_MSG_DISC_NS (2ull * 1000000000ull)
@@ -268,6 +278,12 @@ void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		ofi_ep_close(m->fep);
 		m->fep = NULL;
 	}
+	/* its endpoint closes now (here, or the EP's at its flush), and the
+	 * next one libfabric opens may have the same address: an ended
+	 * connection that still named it took the new one's FI_CONNECTED
+	 * (the new accept never completed, ACCEPT_COMPLETION_ERROR 10 s
+	 * later, while its peer had ESTABLISHED) */
+	m->fid = NULL;
 	ofi_msg_pend_drop(m);
 }
 
@@ -460,7 +476,8 @@ static int ofi_msg_read(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	struct fid_ep *fep;
 	int got = 0;
 
-	while (c->state == OFI_CONN_ACCEPTING ||
+	while ((c->state == OFI_CONN_CONNECTING && m->ready_wait) ||
+	       c->state == OFI_CONN_ACCEPTING ||
 	       c->state == OFI_CONN_ESTABLISHED ||
 	       c->state == OFI_CONN_DRAINING ||
 	       c->state == OFI_CONN_DISCONNECTING) {
@@ -576,12 +593,26 @@ static void ofi_msg_connreq(struct dapl_tp_ia *oia, const void *fid,
 	}
 }
 
+/* locked: the connection is up at both ends: the EP takes it */
+static void ofi_msg_established(struct dapl_tp_ia *oia, struct ofi_conn *c,
+				struct dapl_tp_ep *oep, const void *pdata,
+				int plen)
+{
+	c->m->attached = 1;
+	ofi_ep_attach(oep, c->m->fep); /* ep.c: held posts go */
+	c->m->fep = NULL;
+	c->state = OFI_CONN_ESTABLISHED;
+	c->last_heard = dapl_now_ns();
+	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, pdata, plen);
+}
+
 static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
 			      const uint8_t *data, size_t len)
 {
 	struct ofi_conn *c = ofi_msg_conn_of(oia, fid);
 	const struct ofi_msg_hdr *h = (const void *)data;
 	struct dapl_tp_ep *oep;
+	struct ofi_wire w;
 
 	if (!c)
 		return;
@@ -595,19 +626,46 @@ static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
 		c->peer_id = h->conn_id;
 		c->m->peer_base = h->chan_base;
 		c->m->peer_key = h->chan_key;
-	} else if (c->state != OFI_CONN_ACCEPTING || !oep) {
+		c->m->pdata_len = (int)(len - sizeof(*h));
+		memcpy(c->m->pdata, data + sizeof(*h), len - sizeof(*h));
+		/* not yet: nothing goes from here until the passive side
+		 * says, after its own FI_CONNECTED, that it is connected
+		 * and its receives are with libfabric (they wait in its
+		 * rings until then).  Sent at once, data could reach it
+		 * first, and libfabric 1.17's tcp and net then sometimes
+		 * never read that socket again: the passive side had
+		 * ESTABLISHED, its socket's receive queue grew with our
+		 * keepalives, the send never completed, and the
+		 * keepalives ended the connection 10 s later (dapltest
+		 * -T F over net, about once in 25 runs; the exact cause
+		 * inside libfabric was not pinned down). */
+		c->m->ready_wait = 1;
 		return;
 	}
-	c->m->attached = 1;
-	ofi_ep_attach(oep, c->m->fep); /* ep.c: held posts go */
-	c->m->fep = NULL;
-	c->state = OFI_CONN_ESTABLISHED;
-	c->last_heard = dapl_now_ns();
-	if (c->active)
-		ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, data + sizeof(*h),
-			    (int)(len - sizeof(*h)));
-	else
-		ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, NULL, 0);
+	if (c->state != OFI_CONN_ACCEPTING || !oep)
+		return;
+	ofi_msg_established(oia, c, oep, NULL, 0);
+	/* the peer waits for this before it reports ESTABLISHED */
+	ofi_wire_init(oia, &w, OFI_MSG_ACCEPT);
+	w.src_id = c->id;
+	w.dst_id = c->peer_id;
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &w);
+}
+
+/* An active connection's ACCEPT on the channel (cm.c): the passive side
+ * is connected, both ends may send (ofi_msg_connected says why). */
+void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+
+	if (c->state != OFI_CONN_CONNECTING || !c->m->ready_wait)
+		return;
+	c->m->ready_wait = 0;
+	if (!oep) {
+		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
+		return;
+	}
+	ofi_msg_established(oia, c, oep, c->m->pdata, c->m->pdata_len);
 }
 
 /* An FI_SHUTDOWN, or a connection's error (err, its data). */

@@ -188,7 +188,8 @@ struct ofi_ctl_ep {
 
 enum ofi_msg_type {
 	OFI_MSG_REQ = 1,	/* active -> listener: connect */
-	OFI_MSG_ACCEPT,		/* passive -> active */
+	OFI_MSG_ACCEPT,		/* passive -> active (MSG: on the channel,
+				 * after the passive FI_CONNECTED; msg.c) */
 	OFI_MSG_REJECT,		/* passive -> active (status: peer or not) */
 	OFI_MSG_RTU,		/* active -> passive: ready to use */
 	OFI_MSG_DISC,		/* either way: the connection is over */
@@ -201,7 +202,9 @@ enum ofi_msg_type {
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
-#define OFI_WIRE_VERSION 1
+/* 2: on MSG the active side waits for the passive side's ACCEPT on the
+ * channel before it reports ESTABLISHED (msg.c) */
+#define OFI_WIRE_VERSION 2
 
 /* DISC's status: the sender's end of the connection broke (a failed DTO,
  * a request that never completed), so the peer ends it BROKEN too, at
@@ -769,6 +772,7 @@ DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
 			  const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
 /* oia->lock held: a graceful disconnect of an established connection */
 void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 /* oia->lock held: a control message on the connection (ofi_ctl_send) */
 int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
 /* oia->lock held: the connection ends: its endpoint if not the EP's */

@@ -40,17 +40,22 @@ if [ -n "$secs" ]; then
 	rm -f "$dir/.time-table"
 fi
 # Last before the count, where a log's tail shows it: what each failed
-# test printed (its TAP diagnostics, at most 60 lines a test).
+# test printed (its TAP diagnostics, at most 60 lines a test).  Lines
+# that report a passing case (dapltest's "Result: PASS", TAP's "ok") are
+# counted, not shown, so that the line which failed is among the 60.
 # run-suite.sh keeps bats' diagnostics in NAME.log beside NAME.tap.
 for f in $files; do
 	grep -q '^not ok' "$f" || continue
 	out=${f%.tap}.log
 	[ -f "$out" ] || out=$f
 	echo "--- what the failed tests of $(basename "$f" .tap) printed:"
-	awk '/^not ok/ { on = 1; n = 0; print; next }
-	     /^(ok|not ok) / { on = 0 }
+	awk 'function passed() { if (p) print "#   (" p " passing line(s) not shown)"; p = 0 }
+	     /^not ok/ { on = 1; n = 0; p = 0; print; next }
+	     /^(ok|not ok) / { if (on) passed(); on = 0 }
+	     on && /^# *(.*Result: PASS|ok [0-9]+ )/ { p++; next }
 	     on && /^#/ && n < 60 { print; n++ }
-	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$out"']"; n++ }' "$out"
+	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$out"']"; n++ }
+	     END { if (on) passed() }' "$out"
 done
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $((pass + fail + skip)) -eq 0 ]; then

@@ -229,6 +229,18 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	pair reuse
 }
 
+# ended-kept (vt_reuse.c): dat_cr_accept(3DAT): "The successful
+# completion of the operation is reported through a Connection Event of
+# type DAT_CONNECTION_EVENT_ESTABLISHED on the connect_evd of the local
+# Endpoint" -- also when the EPs of ended connections are still there.
+# Over MSG (tcpmsg, net) an ended connection kept naming its closed
+# endpoint, whose address libfabric gave the next one: that accept ended
+# in ACCEPT_COMPLETION_ERROR 10 s later (dapltest -T F, once in CI).
+@test "$OFI_FABRIC: ended-kept: 6 connections, each requested before the server ends the one before and accepted on a new EP, the ended EPs kept: each ESTABLISHED on both sides, 4 KiB echoed and checked" {
+	pair ended-kept
+	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"
+}
+
 # ep-reuse (vt_reuse.c; issue 39): OFA's dapltest server serves every
 # client on one EP: dat_ep_disconnect, the event, dat_ep_reset(3DAT)
 # ("transitions the local Endpoint from a Disconnected to an Unconnected

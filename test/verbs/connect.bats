@@ -156,3 +156,14 @@ teardown() {
 	grep -q '^  ok [0-9]* rounds, [0-9]* connection requests rejected, [1-9][0-9]* of them with the PSP freed as they came$' "$SRV_OUT"
 	grep -q '^  ok [0-9]* tries of 4: [1-9][0-9]* rejected by the server, [0-9]* found nobody$' <<< "$output"
 }
+
+# ended-kept (vt_reuse.c): dat_cr_accept(3DAT): "The successful
+# completion of the operation is reported through a Connection Event of
+# type DAT_CONNECTION_EVENT_ESTABLISHED on the connect_evd of the local
+# Endpoint" -- also when the EPs of ended connections are still there
+# (over libfabric MSG an ended connection took the next one's event:
+# test/ofi/connect.bats).
+@test "ended-kept: 6 connections, each requested before the server ends the one before and accepted on a new EP, the ended EPs kept: each ESTABLISHED on both sides, 4 KiB echoed and checked" {
+	pair ended-kept
+	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"
+}
