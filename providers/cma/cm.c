@@ -554,6 +554,8 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	    .rnr_retry_count = cia->cm->rnr_retry,
 	};
 	DAT_RETURN ret = DAT_SUCCESS;
+	struct rdma_cm_id *gone = NULL;
+	int failed = 0;
 
 	if (plen < 0 || plen > CMA_MAX_PDATA || (plen && !pdata))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
@@ -575,17 +577,26 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	pthread_mutex_lock(&cia->lock);
 	if (conn->state != CMA_CONN_REQUEST || !conn->id) {
 		/* the peer gave up meanwhile */
-		ret = DAPL_ERR(DAT_INVALID_STATE, 0);
+		failed = 1;
 	} else if (conn->id->verbs != cep->qp->context) {
 		ret = DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	} else {
 		cma_set_ack_timeout(cia, conn->id);
 		conn->id->qp = cep->qp;
 		if (rdma_accept(conn->id, &param)) {
-			dapl_dbg(DAPL_DBG_ERR, "cma: rdma_accept: %s",
-				 strerror(errno));
+			int err = errno;
+
+			dapl_dbg(DAPL_DBG_CM, "cma: rdma_accept: %s",
+				 strerror(err));
 			conn->id->qp = NULL;
-			ret = verbs_errno_to_dat(errno, DAT_RESOURCE_TEP);
+			/* out of memory: nothing changed, say so; else the
+			 * request cannot be completed (EINVAL: its
+			 * requester died and its CM sent a REJ) */
+			if (err == ENOMEM || err == ENOBUFS)
+				ret = verbs_errno_to_dat(err,
+							 DAT_RESOURCE_TEP);
+			else
+				failed = 1;
 		} else {
 			conn->state = CMA_CONN_ACCEPTING;
 			conn->ep = ep;
@@ -593,7 +604,27 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 			dapl_cr_set_tp(cr, NULL); /* the EP owns it now */
 		}
 	}
+	if (failed) {
+		/* dat_cr_accept(3DAT): "If the Provider cannot complete the
+		 * Connection establishment, the connection is not
+		 * established and the Consumer is notified through a
+		 * Connection Event of type
+		 * DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR" -- and the
+		 * call succeeded: its arguments were right.  The EP owns
+		 * the ended request (freed with it, cma_cm_drop). */
+		conn->ep = ep;
+		cep->conn = conn;
+		dapl_cr_set_tp(cr, NULL);
+		gone = cma_conn_unhook(conn);
+	}
 	pthread_mutex_unlock(&cia->lock);
+	if (failed) {
+		if (gone)
+			rdma_destroy_id(gone);
+		/* "all posted Recv DTOs are flushed to its recv_evd_handle" */
+		verbs_qp_to_error(cep->qp);
+		dapl_ep_defer_cm_event(ep, DAPL_CM_ACCEPT_ERROR);
+	}
 	return ret;
 }
 

@@ -14,10 +14,12 @@
  *     fi_reject answer it (the reject's data says peer or nobody), also
  *     after the PSP was freed (its passive endpoint lingers until then:
  *     struct ofi_msg_linger);
- *     FI_CONNECTED is ESTABLISHED on the passive side, which then sends
- *     ACCEPT on the channel (below); that ACCEPT is ESTABLISHED on the
- *     active side, with the accept's private data: nothing is sent to
- *     the passive side before its receives are with libfabric
+ *     At FI_CONNECTED the passive side's receives go to libfabric and
+ *     it sends ACCEPT on the channel (below); that ACCEPT is ESTABLISHED
+ *     on the active side, with the accept's private data, which answers
+ *     RTU; the RTU is ESTABLISHED on the passive side.  So nothing is
+ *     sent to the passive side before its receives are with libfabric,
+ *     and an accept whose requester died ends ACCEPT_COMPLETION_ERROR
  *     (ofi_msg_connected says why).  A refused TCP connect is
  *     NON_PEER_REJECTED, another connect failure UNREACHABLE, the connect
  *     timeout TIMED_OUT.
@@ -593,17 +595,21 @@ static void ofi_msg_connreq(struct dapl_tp_ia *oia, const void *fid,
 	}
 }
 
-/* locked: the connection is up at both ends: the EP takes it */
-static void ofi_msg_established(struct dapl_tp_ia *oia, struct ofi_conn *c,
-				struct dapl_tp_ep *oep, const void *pdata,
-				int plen)
+/* locked: libfabric connected it: the EP takes the endpoint (its held
+ * receives go to libfabric), and the peer hears type (ACCEPT, RTU) */
+static void ofi_msg_attach(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			   struct dapl_tp_ep *oep, enum ofi_msg_type type)
 {
+	struct ofi_wire w;
+
 	c->m->attached = 1;
 	ofi_ep_attach(oep, c->m->fep); /* ep.c: held posts go */
 	c->m->fep = NULL;
-	c->state = OFI_CONN_ESTABLISHED;
 	c->last_heard = dapl_now_ns();
-	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, pdata, plen);
+	ofi_wire_init(oia, &w, type);
+	w.src_id = c->id;
+	w.dst_id = c->peer_id;
+	ofi_ctl_send(oia, c->peer_ctl, c->id, &w);
 }
 
 static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
@@ -612,7 +618,6 @@ static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
 	struct ofi_conn *c = ofi_msg_conn_of(oia, fid);
 	const struct ofi_msg_hdr *h = (const void *)data;
 	struct dapl_tp_ep *oep;
-	struct ofi_wire w;
 
 	if (!c)
 		return;
@@ -642,14 +647,15 @@ static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,
 		c->m->ready_wait = 1;
 		return;
 	}
-	if (c->state != OFI_CONN_ACCEPTING || !oep)
+	if (c->state != OFI_CONN_ACCEPTING || !oep || c->m->attached)
 		return;
-	ofi_msg_established(oia, c, oep, NULL, 0);
-	/* the peer waits for this before it reports ESTABLISHED */
-	ofi_wire_init(oia, &w, OFI_MSG_ACCEPT);
-	w.src_id = c->id;
-	w.dst_id = c->peer_id;
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &w);
+	/* the peer reports ESTABLISHED on this ACCEPT, and says so with
+	 * an RTU (cm.c), which makes it ESTABLISHED here: libfabric's
+	 * FI_CONNECTED comes also when the peer died after its request,
+	 * and dat_cr_accept(3DAT) wants ACCEPT_COMPLETION_ERROR then, as
+	 * an IB CM without RTU gives; on that peer's socket closed, the
+	 * FI_SHUTDOWN (ofi_msg_down) or the timers end it so */
+	ofi_msg_attach(oia, c, oep, OFI_MSG_ACCEPT);
 }
 
 /* An active connection's ACCEPT on the channel (cm.c): the passive side
@@ -665,7 +671,10 @@ void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
 		return;
 	}
-	ofi_msg_established(oia, c, oep, c->m->pdata, c->m->pdata_len);
+	c->state = OFI_CONN_ESTABLISHED;
+	ofi_msg_attach(oia, c, oep, OFI_MSG_RTU);
+	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, c->m->pdata,
+		    c->m->pdata_len);
 }
 
 /* An FI_SHUTDOWN, or a connection's error (err, its data). */

@@ -241,6 +241,22 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"
 }
 
+# status-matrix, accept-dead (vt_accept_dead.c): dat_cr_accept(3DAT):
+# "If the Provider cannot complete the Connection establishment, the
+# connection is not established and the Consumer is notified through a
+# Connection Event of type DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
+# ... all posted Recv DTOs are flushed to its recv_evd_handle."  The same
+# on every fabric; the TAP log shows what this one reported.
+@test "$OFI_FABRIC: status-matrix: dat_cr_accept of a request whose requester was killed: ACCEPT_COMPLETION_ERROR (never ESTABLISHED), both receives FLUSHED, EP DISCONNECTED" {
+	# the RDM fabrics hear nothing from a dead requester: the accept
+	# ends when the keepalive timeout says so (its shortest: 3 s)
+	export DAPL_OFI_KEEPALIVE_TIMEOUT_MS=3000
+	pair accept-dead
+	sed -n 's/^status-matrix:/# &/p' "$SRV_OUT" >&3
+	grep -q '^status-matrix: accept after the requester died: DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR$' "$SRV_OUT"
+	grep -q '^  ok the requester was killed after its request$' <<< "$output"
+}
+
 # ep-reuse (vt_reuse.c; issue 39): OFA's dapltest server serves every
 # client on one EP: dat_ep_disconnect, the event, dat_ep_reset(3DAT)
 # ("transitions the local Endpoint from a Disconnected to an Unconnected

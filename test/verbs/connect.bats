@@ -167,3 +167,16 @@ teardown() {
 	pair ended-kept
 	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"
 }
+
+# status-matrix, accept-dead (vt_accept_dead.c): dat_cr_accept(3DAT):
+# "If the Provider cannot complete the Connection establishment, the
+# connection is not established and the Consumer is notified through a
+# Connection Event of type DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR
+# ... all posted Recv DTOs are flushed to its recv_evd_handle."  As over
+# every libfabric fabric (test/ofi/connect.bats).
+@test "status-matrix: dat_cr_accept of a request whose requester was killed: ACCEPT_COMPLETION_ERROR (never ESTABLISHED), both receives FLUSHED, EP DISCONNECTED" {
+	pair accept-dead
+	sed -n 's/^status-matrix:/# &/p' "$SRV_OUT" >&3
+	grep -q '^status-matrix: accept after the requester died: DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR$' "$SRV_OUT"
+	grep -q '^  ok the requester was killed after its request$' <<< "$output"
+}
