@@ -1077,14 +1077,16 @@ page(name="dat_cr_accept", brief="accept a connection request", handle="cr_handl
      desc="""dat_cr_accept() answers the request.  The EP goes to
 DAT_EP_STATE_COMPLETION_PENDING and to CONNECTED with
 DAT_CONNECTION_EVENT_ESTABLISHED on its connect EVD; the CR handle is
-destroyed on success.  If the requester gave up meanwhile the EP gets
-DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR.  On error the EP and the CR
-are unchanged.""",
+destroyed on success.  If the requester gave up meanwhile, or died (its
+process killed after its request), the call succeeds and the EP gets
+DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR, never ESTABLISHED, and goes
+to DISCONNECTED with its posted receives flushed (DAT_DTO_ERR_FLUSHED), on
+every provider and fabric.  On error the EP and the CR are unchanged.""",
      errors=[OK, bad("DAT_INVALID_HANDLE_EP", "*ep_handle* is not a live EP of the CR's IA, or (RSP) another EP that is not live."),
              arg(2, "RSP's CR or provider-created EP: *ep_handle* is a live EP but not the CR's."),
              arg(3, "*private_data_size* is negative or above max_private_data_size (40)."),
              arg(4, "*private_data_size* is not 0 and *private_data* is NULL."),
-             ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_*", "The EP is not UNCONNECTED (PSP), PASSIVE_CONNECTION_PENDING (RSP) or TENTATIVE_CONNECTION_PENDING (provider-created; DAT_INVALID_STATE_EP_UNCONFTENTATIVE while it has no PZ); libdaplcma also DAT_NO_SUBTYPE when the request is no longer pending."),
+             ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EP_*", "The EP is not UNCONNECTED (PSP), PASSIVE_CONNECTION_PENDING (RSP) or TENTATIVE_CONNECTION_PENDING (provider-created; DAT_INVALID_STATE_EP_UNCONFTENTATIVE while it has no PZ)."),
              bad("DAT_INVALID_HANDLE_CR", "libdaplcma: the request's rdma_cm id is gone."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "libdaplcma: rdma_accept() ran out of resources.")],
      see=["dat_cr_reject", "dat_cr_query", "dat_psp_create", "dat_rsp_create"])
