@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# check-verbs.sh RESULTS_DIR TESTS SUITE.bats...
+# check-verbs.sh RESULTS_DIR TESTS SUITE.bats[:REGEX]...
 #
+# SUITE.bats:REGEX runs only that suite's tests whose names match REGEX
+# (bats --filter), unless TESTS is given, which then applies alone.
 # The verbs suites run against real RDMA devices only.  Where this machine
 # has them (real hardware, or inside the soft-RoCE guest) they run here;
 # otherwise one boot of the guest (test/vm/run.sh) runs `make check-verbs`
@@ -28,19 +30,32 @@ shift 2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 
-# result_name SUITE: the name its results go under (NAME.tap, NAME.log)
+# result_name SUITE[:REGEX]: the name its results go under (NAME.tap,
+# NAME.log)
 result_name() {
-	case $1 in
-	test/ofi/*) echo "ofi-verbs-$(basename "$1" .bats)" ;;
-	*) echo "verbs-$(basename "$1" .bats)" ;;
+	case ${1%%:*} in
+	test/ofi/*) echo "ofi-verbs-$(basename "${1%%:*}" .bats)" ;;
+	*) echo "verbs-$(basename "${1%%:*}" .bats)" ;;
 	esac
 }
 
-# test_name SUITE N: the name of the Nth test bats runs from SUITE (in file
-# order, those the TESTS filter selects), or "?" past the last
+# suite_filter SUITE[:REGEX]: the filter bats runs it with, or nothing
+suite_filter() {
+	if [ -n "$tests" ]; then
+		echo "$tests"
+	else
+		case $1 in
+		*:*) echo "${1#*:}" ;;
+		esac
+	fi
+}
+
+# test_name SUITE[:REGEX] N: the name of the Nth test bats runs from SUITE
+# (in file order, those its filter selects), or "?" past the last
 test_name() {
-	sed -n 's/^@test "\(.*\)" *{ *$/\1/p' "$1" |
-		{ if [ -n "$tests" ]; then grep -E -- "$tests"; else cat; fi; } |
+	f=$(suite_filter "$1")
+	sed -n 's/^@test "\(.*\)" *{ *$/\1/p' "${1%%:*}" |
+		{ if [ -n "$f" ]; then grep -E -- "$f"; else cat; fi; } |
 		sed -n "${2}p" | grep . || echo "?"
 }
 
@@ -51,8 +66,10 @@ have_devices() {
 if have_devices; then
 	export LD_LIBRARY_PATH="$top/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	export DAT_OVERRIDE="${DAT_OVERRIDE:-$top/test/vm/dat.conf}"
-	for suite in "$@"; do
-		name=$(result_name "$suite")
+	for arg in "$@"; do
+		name=$(result_name "$arg")
+		filter=$(suite_filter "$arg")
+		suite=${arg%%:*}
 		# the libfabric suites (providers/ofi/ofi.mk OFI_SUITES_verbs):
 		# over verbs;ofi_rxm, named after the fabric
 		fab=
@@ -64,9 +81,9 @@ if have_devices; then
 		# (test/vm/kernel-witness.sh writes kernel-witness-<name>.tap).
 		witness=
 		[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
-		if [ -n "$tests" ]; then
+		if [ -n "$filter" ]; then
 			# shellcheck disable=SC2086 # witness, fab: command prefixes
-			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --filter "$tests" "$suite"
+			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --filter "$filter" "$suite"
 		else
 			# shellcheck disable=SC2086
 			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap "$suite"

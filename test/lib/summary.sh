@@ -20,6 +20,17 @@ for f in $files; do
 	[ "$s" -gt 0 ] && echo "skipped in $(basename "$f" .tap):" &&
 		grep -E '^ok\b' "$f" | grep -iE '# skip' | sed 's/^/    /'
 done
+# The status matrix: what each fabric reported for the same events (the
+# "# status-matrix: ..." lines tests print to their TAP output), one
+# table, a line per suite and line.
+# shellcheck disable=SC2086 # $files: paths without blanks (find above)
+if [ -n "$files" ] && grep -qs '^# status-matrix:' $files; then
+	echo "status matrix (the same event on every fabric):"
+	for f in $files; do
+		rel=${f#"$dir"/}
+		sed -n "s|^# status-matrix: |  ${rel%.tap}: |p" "$f"
+	done
+fi
 secs=$(find "$dir" -name '*.secs' 2>/dev/null | sort)
 if [ -n "$secs" ]; then
 	echo "time per suite, slowest first (seconds):"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/ofi/ia-table.bats - the README's table "What each fabric gives"
+# holds, for this fabric, exactly what dat_ia_query reports on its IA
+# (test/lib/ia-row.sh makes the row from "dattest-verbs query local").
+# dat_ia_query(3DAT) returns "the attributes of the IA"; a README that
+# says more than the IA does is what a user reads first.
+
+load ofi_helpers
+
+VT="$OFI_TOP/build/test/verbs/dattest-verbs"
+
+setup_file() { ofi_setup_file; }
+
+@test "$OFI_FABRIC: the README's row for $OFI_A is what dat_ia_query reports (atomics, memory windows, SRQ, max_eps, max_dto_per_ep, max_iov_segments_per_dto, max_private_data_size)" {
+	local row
+	run timeout -k 5 "$(secs 60)" "$VT" query local -i "$OFI_A" -a "$DATTEST_SERVER_ADDR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	row=$("$OFI_TOP/test/lib/ia-row.sh" <<< "$output")
+	echo "row: $row"
+	[ -n "$row" ]
+	grep -qxF -- "$row" "$OFI_TOP/README.md"
+}
