@@ -21,15 +21,19 @@ for f in $files; do
 		grep -E '^ok\b' "$f" | grep -iE '# skip' | sed 's/^/    /'
 done
 # The status matrix: what each fabric reported for the same events (the
-# "# status-matrix: ..." lines tests print to their TAP output), one
-# table, a line per suite and line.
-# shellcheck disable=SC2086 # $files: paths without blanks (find above)
-if [ -n "$files" ] && grep -qs '^# status-matrix:' $files; then
+# "# status-matrix: ..." lines tests print to their TAP output, which
+# run-suite.sh keeps in NAME.log), one table, a line per suite and line.
+matrix=
+for f in $files; do
+	out=${f%.tap}.log
+	[ -f "$out" ] || out=$f
+	rel=${f#"$dir"/}
+	matrix="$matrix$(sed -n "s|^# status-matrix: |  ${rel%.tap}: |p" "$out")
+"
+done
+if [ -n "$(printf '%s' "$matrix" | tr -d '\n')" ]; then
 	echo "status matrix (the same event on every fabric):"
-	for f in $files; do
-		rel=${f#"$dir"/}
-		sed -n "s|^# status-matrix: |  ${rel%.tap}: |p" "$f"
-	done
+	printf '%s' "$matrix" | grep .
 fi
 secs=$(find "$dir" -name '*.secs' 2>/dev/null | sort)
 if [ -n "$secs" ]; then

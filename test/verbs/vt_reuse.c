@@ -348,7 +348,7 @@ static void ek_echo(struct vt *v, struct vt_mem *m, DAT_EP_HANDLE ep,
 
 static int ended_kept_server(const struct vt_opts *o)
 {
-	unsigned k, n = o->count > 0 ? (unsigned)o->count : 6;
+	unsigned k, made, n = o->count > 0 ? (unsigned)o->count : 6;
 	DAT_EP_HANDLE eps[EK_MAX];
 	DAT_CONN_QUAL qual = 0;
 	struct vt_mem m;
@@ -367,43 +367,65 @@ static int ended_kept_server(const struct vt_opts *o)
 	vt_listening(qual);
 	cr = vt_wait_cr(&v, &ev);
 	eps[0] = vt_ep(&v, NULL);
+	made = 1;
 	for (k = 0; k < n && !vt_failures; k++) {
 		vt_must("dat_ep_post_recv", ek_recv(eps[k], &m, k));
 		vt_accept(&v, cr, eps[k], NULL, 0);
 		ek_echo(&v, &m, eps[k], k, 1);
 		if (k + 1 == n) {
 			vt_wait_disconnected(&v, eps[k]);
-			k++;
 			break;
 		}
 		/* the next request and its EP are there before this
 		 * connection ends */
 		cr = vt_wait_cr(&v, &ev);
-		eps[k + 1] = vt_ep(&v, NULL);
+		eps[made++] = vt_ep(&v, NULL);
 		vt_disconnect(&v, eps[k]); /* the EP stays as it is */
 	}
 	if (!vt_failures)
 		vt_note("ok %u connections, each accepted on a new EP while "
 			"the EPs of the ended ones were kept: each "
 			"ESTABLISHED, 4 KiB both ways checked", n);
-	while (k-- > 0)
-		vt_ep_free(eps[k]);
+	while (made-- > 0)
+		vt_ep_free(eps[made]);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
 	vt_mem_free(&m);
 	vt_close(&v);
 	return 0;
 }
 
-/* the next connection event on v's EVD: want, for ep */
-static void ek_event(struct vt *v, DAT_EVENT *ev, DAT_EVENT_NUMBER want,
-		     DAT_EP_HANDLE ep, unsigned k)
+/* connection k's DISCONNECTED (on ep) and k + 1's ESTABLISHED (on next),
+ * in either order: they come from two connections */
+static void ek_events(struct vt *v, DAT_EP_HANDLE ep, DAT_EP_HANDLE next,
+		      unsigned k)
 {
-	char what[64];
+	int ended = 0, up = 0, i;
+	DAT_EP_HANDLE h;
+	DAT_EVENT ev;
 
-	snprintf(what, sizeof(what), "connection %u", k);
-	if (vt_expect_event(what, v->conn_evd, want, ev))
-		vt_expect_ptr(what, ev->event_data.connect_event_data.ep_handle,
-			      ep);
+	for (i = 0; i < 2; i++) {
+		DAT_RETURN rc = vt_wait(v->conn_evd, vt_secs(30), &ev);
+
+		if (rc != DAT_SUCCESS) {
+			vt_fail("connections %u and %u: dat_evd_wait: %s", k,
+				k + 1, vt_rc(rc));
+			return;
+		}
+		h = ev.event_data.connect_event_data.ep_handle;
+		if (h == ep && !ended &&
+		    ev.event_number == DAT_CONNECTION_EVENT_DISCONNECTED)
+			ended = 1;
+		else if (h == next && !up &&
+			 ev.event_number == DAT_CONNECTION_EVENT_ESTABLISHED)
+			up = 1;
+		else
+			vt_fail("connections %u and %u: event %s on %s, want "
+				"DISCONNECTED on %u, ESTABLISHED on %u", k,
+				k + 1, vt_ev(ev.event_number),
+				h == ep ? "the first" : h == next ? "the next" :
+								    "another EP",
+				k, k + 1);
+	}
 }
 
 static int ended_kept_client(const struct vt_opts *o)
@@ -412,7 +434,6 @@ static int ended_kept_client(const struct vt_opts *o)
 	DAT_EP_HANDLE ep, next = DAT_HANDLE_NULL;
 	struct sockaddr_in sin;
 	struct vt_mem m;
-	DAT_EVENT ev;
 	struct vt v;
 
 	if (n > EK_MAX)
@@ -441,9 +462,7 @@ static int ended_kept_client(const struct vt_opts *o)
 				       vt_secs(20), 0, NULL,
 				       DAT_QOS_BEST_EFFORT,
 				       DAT_CONNECT_DEFAULT_FLAG));
-		ek_event(&v, &ev, DAT_CONNECTION_EVENT_DISCONNECTED, ep, k);
-		ek_event(&v, &ev, DAT_CONNECTION_EVENT_ESTABLISHED, next,
-			 k + 1);
+		ek_events(&v, ep, next, k);
 		vt_ep_free(ep);
 		ep = next;
 	}
