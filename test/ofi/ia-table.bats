@@ -3,8 +3,9 @@
 # test/ofi/ia-table.bats - the README's table "What each fabric gives"
 # holds, for this fabric, exactly what dat_ia_query reports on its IA
 # (test/lib/ia-row.sh makes the row from "dattest-verbs query local").
-# dat_ia_query(3DAT) returns "the attributes of the IA"; a README that
-# says more than the IA does is what a user reads first.
+# dat_ia_query(3DAT): "The dat_ia_query() functions provides the Consumer
+# with the IA parameters, as well as the IA and Provider attributes"; a
+# README that says more than those is what a user reads first.
 
 load ofi_helpers
 
