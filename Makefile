@@ -196,26 +196,26 @@ run-host-suites:
 		$(RUN_SUITE) $(RESULTS)/host hermetic tap env $(HOST_ENV) \
 			HERMETIC_SYSCONFDIR=$(SYSCONFDIR) test/lib/hermetic.sh \
 			--tap "hermetic: the registry suites with hostile machine files" \
-			bats --tap $(REGISTRY_SUITES); \
+			bats --tap --timing $(REGISTRY_SUITES); \
 	else \
 		$(foreach s,$(REGISTRY_SUITES),$(RUN_SUITE) $(RESULTS)/host \
 			$(basename $(notdir $(s))) tap env $(HOST_ENV) \
-			bats --tap $(s) &&) \
+			bats --tap --timing $(s) &&) \
 		$(RUN_SUITE) $(RESULTS)/host hermetic tap \
 			test/lib/hermetic.sh --tap \
 			"hermetic: the registry suites with hostile machine files" true; \
 	fi
 	$(RUN_SUITE) $(RESULTS)/host valgrind tap env $(HOST_ENV) \
-		bats --tap test/bats/valgrind.bats
+		bats --tap --timing test/bats/valgrind.bats
 	$(RUN_SUITE) $(RESULTS)/host install tap env $(HOST_ENV) \
-		bats --tap test/bats/install.bats
+		bats --tap --timing test/bats/install.bats
 	$(RUN_SUITE) $(RESULTS)/host buildflags tap env $(HOST_ENV) \
-		bats --tap test/bats/buildflags.bats
+		bats --tap --timing test/bats/buildflags.bats
 	$(RUN_SUITE) $(RESULTS)/host spdx tap env $(HOST_ENV) \
-		bats --tap test/bats/spdx.bats
+		bats --tap --timing test/bats/spdx.bats
 	$(foreach s,$(filter-out $(REGISTRY_SUITES),$(HOST_BATS_SUITES)),$(RUN_SUITE) $(RESULTS)/host \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) \
-		bats --tap $(s) &&) :
+		bats --tap --timing $(s) &&) :
 
 # Verbs suites: run here when the machine has RDMA devices (as inside the
 # soft-RoCE guest), else in one boot of the guest (test/vm/).

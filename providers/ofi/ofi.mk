@@ -260,7 +260,7 @@ run-ofi-suites:
 	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \
 		$(RUN_SUITE) $(RESULTS)/ofi/$(f) \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$(f) \
-		bats --tap $(s) &&)) :
+		bats --tap --timing $(s) &&)) :
 
 # test_ofi_shm_sweep (host): the sweep of stale shm regions (shm_sweep.c)
 # in a directory of its own; no libfabric call.

@@ -23,7 +23,7 @@ mkdir -p "$deb/dat2"
 }
 log="$top/build/vm-deb-console.log"
 test/vm/run.sh -t "${VM_TIMEOUT:-1500}" -w "$top" -l "$log" -- \
-	test/lib/run-suite.sh "$res" deb-guest tap env DEB_DIR="$deb" bats --tap test/deb/deb.bats
+	test/lib/run-suite.sh "$res" deb-guest tap env DEB_DIR="$deb" bats --tap --timing test/deb/deb.bats
 rc=$?
 if [ $rc -eq 77 ]; then
 	printf '1..1\nok 1 - guest # SKIP the soft-RoCE guest cannot run on this machine\n' > "$res/guest.tap"

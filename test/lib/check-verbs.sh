@@ -83,10 +83,10 @@ if have_devices; then
 		[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
 		if [ -n "$filter" ]; then
 			# shellcheck disable=SC2086 # witness, fab: command prefixes
-			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --filter "$filter" "$suite"
+			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing --filter "$filter" "$suite"
 		else
 			# shellcheck disable=SC2086
-			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap "$suite"
+			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing "$suite"
 		fi
 	done
 	exit 0

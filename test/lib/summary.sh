@@ -54,6 +54,17 @@ if [ -n "$secs" ]; then
 	echo "  (every suite: $dir/time-table.txt)"
 	rm -f "$dir/.time-table"
 fi
+# The tests, slowest first, from bats --timing's " in Nms" (every suite
+# runs with it): the 15 slowest here, all of them in test-times.txt.
+for f in $files; do
+	rel=${f#"$dir"/}
+	sed -n "s|^\(not \)\{0,1\}ok [0-9]* \(.*\) in \([0-9][0-9]*\)ms\( # skip.*\)\{0,1\}\$|\3 ${rel%.tap}: \2|p" "$f"
+done | sort -k1,1nr | awk '{ $1 = sprintf("  %6.1f ", $1 / 1000); print }' > "$dir/test-times.txt"
+if [ -s "$dir/test-times.txt" ]; then
+	echo "time per test, slowest first (seconds):"
+	head -n 15 "$dir/test-times.txt" | cut -c 1-150
+	echo "  (every test: $dir/test-times.txt)"
+fi
 # Last before the count, where a log's tail shows it: what each failed
 # test printed (its TAP diagnostics, at most 60 lines a test).  Lines
 # that report a passing case (dapltest's "Result: PASS", TAP's "ok") are

@@ -35,11 +35,12 @@ awk -v suite="$suite" -v nonce="$nonce" -v allowfile="$allow" '
 function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 # the message without the "[ 12.345678] " time stamp
 function text(s) { sub(/^\[ *[0-9]+\.[0-9]+\] /, "", s); return s }
-# "ok 5 - name # SKIP why" -> "test 5 '\''name'\''"
+# "ok 5 - name [in 12ms] # SKIP why" -> "test 5 '\''name'\''"
 function label(tap,    n, name) {
 	sub(/^(not )?ok /, "", tap)
 	n = tap; sub(/ .*/, "", n)
 	name = tap; sub(/^[0-9]+ -? ?/, "", name); sub(/ # [Ss][Kk][Ii][Pp].*$/, "", name)
+	sub(/ in [0-9]+ms$/, "", name)	# bats --timing
 	return "test " n " '\''" name "'\''"
 }
 function close_block() { inblock = 0 }

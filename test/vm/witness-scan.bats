@@ -56,11 +56,13 @@ WARN=("WARNING: CPU: 1 PID: 812 at drivers/infiniband/sw/rxe/rxe_pool.c:256 __rx
 ok 1 - kernel-witness: verbs-x: no WARNING, BUG, refcount or use-after-free report in the kernel log (2 tests)" ]
 }
 
+# (bats --timing, as the test bed runs every suite, ends a result line
+# with " in Nms": not part of the name)
 @test "kernel-witness: a report belongs to the test whose result comes next; one per call trace" {
 	log "dat-witness $N: start verbs-x" \
 		"dat-witness $N: done ok 1 - first" \
 		"refcount_t: underflow; use-after-free." "${WARN[@]}" \
-		"dat-witness $N: done not ok 2 - second one" \
+		"dat-witness $N: done not ok 2 second one in 1234ms" \
 		"dat-witness $N: done ok 3 - third" \
 		"general protection fault, probably for non-canonical address" \
 		"dat-witness $N: end verbs-x"
