@@ -38,6 +38,8 @@ $(B)/test/ofi/dattest-ofi-%: $(B)/test/ofi/%.o $(B)/test/verbs/vt_util.o \
 test-programs: $(OFI_TEST_PROGS)
 
 .PHONY: install-ofi uninstall-ofi check-ofi run-ofi-suites
+# (lane-ofi-% is not phony: make does not search pattern rules for
+# phony targets; no file has such a name)
 install-ofi: $(OFI_PROVIDER)
 	install -d $(DESTDIR)$(LIBDIR)
 	install -m 644 $(OFI_PROVIDER) $(DESTDIR)$(LIBDIR)/$(OFI_SONAME)
@@ -256,11 +258,22 @@ check-ofi-verbs: test-programs
 		"$(RESULTS)/ofi-verbs" "$(TESTS)" $(OFI_SUITES_verbs) test/ofi/mixed.bats
 	test/lib/summary.sh $(RESULTS)/ofi-verbs
 
+# One lane per fabric (make check and check-ofi run NATIVE_JOBS of them
+# at a time, Makefile run-native-suites): a fabric's suites one after the
+# other, as some count or sweep what the fabric leaves behind (/dev/shm
+# regions, a listener's port); the lanes of different fabrics share
+# nothing that a test looks at, and no qualifier a test picks itself is
+# one the kernel may hand another lane's socket (ofi_helpers.bash
+# free_qual).
+OFI_LANES := $(addprefix lane-ofi-,$(OFI_FABRICS))
 run-ofi-suites:
-	$(foreach f,$(OFI_FABRICS),$(foreach s,$(OFI_SUITES_$(f)), \
-		$(RUN_SUITE) $(RESULTS)/ofi/$(f) \
-		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$(f) \
-		bats --tap --timing $(s) &&)) :
+	$(MAKE) --no-print-directory -j$(NATIVE_JOBS) WERROR=$(WERROR) $(OFI_LANES)
+
+lane-ofi-%:
+	$(foreach s,$(OFI_SUITES_$*),RUN_SUITE_TAG=$* \
+		$(RUN_SUITE) $(RESULTS)/ofi/$* \
+		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$* \
+		bats --tap --timing $(s) &&) :
 
 # test_ofi_shm_sweep (host): the sweep of stale shm regions (shm_sweep.c)
 # in a directory of its own; no libfabric call.

@@ -15,6 +15,8 @@ export TEST_TIMEOUT_SCALE="$SCALE"
 SRV_ADDR=10.77.0.2
 
 secs() { echo $(($1 * SCALE)); }
+# nap, has_line: waits without a process
+load "$TOP/test/lib/wait"
 
 setup_file() {
 	local d
@@ -48,13 +50,13 @@ start_server() {
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
-	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+	until has_line "$SRV_OUT" "listening $PORT"; do
 		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
 			echo "server not ready; its output:"
 			cat "$SRV_OUT"
 			return 1
 		fi
-		sleep 0.1
+		nap
 	done
 }
 
@@ -245,17 +247,17 @@ rmr_atomic_cases() {
 	"$DT" -T S -D rxe1-cma -n "$PORT" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
-	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+	until has_line "$SRV_OUT" "listening $PORT"; do
 		[ $SECONDS -lt $end ] && kill -0 "$SRV_PID" || { cat "$SRV_OUT"; false; }
-		sleep 0.1
+		nap
 	done
 	"$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" -T T -t 1 -w 2 -i 100000 \
 		client SR 1024 server RW 1024 > "$BATS_TEST_TMPDIR/client.out" 2>&1 3>&- &
 	local cpid=$!
 	end=$((SECONDS + $(secs 30)))
-	until grep -q '^Server: transaction test from a client$' "$SRV_OUT"; do
+	until has_line "$SRV_OUT" 'Server: transaction test from a client'; do
 		[ $SECONDS -lt $end ] || { cat "$SRV_OUT"; false; }
-		sleep 0.1
+		nap
 	done
 	kill -9 "$SRV_PID"
 	wait "$SRV_PID" || :
@@ -391,12 +393,12 @@ rmr_atomic_cases() {
 	DAT_OVERRIDE=$conf timeout -k 5 "$(secs 200)" "$DT" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
-	until grep -q '^listening 45278$' "$SRV_OUT"; do
+	until has_line "$SRV_OUT" 'listening 45278'; do
 		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
 			cat "$SRV_OUT"
 			false
 		fi
-		sleep 0.1
+		nap
 	done
 	grep -q '^dapltest: no -D: IA rxe1-cma, the first DAT 1.2 entry of dat.conf whose IA opens$' "$SRV_OUT"
 	PORT=45278

@@ -9,7 +9,8 @@
 #          recorded as one more failed test.
 #   plain: COMMAND is one test: exit status 0 passes.
 # Its wall-clock seconds go to RESULTS_DIR/NAME.secs, for the time table
-# that summary.sh prints.
+# that summary.sh prints.  With RUN_SUITE_TAG set (make check's native
+# lanes run side by side), each line shown starts with "[TAG] ".
 # Always exits 0 once the result is recorded: the summary decides.
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 RESULTS_DIR NAME tap|plain COMMAND..." >&2; exit 2; }
@@ -19,7 +20,8 @@ mkdir -p "$dir" || exit 2
 out="$dir/$name.tap"
 raw="$dir/$name.log"
 
-echo "=== $name"
+tag=${RUN_SUITE_TAG:+[$RUN_SUITE_TAG] }
+echo "$tag=== $name"
 start=$(date +%s)
 # The output is shown as it comes (in the guest, the console's silence is
 # what its watchdog measures, test/vm/run.sh), but the suite writes to a
@@ -29,7 +31,11 @@ start=$(date +%s)
 sleep 86400 < /dev/null > /dev/null 2>&1 &
 sentinel=$!
 trap 'kill $sentinel 2> /dev/null' EXIT
-tail -s 0.2 -n +1 -f --pid=$sentinel "$raw" &
+if [ -n "$tag" ]; then
+	tail -s 0.2 -n +1 -f --pid=$sentinel "$raw" | sed -u "s|^|$tag|" &
+else
+	tail -s 0.2 -n +1 -f --pid=$sentinel "$raw" &
+fi
 follower=$!
 "$@" > "$raw" 2>&1
 rc=$?

@@ -155,7 +155,7 @@ s.listen(8)
 print(s.getsockname()[1], flush=True)
 time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 		pid=$!
-		until [ -s "$port" ]; do sleep 0.1; done
+		until [ -s "$port" ]; do nap; done
 		run_client timeout -a "$DATTEST_SERVER_ADDR" -q "$(cat "$port")"
 		kill "$pid"
 		wait "$pid" || :

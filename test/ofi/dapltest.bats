@@ -30,13 +30,13 @@ dt_server() {
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	local end=$((SECONDS + $(secs 30)))
-	until grep -q "^listening $PORT\$" "$SRV_OUT"; do
+	until has_line "$SRV_OUT" "listening $PORT"; do
 		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
 			echo "server not ready; its output:"
 			cat "$SRV_OUT"
 			return 1
 		fi
-		sleep 0.1
+		nap
 	done
 }
 

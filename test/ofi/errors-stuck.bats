@@ -24,9 +24,9 @@ setup_file() { ofi_setup_file; }
 		timeout -k 5 "$(secs 100)" "$VT" stuck client -q "$QUAL" > "$cout" 2>&1 3>&- &
 	local cpid=$!
 	local end=$((SECONDS + $(secs 30)))
-	until grep -q '^have target$' "$cout"; do
+	until has_line "$cout" 'have target'; do
 		[ "$SECONDS" -lt "$end" ] && kill -0 "$cpid"
-		sleep 0.1
+		nap
 	done
 	kill -STOP "$spid"
 	touch "$go"

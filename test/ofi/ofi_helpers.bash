@@ -99,12 +99,28 @@ shm_clean_qual() {
 }
 
 # free_qual: a qualifier whose port (the qualifier itself, below 65536) is
-# free on 127.0.0.1 right now: the kernel's pick
+# free on 127.0.0.1 and 127.0.0.2 right now, and no shm listener's name:
+# a random one in 10000-19999, below the kernel's ephemeral ports
+# (ip_local_port_range, 32768 up here), so that no socket another test
+# opens meanwhile (make check runs the fabrics' lanes side by side) can
+# be given it before the test's listener binds it; below planted.bats's
+# 20000 up, too.
 free_qual() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
+	python3 -c 'import os, random, socket
+for _ in range(1000):
+    q = random.randrange(10000, 20000)
+    if any(os.path.lexists("/dev/shm/dat-127.0.0.%d-%d" % (h, q)) for h in (1, 2)):
+        continue
+    try:
+        for h in ("127.0.0.1", "127.0.0.2"):
+            with socket.socket() as s:
+                s.bind((h, q))
+    except OSError:
+        continue
+    print(q)
+    break
+else:
+    raise SystemExit("free_qual: no free port in 10000-19999")'
 }
 
 # fi_field NAME: the first "NAME: value" of fi_info -v for the fabric

@@ -94,7 +94,7 @@ link_up() {
 					"GID[1] $(cat "$p/gids/1")"
 				return 1
 			fi
-			sleep 0.1
+			nap
 		done
 	done
 	LINK_DOWN=

@@ -17,6 +17,9 @@ export TEST_TIMEOUT_SCALE="$SCALE"
 # secs N: N seconds, scaled
 secs() { echo $(($1 * SCALE)); }
 
+# nap, has_line, nth_listening: waits without a process (test/lib/wait.bash)
+load "$TOP/test/lib/wait"
+
 verbs_setup_file() {
 	case $SCALE in
 	'' | *[!0-9]* | 0)
@@ -74,8 +77,7 @@ start_server() {
 wait_listening() {
 	local end=$((SECONDS + $(secs 30))) nth=${1:-1}
 	while :; do
-		QUAL=$(sed -n 's/^listening \([0-9][0-9]*\)$/\1/p' "$SRV_OUT" |
-			sed -n "${nth}p")
+		nth_listening "$SRV_OUT" "$nth"
 		[ -n "$QUAL" ] && return 0
 		if ! kill -0 "$SRV_PID" 2> /dev/null; then
 			echo "server exited before listening; its output:"
@@ -87,7 +89,7 @@ wait_listening() {
 			cat "$SRV_OUT"
 			return 1
 		fi
-		sleep 0.1
+		nap
 	done
 }
 
@@ -158,8 +160,8 @@ fstart() {
 # must not end first
 wait_line() {
 	local f=$1 pid=$2 line=$3 end=$((SECONDS + $(secs $4)))
-	until grep -qx "$line" "$f"; do
-		if ! kill -0 "$pid" 2> /dev/null && ! grep -qx "$line" "$f"; then
+	until has_line "$f" "$line"; do
+		if ! kill -0 "$pid" 2> /dev/null && ! has_line "$f" "$line"; then
 			echo "ended before '$line'; its output:"
 			cat "$f"
 			return 1
@@ -169,7 +171,7 @@ wait_line() {
 			cat "$f"
 			return 1
 		fi
-		sleep 0.1
+		nap
 	done
 }
 

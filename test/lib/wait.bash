@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# test/lib/wait.bash - polling a file from a bats suite with bash's
+# builtins only (loaded by test/verbs/verbs_helpers.bash and
+# test/dapltest/dapltest.bats).  Under the soft-RoCE guest's emulation
+# each fork and exec of a sed, grep or sleep costs milliseconds of a
+# core, which the server being waited for needs: a wait for a server's
+# "listening" line polled with them took a good part of a core.
+
+# nap: a tenth of a second, without a process (read on a FIFO this shell
+# holds open at both ends times out; only that outcome is expected)
+nap() {
+	if [ -z "${NAP_FD:-}" ]; then
+		local fifo
+		fifo=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/.nap
+		[ -p "$fifo" ] || mkfifo "$fifo"
+		exec {NAP_FD}<> "$fifo"
+	fi
+	read -r -t 0.1 -u "$NAP_FD" _ || [ $? -gt 128 ]
+}
+
+# nth_listening FILE N: the qualifier of the Nth "listening <qual>" line of
+# FILE in QUAL, empty if there is none (or no FILE) yet
+nth_listening() {
+	local l n=0
+	QUAL=
+	[ -e "$1" ] || return 0	# (not written yet)
+	while IFS= read -r l; do
+		[[ $l =~ ^listening\ ([0-9]+)$ ]] || continue
+		n=$((n + 1))
+		[ "$n" -eq "$2" ] && { QUAL=${BASH_REMATCH[1]}; return 0; }
+	done < "$1"
+	return 0
+}
+
+# has_line FILE LINE: whether FILE has LINE as a whole line
+has_line() {
+	local l
+	[ -e "$1" ] || return 1
+	while IFS= read -r l || [ -n "$l" ]; do
+		[ "$l" = "$2" ] && return 0
+	done < "$1"
+	return 1
+}
