@@ -270,7 +270,7 @@ run-ofi-suites:
 	$(MAKE) --no-print-directory -j$(NATIVE_JOBS) WERROR=$(WERROR) $(OFI_LANES)
 
 lane-ofi-%:
-	$(foreach s,$(OFI_SUITES_$*),RUN_SUITE_TAG=$* \
+	@$(foreach s,$(OFI_SUITES_$*),RUN_SUITE_TAG=$* \
 		$(RUN_SUITE) $(RESULTS)/ofi/$* \
 		$(basename $(notdir $(s))) tap env $(HOST_ENV) OFI_FABRIC=$* \
 		bats --tap --timing $(s) &&) :

@@ -18,7 +18,7 @@ export TEST_TIMEOUT_SCALE="$SCALE"
 secs() { echo $(($1 * SCALE)); }
 
 # nap, has_line, nth_listening: waits without a process (test/lib/wait.bash)
-load "$TOP/test/lib/wait"
+load "${BASH_SOURCE[0]%/*}/../lib/wait"
 
 verbs_setup_file() {
 	case $SCALE in
