@@ -252,7 +252,7 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	# ends when the keepalive timeout says so (its shortest: 3 s)
 	export DAPL_OFI_KEEPALIVE_TIMEOUT_MS=3000
 	pair accept-dead
-	sed -n 's/^status-matrix:/# &/p' "$SRV_OUT" >&3
+	show_matrix
 	grep -q '^status-matrix: accept after the requester died: DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR$' "$SRV_OUT"
 	grep -q '^  ok the requester was killed after its request$' <<< "$output"
 }

@@ -61,8 +61,7 @@ setup_file() { ofi_setup_file; }
 	run_client shortrecv -q "$QUAL"
 	wait_server
 	# in the TAP log (summary.sh gathers them): what this fabric reports
-	sed -n '/^status-matrix:/s/^/# /p' "$SRV_OUT" >&3
-	sed -n '/^status-matrix:/s/^/# /p' <<< "$output" >&3
+	show_matrix
 	[ "$status" -eq 0 ] && grep -q '^PASS$' <<< "$output"
 	[ "$SRV_RC" -eq 0 ] && grep -q '^PASS$' "$SRV_OUT"
 	grep -q '^status-matrix: receiver dto=DAT_DTO_ERR_LOCAL_LENGTH conn=DAT_CONNECTION_EVENT_BROKEN$' "$SRV_OUT"

@@ -9,18 +9,9 @@
 
 load ofi_helpers
 
-VT="$OFI_TOP/build/test/verbs/dattest-verbs"
-
 setup_file() { ofi_setup_file; }
 
 @test "$OFI_FABRIC: the README's row for $OFI_A is what dat_ia_query reports (atomics, memory windows, SRQ, max_eps, max_dto_per_ep, max_iov_segments_per_dto, max_private_data_size)" {
-	local row
-	run timeout -k 5 "$(secs 60)" "$VT" query local -i "$OFI_A" -a "$DATTEST_SERVER_ADDR"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	grep -q '^PASS$' <<< "$output"
-	row=$("$OFI_TOP/test/lib/ia-row.sh" <<< "$output")
-	echo "row: $row"
-	[ -n "$row" ]
-	grep -qxF -- "$row" "$OFI_TOP/README.md"
+	local_test query local -i "$OFI_A" -a "$DATTEST_SERVER_ADDR"
+	readme_has_row
 }

@@ -57,12 +57,8 @@ dat() {
 # dat_ia_query reports here (test/lib/ia-row.sh; natively:
 # test/ofi/ia-table.bats).
 @test "dat_ia_query on rxe0-cma: the README's row for cma rxe0 is what it reports (atomics, memory windows, SRQ, max_eps, max_dto_per_ep, max_iov_segments_per_dto, max_private_data_size)" {
-	local row
 	local_test query local -i rxe0-cma -a 10.77.0.1
-	row=$("$TOP/test/lib/ia-row.sh" <<< "$output")
-	echo "row: $row"
-	[ -n "$row" ]
-	grep -qxF -- "$row" "$TOP/README.md"
+	readme_has_row
 }
 
 @test "dat_ia_query on rxe1-cma: its address is 10.77.0.2" {
@@ -188,7 +184,7 @@ teardown() {
 # every libfabric fabric (test/ofi/connect.bats).
 @test "status-matrix: dat_cr_accept of a request whose requester was killed: ACCEPT_COMPLETION_ERROR (never ESTABLISHED), both receives FLUSHED, EP DISCONNECTED" {
 	pair accept-dead
-	sed -n 's/^status-matrix:/# &/p' "$SRV_OUT" >&3
+	show_matrix
 	grep -q '^status-matrix: accept after the requester died: DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR$' "$SRV_OUT"
 	grep -q '^  ok the requester was killed after its request$' <<< "$output"
 }
@@ -201,8 +197,7 @@ teardown() {
 @test "status-matrix: a 64-byte send into a 16-byte receive: receiver LOCAL_LENGTH (rxe: LOCAL_EP, its device's status), BROKEN on both sides" {
 	local VT="$TOP/build/test/ofi/dattest-ofi-errors"
 	pair shortrecv
-	sed -n 's/^status-matrix:/# &/p' "$SRV_OUT" >&3
-	sed -n 's/^status-matrix:/# &/p' <<< "$output" >&3
+	show_matrix
 	grep -Eq '^status-matrix: receiver dto=DAT_DTO_ERR_LOCAL_(LENGTH|EP) conn=DAT_CONNECTION_EVENT_BROKEN$' "$SRV_OUT"
 	grep -q '^status-matrix: sender dto=[A-Z_]* conn=DAT_CONNECTION_EVENT_BROKEN$' <<< "$output"
 }

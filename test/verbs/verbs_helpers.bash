@@ -102,6 +102,25 @@ wait_server() {
 	cat "$SRV_OUT"
 }
 
+# show_matrix: the "status-matrix: ..." lines the server ($SRV_OUT) and
+# the client ($output) printed, as comments in the TAP log (fd 3), where
+# test/lib/summary.sh gathers every fabric's into one table
+show_matrix() {
+	{ cat "$SRV_OUT"; printf '%s\n' "$output"; } |
+		sed -n 's/^status-matrix:/# &/p' >&3
+}
+
+# readme_has_row: the README's table "What each fabric gives" holds
+# exactly the row test/lib/ia-row.sh makes of $output, what "dattest-verbs
+# query local" printed for one IA
+readme_has_row() {
+	local row
+	row=$("$TOP/test/lib/ia-row.sh" <<< "$output")
+	echo "row: $row"
+	[ -n "$row" ]
+	grep -qxF -- "$row" "$TOP/README.md"
+}
+
 # run_client TEST ARGS...: the client role, output in $output
 run_client() {
 	local t=$1
