@@ -708,6 +708,10 @@ void ofi_conn_broken(struct dapl_tp_ep *oep)
 {
 	struct ofi_conn *c = oep->conn;
 
+	/* on MSG the RTU that makes an accepted connection ESTABLISHED
+	 * can be in the ring, unread, behind the failed DTO (msg.c) */
+	if (c && c->state == OFI_CONN_ACCEPTING)
+		ofi_msg_catch_up(oep->oia, c);
 	if (c && c->state == OFI_CONN_ESTABLISHED)
 		ofi_conn_end(oep->oia, c, DAPL_CM_BROKEN, 1);
 }

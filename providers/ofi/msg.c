@@ -677,6 +677,15 @@ void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		    c->m->pdata_len);
 }
 
+/* locked: what the peer wrote into the ring before an event that ends
+ * the connection is read before that event is (an attached connection
+ * only: before, the ring is not the peer's to write) */
+void ofi_msg_catch_up(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	if (c->m && c->m->attached)
+		ofi_msg_read(oia, c);
+}
+
 /* An FI_SHUTDOWN, or a connection's error (err, its data). */
 static void ofi_msg_down(struct dapl_tp_ia *oia, const void *fid, int err,
 			 const void *data, size_t len)
@@ -704,12 +713,15 @@ static void ofi_msg_down(struct dapl_tp_ia *oia, const void *fid, int err,
 				     0);
 		break;
 	case OFI_CONN_ACCEPTING:
-		ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
-		break;
 	case OFI_CONN_ESTABLISHED: /* no DISC came: the peer is gone */
-		/* what it wrote before it went is read first */
-		ofi_msg_read(oia, c);
-		if (c->state == OFI_CONN_ESTABLISHED)
+		/* what it wrote before it went is read first: its RTU too,
+		 * which libfabric put in the ring in the same CQ read as
+		 * the send whose failure closed the connection (a send
+		 * into a too short receive): ESTABLISHED, then BROKEN */
+		ofi_msg_catch_up(oia, c);
+		if (c->state == OFI_CONN_ACCEPTING)
+			ofi_conn_end(oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+		else if (c->state == OFI_CONN_ESTABLISHED)
 			ofi_conn_end(oia, c, DAPL_CM_BROKEN, 0);
 		else if (c->state == OFI_CONN_DRAINING)
 			ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);

@@ -773,6 +773,7 @@ DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
 /* oia->lock held: a graceful disconnect of an established connection */
 void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+void ofi_msg_catch_up(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 /* oia->lock held: a control message on the connection (ofi_ctl_send) */
 int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
 /* oia->lock held: the connection ends: its endpoint if not the EP's */
