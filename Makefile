@@ -48,7 +48,7 @@ LIBDAT_SONAME := libdat.so.1
 LIBDAT := $(B)/lib/$(LIBDAT_SONAME)
 LIBDAT_OBJS := $(addprefix $(B)/,dat/api.o dat/ia.o dat/strerror.o \
 	registry/conf.o registry/conf_file.o registry/debug.o registry/dynamic_registry.o \
-	registry/registry.o registry/static_registry.o)
+	registry/key.o registry/open_ia.o registry/registry.o registry/static_registry.o)
 
 # The verbs provider: the shared object layer (udapl/), the rdma_cm
 # connection manager (providers/cma/) and the verbs archive

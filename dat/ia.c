@@ -3,11 +3,12 @@
  * dat_ia_openv and dat_ia_close: the two calls libdat answers itself
  * rather than dispatching, because they start and end a provider's use.
  *
- * libdat remembers every IA it opened and through which registry entry.
- * So dat_ia_close releases exactly the entry the open took (the reference
- * had to ask the provider for its version and thread safety to rebuild
- * the key), and a handle libdat never returned gets DAT_INVALID_HANDLE
- * instead of a call through whatever its first word holds.
+ * libdat remembers every IA it opened and through which registry entry
+ * (registry/open_ia.c).  So dat_ia_close releases exactly the entry the
+ * open took (the reference had to ask the provider for its version and
+ * thread safety to rebuild the key), and a handle libdat never returned
+ * gets DAT_INVALID_HANDLE instead of a call through whatever its first
+ * word holds.
  *
  * ia_open_func gets only the IA name, which several entries may share
  * (one per thread safety, say, with different ia_params).  So libdat
@@ -17,45 +18,10 @@
  * provider overwrites *ia_handle on success; on failure the caller's
  * value is put back.
  */
-#include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../registry/registry.h"
-
-struct dat_open_ia {
-	struct dat_open_ia *next;
-	DAT_IA_HANDLE ia;
-	DAT_PROVIDER *provider;
-	struct dat_sr_entry *entry;
-	int closing;			/* a dat_ia_close is in the provider */
-};
-
-static pthread_mutex_t ia_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct dat_open_ia *ia_head;
-
-void dat_ia_lock(void)
-{
-	pthread_mutex_lock(&ia_mutex);
-}
-
-void dat_ia_unlock(void)
-{
-	pthread_mutex_unlock(&ia_mutex);
-}
-
-int dat_ia_count_for(const DAT_PROVIDER *provider)
-{
-	struct dat_open_ia *o;
-	int n = 0;
-
-	dat_ia_lock();
-	for (o = ia_head; o; o = o->next)
-		n += o->provider == provider;
-	dat_ia_unlock();
-	return n;
-}
 
 DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 			DAT_EVD_HANDLE *async_evd_handle,
@@ -81,14 +47,14 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	key.dapl_version_minor = dapl_minor;
 	key.is_thread_safe = thread_safety ? DAT_TRUE : DAT_FALSE;
 
-	o = calloc(1, sizeof(*o));
+	o = dat_open_ia_new(); /* before the open: cannot fail after it */
 	if (!o)
 		return DAT_ERROR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 	rc = dat_registry_open_provider(&key, &provider, &entry);
 	if (rc != DAT_SUCCESS) {
 		dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_open %s u%u.%u: %#x", name,
 			dapl_major, dapl_minor, rc);
-		free(o);
+		dat_open_ia_discard(o);
 		return rc;
 	}
 	callers_handle = *ia_handle;
@@ -99,18 +65,12 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 		dapl_major, dapl_minor, rc);
 	if (rc != DAT_SUCCESS) {
 		*ia_handle = callers_handle;
-		free(o);
+		dat_open_ia_discard(o);
 		dat_dr_unhold(provider);
 		dat_sr_release(entry);
 		return rc;
 	}
-	o->ia = *ia_handle;
-	o->provider = provider;
-	o->entry = entry;
-	dat_ia_lock();
-	o->next = ia_head;
-	ia_head = o;
-	dat_ia_unlock();
+	dat_open_ia_add(o, *ia_handle, provider, entry);
 	/* Counted now: dat_registry_remove_provider sees the IA. */
 	dat_dr_unhold(provider);
 	return DAT_SUCCESS;
@@ -118,38 +78,24 @@ DAT_RETURN dat_ia_openv(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 
 DAT_RETURN dat_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 {
-	struct dat_open_ia *o, **link;
+	struct dat_open_ia *o;
+	DAT_PROVIDER *provider;
 	DAT_RETURN rc;
 
 	if (!ia_handle || ((uintptr_t)ia_handle & 3))
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 
-	dat_ia_lock();
-	for (o = ia_head; o && o->ia != ia_handle; o = o->next)
-		;
-	if (o && !o->closing)
-		o->closing = 1;
-	else
-		o = NULL;
-	dat_ia_unlock();
+	o = dat_open_ia_claim(ia_handle, &provider);
 	if (!o)
 		return DAT_ERROR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_IA);
 
-	rc = o->provider->ia_close_func(ia_handle, close_flags);
+	rc = provider->ia_close_func(ia_handle, close_flags);
 	dat_dbg(DAT_DBG_CONSUMER_API, "dat_ia_close %p: %#x", ia_handle, rc);
 
-	dat_ia_lock();
 	if (rc != DAT_SUCCESS) {
-		o->closing = 0;
-		dat_ia_unlock();
+		dat_open_ia_unclaim(o);
 		return rc;
 	}
-	for (link = &ia_head; *link != o; link = &(*link)->next)
-		;
-	*link = o->next;
-	dat_ia_unlock();
-
-	dat_sr_release(o->entry);
-	free(o);
+	dat_open_ia_remove(o); /* and releases its registry entry */
 	return DAT_SUCCESS;
 }

@@ -5,31 +5,8 @@
  * handlers that keep the registry usable in a child.
  */
 #include <pthread.h>
-#include <string.h>
 
 #include "registry.h"
-
-enum dat_key_match dat_key_match(const DAT_PROVIDER_INFO *have,
-				 const DAT_PROVIDER_INFO *want)
-{
-	if (strncmp(have->ia_name, want->ia_name, DAT_NAME_MAX_LENGTH))
-		return DAT_KEY_NO_NAME;
-	if (have->dapl_version_major != want->dapl_version_major)
-		return DAT_KEY_NAME;
-	if (have->dapl_version_minor != want->dapl_version_minor)
-		return DAT_KEY_NAME_MAJOR;
-	/* Any non-zero DAT_BOOLEAN a consumer passes means "thread safe". */
-	if (!have->is_thread_safe != !want->is_thread_safe)
-		return DAT_KEY_NAME_MAJOR_MINOR;
-	return DAT_KEY_EXACT;
-}
-
-DAT_RETURN dat_check_ia_name(const char *name)
-{
-	if (!name || !memchr(name, '\0', DAT_NAME_MAX_LENGTH))
-		return DAT_ERROR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG1);
-	return DAT_SUCCESS;
-}
 
 /*
  * The precise "not found" error: how far the best registered key gets in

@@ -154,7 +154,23 @@ static inline int dat_dr_is_provider(const DAT_PROVIDER *p)
  */
 int dat_dr_extension(const DAT_PROVIDER *p, DAT_EXTENSION_FUNC *ext);
 
-/* Open IAs (dat/ia.c): how many were opened through this table. */
+/*
+ * Open IAs (open_ia.c), for dat/ia.c: an entry allocated before the
+ * provider's open (discarded if that fails), added with what the IA was
+ * opened through; claimed by one dat_ia_close at a time (NULL: not an IA
+ * libdat opened, or being closed), unclaimed if the provider's close
+ * failed, else removed, which releases the registry entry.
+ */
+struct dat_open_ia;
+struct dat_open_ia *dat_open_ia_new(void);
+void dat_open_ia_discard(struct dat_open_ia *o);
+void dat_open_ia_add(struct dat_open_ia *o, DAT_IA_HANDLE ia,
+		     DAT_PROVIDER *provider, struct dat_sr_entry *entry);
+struct dat_open_ia *dat_open_ia_claim(DAT_IA_HANDLE ia,
+				      DAT_PROVIDER **provider);
+void dat_open_ia_unclaim(struct dat_open_ia *o);
+void dat_open_ia_remove(struct dat_open_ia *o);
+/* How many open IAs were opened through this table. */
 int dat_ia_count_for(const DAT_PROVIDER *provider);
 
 /* Fork safety: the three locks, taken and dropped around fork(). */
