@@ -345,7 +345,7 @@ static struct dapl_evd *cno_scan(struct dapl_cno *cno)
 		dapl_lock(&evd->lock);
 		if ((evd->state & DAT_EVD_STATE_ENABLED) && !evd->waiters &&
 		    !evd->closing)
-			found = dapl_evd_ready(evd);
+			found = cno->obj.ia->evd_ready(evd);
 		dapl_unlock(&evd->lock);
 		if (found)
 			return evd;

@@ -49,20 +49,6 @@ DAT_RETURN dapl_post_errno(int err)
 	}
 }
 
-void dapl_ep_post_limits(struct dapl_ep *ep)
-{
-	const DAT_COMPLETION_FLAGS u = DAT_COMPLETION_UNSIGNALLED_FLAG;
-
-	ep->req_flags_refused =
-	    ~(REQUEST_POST_FLAGS &
-	      ~(ep->attr.request_completion_flags & u ? 0 : u));
-	ep->recv_flags_refused =
-	    ~(RECV_POST_FLAGS & ~(ep->attr.recv_completion_flags & u ? 0 : u));
-	ep->send1_ok = ep->attr.max_request_iov != 0 && ep->post_send1;
-	ep->recv1_ok =
-	    ep->attr.max_recv_iov != 0 && ep->post_recv1 && !ep->srq;
-}
-
 /* A post described by a struct dapl_post (p->op its op). */
 DTO_INLINE DAT_RETURN dto_submit(struct dapl_ep *ep, struct dapl_post *p,
 				 DAT_DTO_COOKIE user_cookie,

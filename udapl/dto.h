@@ -12,18 +12,8 @@
 #include "udapl.h"
 #include "slots.h"
 
-/* The flags a request post may carry; UNSIGNALLED only if the EP's
- * request_completion_flags allow it. */
-#define REQUEST_POST_FLAGS                                                     \
-	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |   \
-	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG | \
-	 DAT_COMPLETION_EVD_THRESHOLD_FLAG)
-/* Receives take neither SUPPRESS nor BARRIER_FENCE; SOLICITED_WAIT and
- * EVD_THRESHOLD are accepted and have no effect on a receive.  (Without
- * SUPPRESS a receive's completion is always wanted: dto_submit_op.) */
-#define RECV_POST_FLAGS                                                        \
-	(DAT_COMPLETION_SOLICITED_WAIT_FLAG |                                  \
-	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+/* REQUEST_POST_FLAGS and RECV_POST_FLAGS: udapl.h, beside the EP's
+ * limits worked out from them (ep.c dapl_ep_post_limits). */
 
 /* States that take a request: CONNECTED, and DISCONNECTED where the post
  * is flushed at once (the queue pair is in the error state). */

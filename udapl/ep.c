@@ -24,6 +24,24 @@
 
 #define EP_ERR_HANDLE DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP)
 
+/* ---- the posts' invariants ---- */
+
+/* What a post compares (struct dapl_ep, udapl.h), worked out again after
+ * each change of ep->attr, ep->srq or the one-segment ops. */
+void dapl_ep_post_limits(struct dapl_ep *ep)
+{
+	const DAT_COMPLETION_FLAGS u = DAT_COMPLETION_UNSIGNALLED_FLAG;
+
+	ep->req_flags_refused =
+	    ~(REQUEST_POST_FLAGS &
+	      ~(ep->attr.request_completion_flags & u ? 0 : u));
+	ep->recv_flags_refused =
+	    ~(RECV_POST_FLAGS & ~(ep->attr.recv_completion_flags & u ? 0 : u));
+	ep->send1_ok = ep->attr.max_request_iov != 0 && ep->post_send1;
+	ep->recv1_ok =
+	    ep->attr.max_recv_iov != 0 && ep->post_recv1 && !ep->srq;
+}
+
 /* ---- states ---- */
 
 DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state)

@@ -915,33 +915,6 @@ DAT_RETURN dapl_evd_dequeue(DAT_EVD_HANDLE evd_handle, DAT_EVENT *event)
 	return rc;
 }
 
-void dapl_deadline_set(struct dapl_deadline *d, DAT_TIMEOUT timeout)
-{
-	d->infinite = timeout == DAT_TIMEOUT_INFINITE;
-	clock_gettime(CLOCK_MONOTONIC, &d->at);
-	d->at.tv_sec += timeout / 1000000;
-	d->at.tv_nsec += (long)(timeout % 1000000) * 1000;
-	if (d->at.tv_nsec >= 1000000000) {
-		d->at.tv_sec++;
-		d->at.tv_nsec -= 1000000000;
-	}
-}
-
-int dapl_deadline_ms(const struct dapl_deadline *d)
-{
-	struct timespec now;
-	long long ns;
-
-	if (d->infinite)
-		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(d->at.tv_sec - now.tv_sec) * 1000000000LL +
-	     (d->at.tv_nsec - now.tv_nsec);
-	if (ns <= 0)
-		return 0;
-	return (int)((ns + 999999) / 1000000);
-}
-
 /* Why a waiter must leave now, or DAT_SUCCESS. */
 static DAT_RETURN evd_wait_state(const struct dapl_evd *evd)
 {

@@ -166,9 +166,10 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	ia->nolock = ia_nolock(entry);
 	ia->agent_epfd = -1;
 	ia->agent_kick = -1;
+	ia->evd_ready = dapl_evd_ready;
 	ia->opener = dapl_self_pid();
 	dapl_list_init(&ia->open_link);
-	if (dapl_progress_create(ia)) {
+	if (dapl_progress_create(ia, dapl_cm_ep_event)) {
 		pthread_mutex_destroy(&ia->lock);
 		dapl_obj_free(ia);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,

@@ -121,6 +121,7 @@ struct dapl_engine {
 	struct dapl_timer *firing;	/* whose fn runs, or NULL */
 	struct dapl_list timers;	/* armed dapl_timer.link */
 	struct dapl_list deferred;	/* dapl_ep.defer_link */
+	dapl_cm_deliver_fn deliver;	/* where they go (cm.c's, at open) */
 	uint32_t poll_us;		/* the next sleep of a POLL transport */
 	int hurry;			/* a consumer began to block: poll_us
 					 * from its minimum (atomic) */
@@ -486,7 +487,7 @@ static int engine_run_deferred(struct dapl_engine *e)
 	e->calling++;
 	pthread_mutex_unlock(&e->lock);
 	if (held) {
-		dapl_cm_ep_event(ep, ev, NULL, 0);
+		e->deliver(ep, ev, NULL, 0);
 		dapl_upcall_end(ep);
 	}
 	pthread_mutex_lock(&e->lock);
@@ -879,7 +880,7 @@ void dapl_progress_park_ms(unsigned ms)
 
 /* ---- life cycle ---------------------------------------------------------------- */
 
-int dapl_progress_create(struct dapl_ia *ia)
+int dapl_progress_create(struct dapl_ia *ia, dapl_cm_deliver_fn deliver)
 {
 	struct dapl_engine *e = calloc(1, sizeof(*e));
 
@@ -891,6 +892,7 @@ int dapl_progress_create(struct dapl_ia *ia)
 		return -1;
 	}
 	e->ia = ia;
+	e->deliver = deliver;
 	e->busy_fd = -1;
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->idle, NULL);

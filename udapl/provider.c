@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DAT_PROVIDER table of each registered dat.conf entry, and the
- * dat_provider_init/fini glue a provider calls with its ops.
+ * dat_provider_init/fini glue a provider calls with its ops.  The list
+ * of the entries is below, in entries.c, where ia.c finds them too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,6 @@
 
 #include "slots.h"
 #include <dat/dat_ib_extensions.h>
-
-static struct dapl_module_lock prov_lock = DAPL_MODULE_LOCK_INITIALIZER;
-static struct dapl_provider *prov_list;
-/* The process that registered the entries: a forked child inherits the
- * list but not the threads behind it. */
-static pid_t prov_pid;
 
 static void table_fill(DAT_PROVIDER *t)
 {
@@ -113,19 +108,16 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 	p->table.device_name = p->info.ia_name;
 	p->table.extension = p;
 
-	dapl_module_lock(&prov_lock);
+	dapl_entries_lock();
 	rc = dat_registry_add_provider(&p->table, &p->info);
 	/* The atomic extension (ext.c): libdat keeps it with the table and
 	 * forgets it at dat_registry_remove_provider. */
 	if (rc == DAT_SUCCESS &&
 	    dat_registry_add_extension(&p->table, dapl_extension_op))
 		dapl_dbg(DAPL_DBG_WARN, "cannot register the extension");
-	if (rc == DAT_SUCCESS) {
-		p->next = prov_list;
-		prov_list = p;
-		prov_pid = dapl_self_pid();
-	}
-	dapl_module_unlock(&prov_lock);
+	if (rc == DAT_SUCCESS)
+		dapl_entries_add(p);
+	dapl_entries_unlock();
 	if (rc != DAT_SUCCESS) {
 		dapl_dbg(DAPL_DBG_ERR, "cannot register %s: %#x",
 			 p->info.ia_name, rc);
@@ -134,31 +126,16 @@ void dapl_provider_init(const DAT_PROVIDER_INFO *info, const char *ia_params,
 	}
 }
 
-static int info_same(const DAT_PROVIDER_INFO *a, const DAT_PROVIDER_INFO *b)
-{
-	return !strncmp(a->ia_name, b->ia_name, DAT_NAME_MAX_LENGTH) &&
-	       a->dapl_version_major == b->dapl_version_major &&
-	       a->dapl_version_minor == b->dapl_version_minor &&
-	       a->is_thread_safe == b->is_thread_safe;
-}
-
 void dapl_provider_fini(const DAT_PROVIDER_INFO *info)
 {
-	struct dapl_provider **link, *p = NULL;
+	struct dapl_provider *p;
 	int last;
 
 	if (!info)
 		return;
-	dapl_module_lock(&prov_lock);
-	for (link = &prov_list; *link; link = &(*link)->next) {
-		if (info_same(&(*link)->info, info)) {
-			p = *link;
-			*link = p->next;
-			break;
-		}
-	}
-	last = !prov_list;
-	dapl_module_unlock(&prov_lock);
+	dapl_entries_lock();
+	p = dapl_entries_take(info, &last);
+	dapl_entries_unlock();
 	if (!p)
 		return;
 	dat_registry_remove_provider(&p->table, &p->info);
@@ -177,40 +154,4 @@ void dapl_provider_fini(const DAT_PROVIDER_INFO *info)
 		dapl_srq_release_retired();
 		dapl_obj_release_all();
 	}
-}
-
-int dapl_provider_forked(void)
-{
-	pid_t pid;
-
-	dapl_module_lock(&prov_lock);
-	pid = prov_pid;
-	dapl_module_unlock(&prov_lock);
-	return pid && pid != dapl_self_pid();
-}
-
-/*
- * The entry an IA opens through.  Several entries may share the IA name
- * (one per thread safety, or with different ia_params); libdat matched
- * the whole key and passes that entry's table as table_hint (the
- * caller's *ia_handle, see dat/ia.c), so the IA gets that entry's
- * ia_params and goes away with that entry only.  Without a hint that is
- * one of ours (another libdat), the first entry of that name.
- */
-struct dapl_provider *dapl_provider_find(const char *ia_name,
-					 const void *table_hint)
-{
-	struct dapl_provider *p, *by_name = NULL;
-
-	dapl_module_lock(&prov_lock);
-	for (p = prov_list; p; p = p->next) {
-		if (strncmp(p->info.ia_name, ia_name, DAT_NAME_MAX_LENGTH))
-			continue;
-		if ((const void *)&p->table == table_hint)
-			break;
-		if (!by_name)
-			by_name = p;
-	}
-	dapl_module_unlock(&prov_lock);
-	return p ? p : by_name;
 }

@@ -202,6 +202,11 @@ struct dapl_ia {
 	 * fds and agent_kick), watched by the engine; -1 until the IA's
 	 * first CNO.  Under ia->lock. */
 	int agent_epfd, agent_kick;
+	/* For dat_cno_wait's scan of its EVDs (cno.c), set at open to
+	 * evd.c's dapl_evd_ready: the CNO sits below the EVD (an EVD is
+	 * attached to a CNO and notifies it) and never calls up into it
+	 * by name. */
+	int (*evd_ready)(struct dapl_evd *evd);
 };
 
 struct dapl_pz {
@@ -262,6 +267,19 @@ struct dapl_cno {
 					 * agent calls may look at it */
 };
 
+/* The flags a request post may carry; UNSIGNALLED only if the EP's
+ * request_completion_flags allow it. */
+#define REQUEST_POST_FLAGS                                                     \
+	(DAT_COMPLETION_SUPPRESS_FLAG | DAT_COMPLETION_SOLICITED_WAIT_FLAG |   \
+	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_BARRIER_FENCE_FLAG | \
+	 DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+/* Receives take neither SUPPRESS nor BARRIER_FENCE; SOLICITED_WAIT and
+ * EVD_THRESHOLD are accepted and have no effect on a receive.  (Without
+ * SUPPRESS a receive's completion is always wanted: dto_submit_op.) */
+#define RECV_POST_FLAGS                                                        \
+	(DAT_COMPLETION_SOLICITED_WAIT_FLAG |                                  \
+	 DAT_COMPLETION_UNSIGNALLED_FLAG | DAT_COMPLETION_EVD_THRESHOLD_FLAG)
+
 struct dapl_ep {
 	struct dapl_obj obj;
 	struct dapl_lock lock;		/* lock.h */
@@ -289,9 +307,9 @@ struct dapl_ep {
 	int nolock;			/* ia->nolock: posts take no ep->lock */
 	/* The post's invariants, worked out from ep->attr, ep->srq and the
 	 * one-segment ops whenever one of them changes
-	 * (dapl_ep_post_limits, dto.c), so that a post compares instead
+	 * (dapl_ep_post_limits, ep.c), so that a post compares instead
 	 * of deriving: the completion flags a request and a receive may
-	 * not carry (all but dto.h's REQUEST_POST_FLAGS and
+	 * not carry (all but REQUEST_POST_FLAGS and
 	 * RECV_POST_FLAGS, and UNSIGNALLED unless the EP's completion
 	 * flags allow it: the complement, so that the test is one AND), and
 	 * whether a one-segment send or receive may take the short path
@@ -749,6 +767,13 @@ void dapl_evd_put(struct dapl_evd *evd);
 
 /* ---- internal to the object layer (not for providers) --------------------- */
 
+/* entries.c: the registered entries (provider.c adds and takes them
+ * under dapl_entries_lock; ia.c finds them) */
+void dapl_entries_lock(void);
+void dapl_entries_unlock(void);
+void dapl_entries_add(struct dapl_provider *p);
+struct dapl_provider *dapl_entries_take(const DAT_PROVIDER_INFO *info,
+					int *last);
 struct dapl_provider *dapl_provider_find(const char *ia_name,
 					 const void *table_hint);
 /* An EVD made by udapl itself (the IA's async EVD); flags already checked. */
@@ -768,8 +793,8 @@ void dapl_cno_agent_attach(struct dapl_evd *evd);
 void dapl_cno_agent_detach(struct dapl_evd *evd);
 /* dat_ia_close: the agents' set goes (after the CNOs). */
 void dapl_cno_agents_close(struct dapl_ia *ia);
-/* For dat_cno_wait, under evd->lock: true if the EVD holds an event,
- * else its CQ is left armed. */
+/* For dat_cno_wait (through ia->evd_ready), under evd->lock: true if the
+ * EVD holds an event, else its CQ is left armed. */
 int dapl_evd_ready(struct dapl_evd *evd);
 void dapl_lmr_table_fini(struct dapl_ia *ia);
 /* A timeout in microseconds (DAT_TIMEOUT_INFINITE: none) as a deadline;
@@ -783,8 +808,14 @@ int dapl_deadline_ms(const struct dapl_deadline *d);
 
 /* ---- the progress engine, udapl's side (progress.c) ---------------------- */
 
-/* At IA open, before ops->ia_open (which may watch fds): 0 or -1. */
-int dapl_progress_create(struct dapl_ia *ia);
+/* At IA open, before ops->ia_open (which may watch fds): 0 or -1.
+ * deliver gets the connection events transports defer
+ * (dapl_ep_defer_cm_event): the IA passes cm.c's dapl_cm_ep_event, so
+ * that the engine, below the CM, never calls up into it by name. */
+typedef void (*dapl_cm_deliver_fn)(struct dapl_ep *ep,
+				   enum dapl_cm_event event,
+				   const void *pdata, DAT_COUNT plen);
+int dapl_progress_create(struct dapl_ia *ia, dapl_cm_deliver_fn deliver);
 /* After ops->ia_open succeeded: the engine's thread (a parked one, or a
  * new one). */
 int dapl_progress_start(struct dapl_ia *ia);

@@ -10,7 +10,7 @@ UDAPL_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard udapl/*.c)))
 # IA, PZ, LMR, EVD, CNO) through a fake struct dapl_ops; it links only the
 # files that need no EP/CM code (stubs for the rest live in the test).
 UDAPL_CORE_OBJS := $(addprefix $(B)/udapl/,handle.o ia.o pz.o lmr.o evd.o \
-	cno.o rmr.o srq.o progress.o ops.o process.o)
+	cno.o deadline.o rmr.o srq.o progress.o ops.o process.o)
 
 $(B)/test/unit/test_udapl_evd: $(B)/test/unit/test_udapl_evd.o \
 		$(UDAPL_CORE_OBJS)
@@ -20,14 +20,15 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 
 # test_udapl_ep drives EP, DTO and CM (ep.c, dto.c, cm.c) the same way.
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
-		$(addprefix $(B)/udapl/,handle.o evd.o lmr.o pz.o cno.o ep.o dto.o cm.o \
+		$(addprefix $(B)/udapl/,handle.o evd.o lmr.o pz.o cno.o deadline.o ep.o dto.o cm.o \
 		ext.o progress.o ops.o process.o)
 	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
 
-# The seam's rules for providers/ (test/seam/seam.bats).
-HOST_BATS_SUITES += test/seam/seam.bats
+# The seam's rules for providers/ (test/seam/seam.bats), and the layers
+# that call only downward (test/seam/layers.bats, issue 36).
+HOST_BATS_SUITES += test/seam/seam.bats test/seam/layers.bats
 
 # test_progress drives the progress engine (progress.c) on its own: fd
 # watches, timers, deferred events, brackets and quiesce, polling.

@@ -78,9 +78,10 @@ static int get(const int *v)
 	return x;
 }
 
-/* udapl's upcall, which progress.c delivers deferred events to */
-void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
-		      const void *pdata, DAT_COUNT plen)
+/* the upcall the engine delivers deferred events to (udapl's IA gives it
+ * cm.c's dapl_cm_ep_event) */
+static void deliver(struct dapl_ep *ep, enum dapl_cm_event event,
+		    const void *pdata, DAT_COUNT plen)
 {
 	(void)pdata;
 	(void)plen;
@@ -136,7 +137,7 @@ static struct dapl_ia *ia_new(enum dapl_progress_mode mode)
 	ia->caps.progress = mode;
 	ia->caps.poll_min_us = 100;
 	ia->caps.poll_max_us = 1000;
-	if (dapl_progress_create(ia))
+	if (dapl_progress_create(ia, deliver))
 		abort();
 	return ia;
 }
