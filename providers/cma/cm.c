@@ -379,6 +379,19 @@ void cma_set_rnr_timer(struct dapl_tp_cr *conn)
 			 strerror(errno));
 }
 
+void cma_timer_init(struct dapl_tp_cr *conn)
+{
+	dapl_timer_init(&conn->timer, conn->cia->ia, conn->cia->cm->conn_timer);
+}
+
+void cma_timer_set(struct dapl_tp_cr *conn, uint64_t deadline)
+{
+	if (deadline)
+		dapl_timer_arm(&conn->timer, deadline);
+	else
+		dapl_timer_cancel(&conn->timer);
+}
+
 void cma_conn_free(struct dapl_tp_cr *conn)
 {
 	/* its timer's callback may be running on the engine's thread */

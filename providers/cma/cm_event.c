@@ -58,21 +58,6 @@ struct cma_up {
 	unsigned char pdata[256];
 };
 
-static void cma_conn_timer(struct dapl_timer *t);
-
-void cma_timer_init(struct dapl_tp_cr *conn)
-{
-	dapl_timer_init(&conn->timer, conn->cia->ia, cma_conn_timer);
-}
-
-void cma_timer_set(struct dapl_tp_cr *conn, uint64_t deadline)
-{
-	if (deadline)
-		dapl_timer_arm(&conn->timer, deadline);
-	else
-		dapl_timer_cancel(&conn->timer);
-}
-
 /* locked: the connection's one terminal event. */
 static void cma_final(struct dapl_tp_cr *conn, enum dapl_cm_event ev,
 		      struct cma_up *up)
@@ -477,8 +462,9 @@ int cma_cm_event(void *arg)
 	return 1;
 }
 
-/* A connection's timer expired. */
-static void cma_conn_timer(struct dapl_timer *t)
+/* A connection's timer expired (cm.c arms it; ia.c gives this to
+ * cm->conn_timer at open). */
+void cma_conn_timer(struct dapl_timer *t)
 {
 	struct dapl_tp_cr *conn = dapl_container_of(t, struct dapl_tp_cr, timer);
 	struct dapl_tp_ia *cia = conn->cia;

@@ -78,6 +78,9 @@ struct verbs_cm {
 	int arp_ms, arp_retries;
 	int route_ms, route_retries;
 	struct dapl_list ports;	   /* struct cma_port, under cia->lock */
+	/* what a connection's timer calls (cm_event.c's cma_conn_timer,
+	 * set by ia.c at open: cm.c, below the event handler, arms it) */
+	void (*conn_timer)(struct dapl_timer *t);
 };
 
 /* ia.c: the tuning variables, read once per process (DAPL_CMA_* and
@@ -139,11 +142,23 @@ struct dapl_tp_sp {
 	struct dapl_list link;	/* in port->sps while it listens */
 };
 
+/* The length of an rdma_cm address by its family (0: not IPv4/IPv6). */
+static inline socklen_t cma_addr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
 /* ia.c */
 DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps) DAPL_HIDDEN;
 void cma_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
-socklen_t cma_addr_len(const struct sockaddr *sa) DAPL_HIDDEN;
 
 /* cm.c: the CM ops, and the port of a qualifier */
 uint16_t cma_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
@@ -169,13 +184,14 @@ int cma_resolve_addr_step(struct dapl_tp_cr *conn) DAPL_HIDDEN;
  * (rdma_cm's IB CM always sets 0 when it moves the QP to RTR) */
 void cma_set_rnr_timer(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 
-/* cm_event.c: the engine's callback for the IA's rdma_cm channel (arg:
- * the IA), and connection timers (callers hold cia->lock where marked
- * "locked") */
-int cma_cm_event(void *arg) DAPL_HIDDEN;
 /* locked: (re)arms a connection's timer, or cancels it (deadline 0) */
 void cma_timer_set(struct dapl_tp_cr *conn, uint64_t deadline) DAPL_HIDDEN;
-/* a new connection's timer */
+/* a new connection's timer (its callback: cm->conn_timer) */
 void cma_timer_init(struct dapl_tp_cr *conn) DAPL_HIDDEN;
+
+/* cm_event.c: the engine's callback for the IA's rdma_cm channel (arg:
+ * the IA), and what a connection's timer calls */
+int cma_cm_event(void *arg) DAPL_HIDDEN;
+void cma_conn_timer(struct dapl_timer *t) DAPL_HIDDEN;
 
 #endif

@@ -395,6 +395,7 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 	}
 	cia = dapl_ia_tp(ia);
 	cia->cm = cm;
+	cm->conn_timer = cma_conn_timer;
 	/* the engine starts once this returned: what it watches */
 	if (dapl_progress_watch(ia, cm->ch->fd, cma_cm_event, cia)) {
 		verbs_ia_close(ia);

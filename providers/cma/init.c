@@ -65,15 +65,3 @@ void DAT_PROVIDER_FINI_FUNC_NAME(const DAT_PROVIDER_INFO *info)
 {
 	dapl_provider_fini(info);
 }
-
-socklen_t cma_addr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return 0;
-	}
-}
