@@ -7,14 +7,20 @@
  * that IPv4 address as a sockaddr_in with port 0.
  *
  * A service point (PSP/RSP) with qualifier Q listens on a libfabric
- * endpoint at IP:port(Q), port(Q) = 1 + (Q - 1) mod 65535 (so 1..65535
- * are ports as they are); a connect to (IP, Q) sends its request there,
+ * endpoint at IP:port(Q), a port of 1024..32767: Q itself there, else
+ * 1024 + (Q - 1024) mod 31744 (issue 39).  Never one of Linux's
+ * ephemeral ports (32768..60999 by default), where any outgoing socket
+ * of the host may sit and make a PSP fail at random, nor a privileged
+ * one; the same on every host, whatever its ip_local_port_range, since
+ * both ends compute it.  A connect to (IP, Q) sends its request there,
  * and the request carries the full 64-bit Q: a listener whose own
- * qualifier differs (two qualifiers that map to one port) answers "no
- * one listens" and never takes it.  Two service points of one IP whose
- * qualifiers map to one port cannot coexist: the second gets
- * DAT_CONN_QUAL_IN_USE, as a port in use anywhere on the host does.
- * Qualifier 0 (PSP_any) takes a free port and reports it as Q.
+ * qualifier differs (two qualifiers that map to one port: Q and
+ * Q + 31744) answers "no one listens" and never takes it.  Two service
+ * points of one IP whose qualifiers map to one port cannot coexist: the
+ * second gets DAT_CONN_QUAL_IN_USE, as a port in use by another program
+ * does.  Qualifier 0 (PSP_any) takes a free port of 24576..32767, the
+ * top quarter of the range (ofi_any_port), and reports it as Q: the
+ * lower ports stay for the qualifiers applications choose.
  *
  * How (IP, port) becomes a libfabric address depends on the provider's
  * address format:
@@ -28,7 +34,7 @@
  *     ofi_addr_listening).  Endpoints of port 0 (the IA's control
  *     endpoint, every DAT EP's data endpoint) keep the name shm makes of
  *     fi_getinfo's "fi_shm://<pid>" (it appends ":<uid>:<index>"), unique
- *     on the host.  PSP_any picks a free port of 49152..65535 itself.
+ *     on the host.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +75,38 @@ int ofi_params_parse(const char *params, char *prov, size_t provlen,
 
 uint16_t ofi_qual_port(DAT_CONN_QUAL qual)
 {
-	return qual ? (uint16_t)(1 + (qual - 1) % 65535) : 0;
+	const uint64_t n = OFI_QUAL_PORTS;
+	uint64_t off;
+
+	if (!qual)
+		return 0;
+	/* (Q - 1024) mod n, for Q below 1024 too */
+	off = qual >= OFI_QUAL_PORT_MIN
+		  ? (qual - OFI_QUAL_PORT_MIN) % n
+		  : (n - (OFI_QUAL_PORT_MIN - qual) % n) % n;
+	return (uint16_t)(OFI_QUAL_PORT_MIN + off);
+}
+
+uint16_t ofi_any_port(struct dapl_tp_ia *oia, unsigned i)
+{
+	/* a start of the IA's own, so that two processes looking at once
+	 * do not walk the same ports */
+	if (!i)
+		oia->any_start = (unsigned)getpid() * 7919u +
+				 (unsigned)(oia->next_conn_id++);
+	return (uint16_t)(OFI_ANY_PORT_MIN +
+			  (oia->any_start + i) % OFI_ANY_PORTS);
+}
+
+/* A few failures other than "in use" (verbs;ofi_rxm reports an rdma_cm
+ * port in use as something else) before PSP_any gives up. */
+#define OFI_ANY_OTHER_MAX 8
+
+int ofi_any_port_next(int rc, unsigned *other)
+{
+	if (rc == -FI_EADDRINUSE || rc == -FI_EBUSY)
+		return 1;
+	return rc != -FI_ENOMEM && ++*other <= OFI_ANY_OTHER_MAX;
 }
 
 /* shm's name of (IP, port); its length with the NUL */

@@ -1501,47 +1501,13 @@ static int ofi_name_taken(struct dapl_tp_ia *oia,
 	return rc == 1 || rc == OFI_ADDR_PLANTED;
 }
 
-/* locked: a listening endpoint at src; port 0 where the provider does
- * not pick ports (shm: names, addr.c): a free one of 49152..65535 */
-static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
-			   struct dapl_sp *sp, struct ofi_ctl_ep **lep)
-{
-	unsigned i, start;
-	int rc = -FI_EBUSY;
-
-	if (oia->info->addr_format == FI_SOCKADDR_IN)
-		return ofi_ctl_open(oia, src, sp, lep);
-	/* shm: a freed listener's endpoint still lingering on this port
-	 * serves the new one (ofi_lep_linger) */
-	if (src->sin_port && oia->fab.linger) {
-		*lep = ofi_lep_take(oia, ntohs(src->sin_port));
-		if (*lep) {
-			(*lep)->sp = sp;
-			return 0;
-		}
-	}
-	/* shm: an endpoint refused a name in use unlinks that name's
-	 * region as it closes, so a name in use is never tried; nor one
-	 * where something else was planted (addr.c ofi_shm_look) */
-	if (src->sin_port)
-		return ofi_name_taken(oia, src) ? -FI_EBUSY
-						: ofi_ctl_open(oia, src, sp, lep);
-	start = (unsigned)getpid() * 7919u + (unsigned)(oia->next_conn_id++);
-	for (i = 0; i < 16384 && rc == -FI_EBUSY; i++) {
-		src->sin_port = htons((uint16_t)(49152 + (start + i) % 16384));
-		rc = ofi_name_taken(oia, src) ? -FI_EBUSY
-					      : ofi_ctl_open(oia, src, sp, lep);
-	}
-	return rc;
-}
-
 /*
  * oia->lock held: a service point of the IA already listens on port
  * (0: none asked).  Checked before libfabric is: verbs;ofi_rxm reports
  * an rdma_cm port in use as something else (DAT_INVALID_ADDRESS, seen in
  * the soft-RoCE guest); another process's listener there still is.
  */
-static int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
+int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
 {
 	struct dapl_list *pos, *tmp;
 
@@ -1555,6 +1521,50 @@ static int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
 			return 1;
 	}
 	return 0;
+}
+
+/* locked: a listening endpoint at src (its port set) */
+static int ofi_listen_at(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+			 struct dapl_sp *sp, struct ofi_ctl_ep **lep)
+{
+	if (oia->info->addr_format == FI_SOCKADDR_IN)
+		return ofi_ctl_open(oia, src, sp, lep);
+	/* shm: a freed listener's endpoint still lingering on this port
+	 * serves the new one (ofi_lep_linger) */
+	if (oia->fab.linger) {
+		*lep = ofi_lep_take(oia, ntohs(src->sin_port));
+		if (*lep) {
+			(*lep)->sp = sp;
+			return 0;
+		}
+	}
+	/* shm: an endpoint refused a name in use unlinks that name's
+	 * region as it closes, so a name in use is never tried; nor one
+	 * where something else was planted (addr.c ofi_shm_look) */
+	return ofi_name_taken(oia, src) ? -FI_EBUSY
+					: ofi_ctl_open(oia, src, sp, lep);
+}
+
+/* locked: a listening endpoint at src; port 0 (PSP_any): at the first
+ * free port of the qualifiers' range (addr.c ofi_any_port), never one
+ * the kernel picks (an ephemeral port is no qualifier's port) */
+static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+			   struct dapl_sp *sp, struct ofi_ctl_ep **lep)
+{
+	unsigned i, other = 0;
+	int rc = -FI_EBUSY;
+
+	if (src->sin_port)
+		return ofi_listen_at(oia, src, sp, lep);
+	for (i = 0; i < OFI_ANY_PORTS; i++) {
+		src->sin_port = htons(ofi_any_port(oia, i));
+		if (ofi_sp_port_taken(oia, ntohs(src->sin_port)))
+			continue;
+		rc = ofi_listen_at(oia, src, sp, lep);
+		if (!rc || !ofi_any_port_next(rc, &other))
+			break;
+	}
+	return rc;
 }
 
 /*

@@ -806,67 +806,82 @@ int ofi_msg_progress(struct dapl_tp_ia *oia, uint64_t now)
 
 /* ---- the CM ops ---- */
 
-DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+/* locked: a passive endpoint listening at src (its port set): a freed
+ * listener's lingering there (ofi_msg_linger) is ours and listens
+ * already */
+static int ofi_msg_pep_at(struct dapl_tp_ia *oia,
+			  const struct sockaddr_in *src, struct fid_pep **pep)
 {
-	struct dapl_tp_ia *oia = ofi_ia_of(sp);
-	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
-	struct sockaddr_in src = oia->addr, name;
-	size_t namelen = sizeof(name);
 	struct dapl_list *pos;
 	struct fi_info *info;
-	DAT_CONN_QUAL q = *qual;
 	int rc;
 
-	if (!osp)
-		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-	info = fi_dupinfo(oia->info);
-	if (!info) {
-		free(osp);
-		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-	}
-	src.sin_port = htons(ofi_qual_port(q));
-	free(info->src_addr);
-	info->src_addr = malloc(sizeof(src));
-	if (info->src_addr) {
-		memcpy(info->src_addr, &src, sizeof(src));
-		info->src_addrlen = sizeof(src);
-	}
-	pthread_mutex_lock(&oia->lock);
-	/* a freed listener's passive endpoint lingering on this port
-	 * (ofi_msg_linger) is ours: it listens there already */
-	for (pos = oia->lingering.next; q && pos != &oia->lingering;
+	for (pos = oia->lingering.next; pos != &oia->lingering;
 	     pos = pos->next) {
 		struct ofi_msg_linger *l = dapl_container_of(
 		    pos, struct ofi_msg_linger, link);
 
-		if (l->port == ofi_qual_port(q)) {
-			osp->pep = l->pep;
+		if (l->port == ntohs(src->sin_port)) {
+			*pep = l->pep;
 			dapl_list_del(&l->link);
 			free(l);
-			break;
+			return 0;
 		}
 	}
-	if (osp->pep)
-		rc = 0;
-	else if (info->src_addr) {
-		rc = fi_passive_ep(oia->fabric, info, &osp->pep, NULL);
-		if (!rc) {
-			rc = fi_pep_bind(osp->pep, &oia->eq->fid, 0);
-			if (!rc)
-				rc = fi_listen(osp->pep);
-			if (!rc && !q)
-				rc = fi_getname(&osp->pep->fid, &name,
-						&namelen);
-			if (rc)
-				fi_close(&osp->pep->fid);
-		}
-	} else
-		rc = -FI_ENOMEM;
+	info = fi_dupinfo(oia->info);
+	if (!info)
+		return -FI_ENOMEM;
+	free(info->src_addr);
+	info->src_addr = malloc(sizeof(*src));
+	if (!info->src_addr) {
+		fi_freeinfo(info);
+		return -FI_ENOMEM;
+	}
+	memcpy(info->src_addr, src, sizeof(*src));
+	info->src_addrlen = sizeof(*src);
+	rc = fi_passive_ep(oia->fabric, info, pep, NULL);
+	if (!rc) {
+		rc = fi_pep_bind(*pep, &oia->eq->fid, 0);
+		if (!rc)
+			rc = fi_listen(*pep);
+		if (rc)
+			fi_close(&(*pep)->fid);
+	}
 	fi_freeinfo(info);
-	if (!rc && !q)
-		q = ntohs(name.sin_port);
+	return rc;
+}
+
+DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(sp);
+	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
+	struct sockaddr_in src = oia->addr;
+	DAT_CONN_QUAL q = *qual;
+	unsigned i, other = 0;
+	int rc = -FI_EBUSY;
+
+	if (!osp)
+		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
+				DAT_RESOURCE_MEMORY);
+	pthread_mutex_lock(&oia->lock);
+	if (q) {
+		src.sin_port = htons(ofi_qual_port(q));
+		rc = ofi_sp_port_taken(oia, ofi_qual_port(q))
+			 ? -FI_EADDRINUSE
+			 : ofi_msg_pep_at(oia, &src, &osp->pep);
+	} else {
+		/* PSP_any: the first free port of the qualifiers' range
+		 * (addr.c ofi_any_port), which is the qualifier */
+		for (i = 0; i < OFI_ANY_PORTS; i++) {
+			src.sin_port = htons(ofi_any_port(oia, i));
+			if (ofi_sp_port_taken(oia, ntohs(src.sin_port)))
+				continue;
+			rc = ofi_msg_pep_at(oia, &src, &osp->pep);
+			if (!rc || !ofi_any_port_next(rc, &other))
+				break;
+		}
+		q = ntohs(src.sin_port);
+	}
 	return ofi_listen_done(oia, sp, osp, rc, q, qual);
 }
 

@@ -85,7 +85,9 @@ dat() {
 
 @test "$OFI_FABRIC: a qualifier above 65535 (the full 64 bits travel in the request)" {
 	local q
-	q=$(($(free_qual) + 65535 * 1000003))
+	# a qualifier maps to a port of 1024..32767, Q + 31744 to the same
+	# one (providers/ofi/addr.c): free_qual's port
+	q=$(($(free_qual) + 31744 * 1000003))
 	pair connect -q "$q"
 }
 
@@ -96,7 +98,7 @@ dat() {
 	wait_listening
 	[ "$QUAL" = "$q" ]
 	# same port, other qualifier: the listener must refuse it
-	run_client noport -a "$DATTEST_SERVER_ADDR" -q $((q + 65535))
+	run_client noport -a "$DATTEST_SERVER_ADDR" -q $((q + 31744))
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	# the right qualifier still connects
@@ -148,9 +150,16 @@ dat() {
 		wait_server
 	else
 		port=$BATS_TEST_TMPDIR/port
-		python3 -c 'import socket, sys, time
+		# at a port that is a qualifier's (1024..32767; the kernel's
+		# pick would be an ephemeral one, which none is)
+		python3 -c 'import random, socket, sys, time
 s = socket.socket()
-s.bind(("127.0.0.1", 0))
+while True:
+    try:
+        s.bind(("127.0.0.1", random.randrange(10000, 20000)))
+        break
+    except OSError:
+        pass
 s.listen(8)
 print(s.getsockname()[1], flush=True)
 time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &

@@ -98,7 +98,8 @@ shm_clean_qual() {
 	rm -f /dev/shm/dat-127.0.0.[12]-"$1"
 }
 
-# free_qual: a qualifier whose port (the qualifier itself, below 65536) is
+# free_qual: a qualifier whose port (the qualifier itself, in 1024..32767:
+# providers/ofi/addr.c) is
 # free on 127.0.0.1 and 127.0.0.2 right now, and no shm listener's name:
 # a random one in 10000-19999, below the kernel's ephemeral ports
 # (ip_local_port_range, 32768 up here), so that no socket another test

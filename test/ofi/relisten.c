@@ -67,8 +67,10 @@ static int region_exists(const char *addr, DAT_CONN_QUAL qual)
 	char name[96];
 	int fd;
 
+	/* the port of the qualifier: providers/ofi/addr.c ofi_qual_port
+	 * (the suite's qualifiers are 1024 or more) */
 	snprintf(name, sizeof(name), "/dat-%s-%u", addr,
-		 (unsigned)(1 + (qual - 1) % 65535));
+		 (unsigned)(1024 + (qual - 1024) % 31744));
 	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
@@ -226,14 +228,22 @@ static int mute_server(const struct vt_opts *o)
 		vt_die("DATTEST_GO names the file the suite creates");
 	vt_open(&v, o->ia_name);
 	vt_sockaddr(&sin, vt_server_addr());
-	sin.sin_port = 0;
 	/* SO_REUSEADDR: the PSP's listener binds the port while the
 	 * connections accepted here still hold it (as the leaked ones do) */
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0 ||
-	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    getsockname(lfd, (struct sockaddr *)&sin, &len) ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		vt_die("the mute listener: %s", strerror(errno));
+	/* at a port that is a qualifier's (1024..32767,
+	 * providers/ofi/addr.c; the kernel's pick would be an ephemeral
+	 * one, which none is) */
+	srand((unsigned)getpid());
+	for (i = 0; i < 1000; i++) {
+		sin.sin_port = htons((uint16_t)(10000 + rand() % 10000));
+		if (!bind(lfd, (struct sockaddr *)&sin, sizeof(sin)))
+			break;
+	}
+	if (i == 1000 || getsockname(lfd, (struct sockaddr *)&sin, &len) ||
 	    listen(lfd, 16))
 		vt_die("the mute listener: %s", strerror(errno));
 	qual = ntohs(sin.sin_port);
