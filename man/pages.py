@@ -636,8 +636,10 @@ libdaplofi.so.1 (libfabric) connects in one of two ways, chosen at
 dat_ia_open() from the libfabric provider's fi_info.  A provider named
 alone in ia_params (e.g. "tcp 127.0.0.1") that offers connected endpoints
 (FI_EP_MSG) with messages and RMA uses them: a PSP or RSP is a passive
-endpoint listening at the IA address and port 1 + (Q - 1) mod 65535 of its
-qualifier Q; the connect data carries the full 64-bit qualifier before the
+endpoint listening at the IA address and port 1024 + (Q - 1024) mod 31744 of
+its qualifier Q (one of 1024 to 32767: Q itself there, never one of the
+kernel's ephemeral ports, where any outgoing socket of the host may sit;
+PSP_any takes one of 24576 to 32767); the connect data carries the full 64-bit qualifier before the
 private data, so a qualifier that only shares the port is rejected as
 DAT_CONNECTION_EVENT_NON_PEER_REJECTED; fi_reject gives PEER_REJECTED, a
 refused TCP connect NON_PEER_REJECTED, another failure UNREACHABLE.
