@@ -17,6 +17,8 @@
 # Exit 0 if none, 1 if any, 2 on bad use.  Issue 36: layers that call
 # only downward.
 set -eu
+# sort and join agree on the order whatever the locale
+export LC_ALL=C
 
 usage() { echo "usage: check-layers.sh [-f] [-p PROGRAM]... OBJDIR GROUP..." >&2; exit 2; }
 files=0
