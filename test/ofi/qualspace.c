@@ -162,7 +162,7 @@ static int qualspace_local(const struct vt_opts *o)
 	if (n < 8)
 		vt_die("qualspace: the IA has %d endpoints", l.ia_attr.max_eps);
 	e = qs_hold_port(o->addr, &fd);
-	/* the run's stretch, clear of the three others' ports */
+	/* the run's stretch, clear of E's two ports */
 	srand((unsigned)getpid());
 	for (i = 0; i < 1000; i++) {
 		unsigned p0 = QS_LO + (unsigned)rand() % (QS_HI - QS_LO - n);
