@@ -813,18 +813,6 @@ DAT_RETURN dapl_cr_handoff(DAT_CR_HANDLE cr_handle, DAT_CONN_QUAL handoff)
 
 /* ---- active side ---- */
 
-static socklen_t addr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return 0;
-	}
-}
-
 /* The checks shared by connect and dup_connect; args are the subtypes
  * of timeout, private_data_size, private_data and qos. */
 static DAT_RETURN connect_args(struct dapl_ep *ep, DAT_TIMEOUT timeout,
@@ -855,7 +843,7 @@ static DAT_RETURN ep_start_connect(struct dapl_ep *ep,
 
 	/* A copy: dup_connect's source may change under us. */
 	memset(&addr, 0, sizeof(addr));
-	memcpy(&addr, remote, addr_len(remote));
+	memcpy(&addr, remote, dapl_sockaddr_len(remote));
 	dapl_lock(&ep->lock);
 	if (ep->state != DAT_EP_STATE_UNCONNECTED) {
 		rc = dapl_ep_state_error(ep->state);
@@ -899,7 +887,7 @@ dapl_ep_connect(DAT_EP_HANDLE ep_handle, DAT_IA_ADDRESS_PTR remote_ia_address,
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_EP);
 	if (!remote_ia_address)
 		return bad_arg(DAT_INVALID_ARG2);
-	if (!addr_len(remote_ia_address))
+	if (!dapl_sockaddr_len(remote_ia_address))
 		return DAPL_ERR(DAT_INVALID_ADDRESS,
 				DAT_INVALID_ADDRESS_UNSUPPORTED);
 	rc = connect_args(ep, timeout, private_data_size, private_data,

@@ -755,6 +755,20 @@ void dapl_ep_defer_cm_event(struct dapl_ep *ep, enum dapl_cm_event event);
 
 /* ---- accessors -------------------------------------------------------------------- */
 
+/* The length of an IPv4 or IPv6 address by its family; 0 for another
+ * family (a consumer's address udapl and a transport cannot use). */
+static inline socklen_t dapl_sockaddr_len(const struct sockaddr *sa)
+{
+	switch (sa->sa_family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
 /* IA */
 const struct sockaddr *dapl_ia_addr(const struct dapl_ia *ia);
 void dapl_ia_set_addr(struct dapl_ia *ia, const struct sockaddr *sa);

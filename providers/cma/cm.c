@@ -160,7 +160,8 @@ static DAT_RETURN cma_port_open(struct dapl_tp_ia *cia, uint16_t port,
 				DAT_RESOURCE_MEMORY);
 	}
 	memset(&ss, 0, sizeof(ss));
-	memcpy(&ss, dapl_ia_addr(cia->ia), cma_addr_len(dapl_ia_addr(cia->ia)));
+	memcpy(&ss, dapl_ia_addr(cia->ia),
+	       dapl_sockaddr_len(dapl_ia_addr(cia->ia)));
 	cma_set_port(&ss, port);
 	/*
 	 * Backlog 0 is the kernel's maximum (net.rdma_ucm.max_backlog, 1024
@@ -426,7 +427,7 @@ int cma_resolve_addr_step(struct dapl_tp_cr *conn)
 		ms = CMA_ADDR_STEP_MS;
 	memset(&src, 0, sizeof(src));
 	memcpy(&src, dapl_ia_addr(conn->cia->ia),
-	       cma_addr_len(dapl_ia_addr(conn->cia->ia)));
+	       dapl_sockaddr_len(dapl_ia_addr(conn->cia->ia)));
 	cma_set_port(&src, 0);
 	return rdma_resolve_addr(conn->id, (struct sockaddr *)&src,
 				 (struct sockaddr *)&conn->dst, ms);
@@ -513,13 +514,13 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 
 	if (plen < 0 || plen > CMA_MAX_PDATA || (plen && !pdata))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	if (!remote || !cma_addr_len(remote))
+	if (!remote || !dapl_sockaddr_len(remote))
 		return DAPL_ERR(DAT_INVALID_ADDRESS,
 				DAT_INVALID_ADDRESS_UNSUPPORTED);
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	memset(&dst, 0, sizeof(dst));
-	memcpy(&dst, remote, cma_addr_len(remote));
+	memcpy(&dst, remote, dapl_sockaddr_len(remote));
 	cma_set_port(&dst, cma_qual_port(qual));
 
 	/* A connection left over from an earlier attempt goes first. */

@@ -160,8 +160,8 @@ static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 	up->kind = CMA_UP_REQUEST;
 	up->sp = csp->sp;
 	up->conn = conn;
-	if (peer && cma_addr_len(peer))
-		memcpy(&up->peer, peer, cma_addr_len(peer));
+	if (peer && dapl_sockaddr_len(peer))
+		memcpy(&up->peer, peer, dapl_sockaddr_len(peer));
 	up->peer_port = ntohs(rdma_get_dst_port(ev->id));
 	/* the consumer's private data, after our header */
 	up->plen = plen;

@@ -142,19 +142,6 @@ struct dapl_tp_sp {
 	struct dapl_list link;	/* in port->sps while it listens */
 };
 
-/* The length of an rdma_cm address by its family (0: not IPv4/IPv6). */
-static inline socklen_t cma_addr_len(const struct sockaddr *sa)
-{
-	switch (sa->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return 0;
-	}
-}
-
 /* ia.c */
 DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps) DAPL_HIDDEN;

@@ -168,7 +168,8 @@ static int cma_parse_netdev(const char *name, struct sockaddr_storage *ss)
 			    strcmp(ifa->ifa_name, name))
 				continue;
 			memset(ss, 0, sizeof(*ss));
-			memcpy(ss, ifa->ifa_addr, cma_addr_len(ifa->ifa_addr));
+			memcpy(ss, ifa->ifa_addr,
+			       dapl_sockaddr_len(ifa->ifa_addr));
 			found = 1;
 		}
 	}
@@ -202,7 +203,7 @@ static int cma_addr_on_device(struct rdma_event_channel *ch,
 	if (rdma_create_id(ch, &id, NULL, RDMA_PS_TCP))
 		return 0;
 	memset(&ss, 0, sizeof(ss));
-	memcpy(&ss, sa, cma_addr_len(sa));
+	memcpy(&ss, sa, dapl_sockaddr_len(sa));
 	if (!rdma_bind_addr(id, (struct sockaddr *)&ss) && id->verbs &&
 	    !strcmp(ibv_get_device_name(id->verbs->device), name) &&
 	    (!port || id->port_num == port))
@@ -231,7 +232,8 @@ static int cma_parse_device(struct rdma_event_channel *ch, const char *name,
 			if (!cma_addr_on_device(ch, ifa->ifa_addr, name, port))
 				continue;
 			memset(ss, 0, sizeof(*ss));
-			memcpy(ss, ifa->ifa_addr, cma_addr_len(ifa->ifa_addr));
+			memcpy(ss, ifa->ifa_addr,
+			       dapl_sockaddr_len(ifa->ifa_addr));
 			found = 1;
 		}
 	}
