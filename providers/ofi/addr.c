@@ -19,7 +19,7 @@
  * points of one IP whose qualifiers map to one port cannot coexist: the
  * second gets DAT_CONN_QUAL_IN_USE, as a port in use by another program
  * does.  Qualifier 0 (PSP_any) takes a free port of 24576..32767, the
- * top quarter of the range (ofi_any_port), and reports it as Q: the
+ * top quarter of the range (ofi_any_listen), and reports it as Q: the
  * lower ports stay for the qualifiers applications choose.
  *
  * How (IP, port) becomes a libfabric address depends on the provider's
@@ -87,26 +87,57 @@ uint16_t ofi_qual_port(DAT_CONN_QUAL qual)
 	return (uint16_t)(OFI_QUAL_PORT_MIN + off);
 }
 
-uint16_t ofi_any_port(struct dapl_tp_ia *oia, unsigned i)
+/*
+ * oia->lock held: a service point of the IA already listens on port
+ * (0: none asked).  Checked before libfabric is: verbs;ofi_rxm reports
+ * an rdma_cm port in use as something else (DAT_INVALID_ADDRESS, seen in
+ * the soft-RoCE guest); another process's listener there still is.
+ */
+int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
 {
-	/* a start of the IA's own, so that two processes looking at once
-	 * do not walk the same ports */
-	if (!i)
-		oia->any_start = (unsigned)getpid() * 7919u +
-				 (unsigned)(oia->next_conn_id++);
-	return (uint16_t)(OFI_ANY_PORT_MIN +
-			  (oia->any_start + i) % OFI_ANY_PORTS);
+	struct dapl_list *pos, *tmp;
+
+	if (!port)
+		return 0;
+	dapl_list_for_each_safe(pos, tmp, &oia->sps) {
+		struct dapl_tp_sp *o =
+		    dapl_container_of(pos, struct dapl_tp_sp, link);
+
+		if (ofi_qual_port(o->qual) == port)
+			return 1;
+	}
+	return 0;
 }
 
 /* A few failures other than "in use" (verbs;ofi_rxm reports an rdma_cm
  * port in use as something else) before PSP_any gives up. */
 #define OFI_ANY_OTHER_MAX 8
 
-int ofi_any_port_next(int rc, unsigned *other)
+int ofi_any_listen(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+		   int (*open_at)(struct dapl_tp_ia *oia,
+				  const struct sockaddr_in *src, void *arg),
+		   void *arg)
 {
-	if (rc == -FI_EADDRINUSE || rc == -FI_EBUSY)
-		return 1;
-	return rc != -FI_ENOMEM && ++*other <= OFI_ANY_OTHER_MAX;
+	/* each port of the range once, from a start of this walk's own,
+	 * so that two processes looking at once do not walk the same ports */
+	unsigned start = (unsigned)getpid() * 7919u +
+			 (unsigned)(oia->next_conn_id++);
+	unsigned i, other = 0;
+	int rc = -FI_EBUSY;
+
+	for (i = 0; i < OFI_ANY_PORTS; i++) {
+		src->sin_port = htons((uint16_t)(OFI_ANY_PORT_MIN +
+						 (start + i) % OFI_ANY_PORTS));
+		if (ofi_sp_port_taken(oia, ntohs(src->sin_port)))
+			continue;
+		rc = open_at(oia, src, arg);
+		if (!rc)
+			break;
+		if (rc != -FI_EADDRINUSE && rc != -FI_EBUSY &&
+		    (rc == -FI_ENOMEM || ++other > OFI_ANY_OTHER_MAX))
+			break;
+	}
+	return rc;
 }
 
 /* shm's name of (IP, port); its length with the NUL */

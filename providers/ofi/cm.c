@@ -1501,31 +1501,10 @@ static int ofi_name_taken(struct dapl_tp_ia *oia,
 	return rc == 1 || rc == OFI_ADDR_PLANTED;
 }
 
-/*
- * oia->lock held: a service point of the IA already listens on port
- * (0: none asked).  Checked before libfabric is: verbs;ofi_rxm reports
- * an rdma_cm port in use as something else (DAT_INVALID_ADDRESS, seen in
- * the soft-RoCE guest); another process's listener there still is.
- */
-int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port)
-{
-	struct dapl_list *pos, *tmp;
-
-	if (!port)
-		return 0;
-	dapl_list_for_each_safe(pos, tmp, &oia->sps) {
-		struct dapl_tp_sp *o =
-		    dapl_container_of(pos, struct dapl_tp_sp, link);
-
-		if (ofi_qual_port(o->qual) == port)
-			return 1;
-	}
-	return 0;
-}
-
 /* locked: a listening endpoint at src (its port set) */
-static int ofi_listen_at(struct dapl_tp_ia *oia, struct sockaddr_in *src,
-			 struct dapl_sp *sp, struct ofi_ctl_ep **lep)
+static int ofi_listen_at(struct dapl_tp_ia *oia,
+			 const struct sockaddr_in *src, struct dapl_sp *sp,
+			 struct ofi_ctl_ep **lep)
 {
 	if (oia->info->addr_format == FI_SOCKADDR_IN)
 		return ofi_ctl_open(oia, src, sp, lep);
@@ -1545,26 +1524,32 @@ static int ofi_listen_at(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 					: ofi_ctl_open(oia, src, sp, lep);
 }
 
+/* ofi_any_listen's try: sp's listening endpoint at src (arg: sp, and
+ * where the endpoint goes) */
+struct ofi_listen_try {
+	struct dapl_sp *sp;
+	struct ofi_ctl_ep **lep;
+};
+
+static int ofi_listen_try(struct dapl_tp_ia *oia,
+			  const struct sockaddr_in *src, void *arg)
+{
+	struct ofi_listen_try *t = arg;
+
+	return ofi_listen_at(oia, src, t->sp, t->lep);
+}
+
 /* locked: a listening endpoint at src; port 0 (PSP_any): at the first
- * free port of the qualifiers' range (addr.c ofi_any_port), never one
- * the kernel picks (an ephemeral port is no qualifier's port) */
+ * free port of PSP_any's range (addr.c ofi_any_listen), never one the
+ * kernel picks (an ephemeral port is no qualifier's port) */
 static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 			   struct dapl_sp *sp, struct ofi_ctl_ep **lep)
 {
-	unsigned i, other = 0;
-	int rc = -FI_EBUSY;
+	struct ofi_listen_try t = {.sp = sp, .lep = lep};
 
 	if (src->sin_port)
 		return ofi_listen_at(oia, src, sp, lep);
-	for (i = 0; i < OFI_ANY_PORTS; i++) {
-		src->sin_port = htons(ofi_any_port(oia, i));
-		if (ofi_sp_port_taken(oia, ntohs(src->sin_port)))
-			continue;
-		rc = ofi_listen_at(oia, src, sp, lep);
-		if (!rc || !ofi_any_port_next(rc, &other))
-			break;
-	}
-	return rc;
+	return ofi_any_listen(oia, src, ofi_listen_try, &t);
 }
 
 /*

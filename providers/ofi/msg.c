@@ -810,8 +810,9 @@ int ofi_msg_progress(struct dapl_tp_ia *oia, uint64_t now)
  * listener's lingering there (ofi_msg_linger) is ours and listens
  * already */
 static int ofi_msg_pep_at(struct dapl_tp_ia *oia,
-			  const struct sockaddr_in *src, struct fid_pep **pep)
+			  const struct sockaddr_in *src, void *arg)
 {
+	struct fid_pep **pep = arg;
 	struct dapl_list *pos;
 	struct fi_info *info;
 	int rc;
@@ -857,8 +858,7 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	struct dapl_tp_sp *osp = calloc(1, sizeof(*osp));
 	struct sockaddr_in src = oia->addr;
 	DAT_CONN_QUAL q = *qual;
-	unsigned i, other = 0;
-	int rc = -FI_EBUSY;
+	int rc;
 
 	if (!osp)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -870,16 +870,9 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 			 ? -FI_EADDRINUSE
 			 : ofi_msg_pep_at(oia, &src, &osp->pep);
 	} else {
-		/* PSP_any: the first free port of the qualifiers' range
-		 * (addr.c ofi_any_port), which is the qualifier */
-		for (i = 0; i < OFI_ANY_PORTS; i++) {
-			src.sin_port = htons(ofi_any_port(oia, i));
-			if (ofi_sp_port_taken(oia, ntohs(src.sin_port)))
-				continue;
-			rc = ofi_msg_pep_at(oia, &src, &osp->pep);
-			if (!rc || !ofi_any_port_next(rc, &other))
-				break;
-		}
+		/* PSP_any: the first free port of its range (addr.c
+		 * ofi_any_listen), which is the qualifier */
+		rc = ofi_any_listen(oia, &src, ofi_msg_pep_at, &osp->pep);
 		q = ntohs(src.sin_port);
 	}
 	return ofi_listen_done(oia, sp, osp, rc, q, qual);

@@ -148,7 +148,6 @@ struct dapl_tp_ia {
 					 * took (ofi_shm_names_count) */
 	int shm_names_out;		/* and the AV refused one since */
 	uint64_t next_conn_id;
-	unsigned any_start;		/* addr.c ofi_any_port: PSP_any's walk */
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
 	uint64_t next_ka;		/* when the next keepalive round is due */
@@ -564,14 +563,18 @@ int ofi_params_parse(const char *params, char *prov, size_t provlen,
 #define OFI_QUAL_PORT_MAX 32767
 #define OFI_QUAL_PORTS (OFI_QUAL_PORT_MAX - OFI_QUAL_PORT_MIN + 1)
 uint16_t ofi_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
-/* PSP_any: the port of the i-th try (i from 0; 0 picks a new start), each
- * of OFI_ANY_PORT_MIN..OFI_QUAL_PORT_MAX once in OFI_ANY_PORTS tries; the
- * port is the qualifier */
+/* oia->lock held: a service point of the IA listens on port */
+int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port) DAPL_HIDDEN;
+/* PSP_any (oia->lock held): open_at(oia, src, arg) at src's address and
+ * the free ports of OFI_ANY_PORT_MIN..OFI_QUAL_PORT_MAX in turn, past the
+ * IA's own service points' and those in use, until one opens (0, src's
+ * port the qualifier) or fails otherwise (its error) */
 #define OFI_ANY_PORT_MIN 24576
 #define OFI_ANY_PORTS (OFI_QUAL_PORT_MAX - OFI_ANY_PORT_MIN + 1)
-uint16_t ofi_any_port(struct dapl_tp_ia *oia, unsigned i) DAPL_HIDDEN;
-/* and after a try that failed with rc: 1 to go on to the next port */
-int ofi_any_port_next(int rc, unsigned *other) DAPL_HIDDEN;
+int ofi_any_listen(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+		   int (*open_at)(struct dapl_tp_ia *oia,
+				  const struct sockaddr_in *src, void *arg),
+		   void *arg) DAPL_HIDDEN;
 /* The libfabric address of the endpoint at (IP, port) in the IA's
  * provider's format; its length, 0 if it has none. */
 size_t ofi_addr_make(const struct dapl_tp_ia *oia,
@@ -774,8 +777,6 @@ static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
 int ofi_msg_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_msg_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-/* oia->lock held: a service point of the IA listens on port (cm.c) */
-int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port) DAPL_HIDDEN;
 DAT_RETURN ofi_listen_done(struct dapl_tp_ia *oia, struct dapl_sp *sp,
 			   struct dapl_tp_sp *osp, int rc, DAT_CONN_QUAL q,
 			   DAT_CONN_QUAL *qual) DAPL_HIDDEN;
