@@ -16,8 +16,10 @@
  *   overflow  a DTO EVD smaller than the signaled writes posted to it:
  *             its CQ overruns, each dropped completion is a
  *             DAT_ASYNC_ERROR_EVD_OVERFLOW on the async EVD; then, on a
- *             second IA whose async EVD holds 2 events, the async EVD
- *             overflows itself and dat_evd_wait on it is refused.
+ *             second IA whose async EVD holds 2 events, low-watermark
+ *             events of an empty SRQ overflow the async EVD itself,
+ *             dat_evd_wait on it is refused, and CQ overruns after that
+ *             leave the IA working.
  *   abrupt    connected EP, LMRs, EVDs, a CNO, a PSP (server) and posted
  *             receives still alive when each side calls dat_ia_close
  *             ABRUPT (run under valgrind by memcheck.bats); every handle
@@ -670,10 +672,10 @@ static int overflow_client(const struct opts *o)
 	struct vt_mem src, src2;
 	DAT_EP_ATTR a;
 	DAT_EVENT ev;
+	DAT_SRQ_HANDLE srq;
 	DAT_COUNT nmore;
-	DAT_RETURN rc;
 	struct vt v, v2;
-	int qlen, taken;
+	int qlen, async_qlen;
 
 	/* 1: a DTO EVD of 4 (the CQ rounds it up; qlen says how far) */
 	open_ia(&v, o->vo.ia_name, 32, 4);
@@ -694,41 +696,62 @@ static int overflow_client(const struct opts *o)
 		  vt_wait(v.async_evd, vt_msecs(500), &ev),
 		  ERR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE));
 
-	/* 2: an async EVD of 2 entries overflows itself.  Nobody dequeues
-	 * the DTO EVD (1 entry), so 15 of the 16 completions overrun its
-	 * CQ; the async thread posts those overflows in a burst, the 3rd
-	 * finds the async EVD full and makes it dead.  A wait with
-	 * threshold 2 only takes an event when two are queued, so the
-	 * burst outruns it; every event it takes must be an overflow. */
+	/* 2: an async EVD that overflows itself is dead: every wait on it
+	 * is refused.  Its events come from dat_srq_set_lw on an SRQ with no
+	 * receive queued, in this thread, at known calls: "An asynchronous
+	 * event will be generated when the number of buffers on the SRQ is
+	 * below the low watermark for the first time. This can occur during
+	 * the current call" and "will be generated only once per setting of
+	 * the low watermark" (dat_srq_set_lw(3DAT)).  So qlen settings fill
+	 * the async EVD and one more overflows it, with nobody dequeuing in
+	 * between (a burst of CQ overruns raced a waiter, which a busy
+	 * machine let keep pace). */
 	open_ia(&v2, o->vo.ia_name, 2, 1);
+	async_qlen = evd_qlen(v2.async_evd);
 	qlen = evd_qlen(v2.req_evd);
-	printf("second IA: async EVD qlen 2, request EVD qlen %d\n", qlen);
-	if (OVF_WRITES - qlen < 8)
-		vt_die("request EVD qlen %d: too few overflows", qlen);
+	printf("second IA: async EVD qlen %d, request EVD qlen %d\n",
+	       async_qlen, qlen);
+	{
+		DAT_SRQ_ATTR sa = {async_qlen + 1, 1, 0};
+		int lw;
+
+		vt_must("second IA: dat_srq_create",
+			dat_srq_create(v2.ia, v2.pz, &sa, &srq));
+		for (lw = 1; lw <= async_qlen; lw++)
+			vt_must("dat_srq_set_lw below an empty SRQ",
+				dat_srq_set_lw(srq, lw));
+		vt_expect("dat_evd_wait on the full async EVD, timeout 0",
+			  dat_evd_wait(v2.async_evd, 0, async_qlen, &ev,
+				       &nmore),
+			  DAT_SUCCESS);
+		vt_expect_u64("its event", ev.event_number,
+			      DAT_ASYNC_ERROR_PROVIDER_INTERNAL_ERROR);
+		vt_expect_u64("its reason",
+			      ev.event_data.asynch_error_event_data.reason,
+			      DAT_SRQ_LOW_WATERMARK_EVENT);
+		/* full again, then one event more than it holds */
+		vt_must("dat_srq_set_lw", dat_srq_set_lw(srq, async_qlen));
+		vt_must("dat_srq_set_lw: the event the async EVD cannot hold",
+			dat_srq_set_lw(srq, async_qlen + 1));
+	}
+	vt_expect("dat_evd_wait on the overflowed async EVD",
+		  dat_evd_wait(v2.async_evd, vt_secs(1), async_qlen, &ev,
+			       &nmore),
+		  ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC));
+	vt_expect("dat_evd_wait on it again, threshold 1",
+		  dat_evd_wait(v2.async_evd, vt_secs(1), 1, &ev, &nmore),
+		  ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC));
+	vt_expect("second IA: dat_srq_free", dat_srq_free(srq), DAT_SUCCESS);
+	/* CQ overruns after the async EVD died: their overflow events have
+	 * nowhere to go, and the IA goes on */
 	vt_mem_alloc(&v2, &src2, 64, DAT_MEM_PRIV_LOCAL_READ_FLAG |
 					 DAT_MEM_PRIV_LOCAL_WRITE_FLAG);
 	ep2 = vt_client_one(&v2, &o->vo, &a, 1);
 	vt_ctl_recv(&v2, ep2, &target, "mem", 0);
 	post_writes(&src2, ep2, &target, OVF_WRITES);
-	for (taken = 0;; taken++) {
-		nmore = 0;
-		rc = dat_evd_wait(v2.async_evd, vt_secs(15), 2, &ev, &nmore);
-		if (rc != DAT_SUCCESS)
-			break;
-		if (ev.event_number != DAT_ASYNC_ERROR_EVD_OVERFLOW ||
-		    ev.event_data.asynch_error_event_data.dat_handle !=
-			    v2.req_evd)
-			vt_fail("second IA: async event %s, want DAT_ASYNC_ERROR_EVD_OVERFLOW",
-				vt_ev(ev.event_number));
-		if (taken + 3 >= OVF_WRITES - qlen) {
-			vt_fail("the async EVD never overflowed");
-			break;
-		}
-	}
-	printf("events taken before the async EVD overflowed: %d\n", taken);
-	vt_expect("dat_evd_wait on the overflowed async EVD", rc,
-		  ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC));
-	vt_expect("dat_evd_wait on it again, threshold 1",
+	vt_expect_dto_poll("second IA: the completion its CQ kept",
+			   v2.req_evd, ep2, 0, DAT_DTO_SUCCESS, 8);
+	vt_expect("dat_evd_wait on the dead async EVD after the overruns",
 		  dat_evd_wait(v2.async_evd, vt_secs(1), 1, &ev, &nmore),
 		  ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC));
 	/* the IA still works: its EVDs, the connection, a query */
@@ -737,8 +760,6 @@ static int overflow_client(const struct opts *o)
 			       &v2.ia_attr, DAT_PROVIDER_FIELD_ALL,
 			       &v2.prov_attr),
 		  DAT_SUCCESS);
-	vt_expect_dto_poll("second IA: the completion its CQ kept",
-			   v2.req_evd, ep2, 0, DAT_DTO_SUCCESS, 8);
 	/* the first IA is not disturbed by the second's dead async EVD */
 	vt_expect("first IA: async EVD still empty",
 		  vt_wait(v.async_evd, vt_msecs(100), &ev),
