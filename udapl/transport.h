@@ -720,6 +720,16 @@ void dapl_progress_unwatch(struct dapl_ia *ia, int fd);
  * posted; any transport: after it changed what the engine must look at). */
 void dapl_progress_kick(struct dapl_ia *ia);
 
+/* The watchdog (watchdog.c): fn(arg) every 100 ms from one thread of
+ * udapl's, for what a transport must do while another thread may be
+ * stuck inside one of its calls (providers/ofi: a lock a dead peer
+ * process left held).  fn runs under the watchdog's lock and must wait
+ * for nothing a caller of dapl_watchdog_remove may hold; after remove
+ * returns it runs no more.  NULL: no thread could be started. */
+struct dapl_watchdog;
+struct dapl_watchdog *dapl_watchdog_add(void (*fn)(void *), void *arg);
+void dapl_watchdog_remove(struct dapl_watchdog *w);
+
 /*
  * DAT timers (connect timeouts, a graceful disconnect's bound), embedded
  * in the transport's connection state.  fn runs on the engine's thread,

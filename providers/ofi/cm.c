@@ -716,6 +716,16 @@ void ofi_conn_broken(struct dapl_tp_ep *oep)
 		ofi_conn_end(oep->oia, c, DAPL_CM_BROKEN, 1);
 }
 
+void ofi_conn_peer_gone(struct dapl_tp_ep *oep)
+{
+	struct ofi_conn *c = oep->conn;
+
+	if (c && c->state == OFI_CONN_ESTABLISHED)
+		ofi_conn_end(oep->oia, c, DAPL_CM_BROKEN, 0);
+	else if (c && c->state == OFI_CONN_ACCEPTING)
+		ofi_conn_end(oep->oia, c, DAPL_CM_ACCEPT_ERROR, 0);
+}
+
 /* ---- received messages ---- */
 
 static void ofi_send_reqack(struct dapl_tp_ia *oia, struct ofi_conn *c)
@@ -839,6 +849,8 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
 		return;
 	}
+	if (oia->fab.ep_av) /* shm: a peer dying in a lock (shm_guard.c) */
+		ofi_ep_guard(oep, m->data_addr, m->data_len);
 	pthread_mutex_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;
@@ -1777,6 +1789,8 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 		pthread_mutex_unlock(&oia->lock);
 		return DAT_SUCCESS;
 	}
+	if (oia->fab.ep_av) /* shm: a peer dying in a lock (shm_guard.c) */
+		ofi_ep_guard(oep, c->peer_data, c->peer_data_len);
 	pthread_mutex_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;

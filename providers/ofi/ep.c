@@ -698,10 +698,58 @@ static void ofi_ep_settle(struct dapl_tp_ep *oep)
 	}
 }
 
+/* oia->lock held, shm: the guard of oep's connection to the endpoint
+ * named peer (shm_guard.c), on the IA's list the watchdog walks. */
+void ofi_ep_guard(struct dapl_tp_ep *oep, const uint8_t *peer, size_t len)
+{
+	struct dapl_tp_ia *oia = oep->oia;
+	struct ofi_shm_guard *g;
+
+	if (oep->guard || !oep->fep || !oia->watchdog)
+		return;
+	g = malloc(sizeof(*g));
+	if (!g || ofi_shm_guard_init(g, oep->name, oep->namelen, peer, len)) {
+		free(g);
+		dapl_dbg(DAPL_DBG_CM, "ofi: shm: a connection without the "
+				      "dead-peer guard (not libfabric 1.17's "
+				      "regions)");
+		return;
+	}
+	g->oep = oep;
+	pthread_mutex_lock(&oia->guard_lock);
+	dapl_list_add_tail(&oia->guards, &g->link);
+	pthread_mutex_unlock(&oia->guard_lock);
+	pthread_mutex_lock(&oep->lock);
+	oep->guard = g;
+	pthread_mutex_unlock(&oep->lock);
+}
+
+/* The watchdog's call (ia.c; every 100 ms, from a thread of udapl's
+ * that waits for no lock of ours but guard_lock): a lock a dead peer
+ * left held is given back, and the engine's next round ends the
+ * connection (no kick: the engine polls shm anyway, and a kick from
+ * here could meet an engine the IA's close is stopping). */
+void ofi_ep_guards_watch(void *arg)
+{
+	struct dapl_tp_ia *oia = arg;
+	struct dapl_list *pos;
+
+	pthread_mutex_lock(&oia->guard_lock);
+	for (pos = oia->guards.next; pos != &oia->guards; pos = pos->next) {
+		struct ofi_shm_guard *g =
+		    dapl_container_of(pos, struct ofi_shm_guard, link);
+
+		if (ofi_shm_guard_rescue(g))
+			ofi_ep_want(g->oep, OFI_WORK_DEAD);
+	}
+	pthread_mutex_unlock(&oia->guard_lock);
+}
+
 /* oia->lock held.  Closes the data endpoint: nothing more lands in the
  * consumer's buffers and nothing more completes. */
 static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 {
+	struct ofi_shm_guard *g;
 	struct fid_ep *fep;
 
 	ofi_ep_cqs(oep, 1);
@@ -712,7 +760,16 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	oep->fep = NULL;
 	oep->flushed = 1;
 	oep->connected = 0;
+	g = oep->guard;
+	oep->guard = NULL;
 	pthread_mutex_unlock(&oep->lock);
+	if (g) {
+		pthread_mutex_lock(&oep->oia->guard_lock);
+		dapl_list_del(&g->link);
+		pthread_mutex_unlock(&oep->oia->guard_lock);
+		ofi_shm_guard_fini(g);
+		free(g);
+	}
 	if (fep)
 		ofi_ep_close(fep);
 	/* the endpoint's own AV (shm), after the endpoint bound to it */
@@ -902,6 +959,10 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 
 	if (!w)
 		return 0;
+	/* the peer died in a lock: nothing more for it (the connection's
+	 * end flushes what waits, ofi_conn_peer_gone) */
+	if (w & OFI_WORK_DEAD)
+		return 3;
 	if (w & OFI_WORK_RETRY) {
 		pthread_mutex_lock(&oep->lock);
 		if (oep->fep) {

@@ -174,6 +174,8 @@ static int ofi_cq_open_waitable(struct dapl_tp_ia *oia, size_t size,
 
 static void ofi_ia_free(struct dapl_tp_ia *oia)
 {
+	/* first: then its walk of the guards runs no more */
+	dapl_watchdog_remove(oia->watchdog);
 	if (oia->ctl)
 		ofi_ctl_close(oia->ctl);
 	if (oia->ctl_cq)
@@ -193,6 +195,7 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 		fi_freeinfo(oia->info);
 	ofi_addr_dests_free(oia);
 	ofi_wake_ia_close(oia);
+	pthread_mutex_destroy(&oia->guard_lock);
 	pthread_mutex_destroy(&oia->lock);
 	free(oia);
 }
@@ -305,6 +308,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->shm_dests);
 	dapl_list_init(&oia->wakes);
 	pthread_mutex_init(&oia->wake_lock, NULL);
+	pthread_mutex_init(&oia->guard_lock, NULL);
+	dapl_list_init(&oia->guards);
 	oia->wake_epfd = -1;
 	oia->wake_off = 1;
 	oia->bell_tx = -1;
@@ -412,6 +417,10 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->fab.atomics = oia->ctl && ofi_atomic_probe(oia, oia->ctl->ep);
 	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
 					  86400000) * 1000000ull; /* ep.c */
+	/* shm: locks a dead peer left held (shm_guard.c); without the
+	 * thread, connections go unguarded (ep.c ofi_ep_guard) */
+	if (oia->fab.ep_av)
+		oia->watchdog = dapl_watchdog_add(ofi_ep_guards_watch, oia);
 	ofi_caps(oia, caps);
 	return DAT_SUCCESS;
 

@@ -168,6 +168,12 @@ struct dapl_tp_ia {
 	int bell_tx;			/* shm: rings peers' doorbells */
 	pthread_mutex_t wake_lock;	/* wakes */
 	struct dapl_list wakes;		/* ofi_wake.link, armed ones */
+	/* shm: the connections' dead-peer guards (shm_guard.c), which
+	 * udapl's watchdog walks (ep.c ofi_ep_guards_watch) */
+	struct dapl_watchdog *watchdog;
+	pthread_mutex_t guard_lock;	/* guards; taken last, never held
+					 * into libfabric */
+	struct dapl_list guards;	/* ofi_shm_guard.link */
 };
 
 /* An endpoint that receives control messages (the IA's, or a listener's). */
@@ -327,6 +333,34 @@ struct dapl_tp_evd {
 	struct dapl_list ia_link;	/* oia->cqs */
 };
 
+/* ---- shm: a peer that died holding a lock (shm_guard.c) ------------------- */
+
+/* The lock words of a connected data endpoint's region and its peer's,
+ * through header pages mapped for it. */
+struct smr_cirque;
+struct ofi_shm_guard {
+	volatile int *lock[2];		/* the endpoint's, the peer's */
+	int free_value;			/* a free pthread spinlock's */
+	pid_t peer_pid;
+	void *map[2];			/* the regions' starts */
+	size_t map_len[2];
+	struct smr_cirque *queue[2];	/* our region's command and response
+					 * queues */
+	int gave_up;			/* said it cannot be given back */
+	struct dapl_tp_ep *oep;
+	struct dapl_list link;		/* oia->guards (oia->guard_lock) */
+};
+
+/* The guard of the connection between the shm endpoints named own and
+ * peer; 0, or -1 (not a libfabric 1.17 region, or not ours to map). */
+int ofi_shm_guard_init(struct ofi_shm_guard *g, const uint8_t *own,
+		       size_t own_len, const uint8_t *peer,
+		       size_t peer_len) DAPL_HIDDEN;
+void ofi_shm_guard_fini(struct ofi_shm_guard *g) DAPL_HIDDEN;
+/* 1 if it released a lock the dead peer held (it may wait 50 ms to be
+ * sure nobody alive holds it) */
+int ofi_shm_guard_rescue(struct ofi_shm_guard *g) DAPL_HIDDEN;
+
 /* ---- EPs (ep.c) ----------------------------------------------------------- */
 
 /* One posted DTO, in its ring, in posting order. */
@@ -388,6 +422,7 @@ enum {
 	OFI_WORK_READY = 1 << 2,	/* ops completed outside a CQ read */
 	OFI_WORK_BROKEN = 1 << 3,	/* a failed DTO breaks the connection */
 	OFI_WORK_BIND = 1 << 4,		/* a window bind may run (rmr.c) */
+	OFI_WORK_DEAD = 1 << 5,		/* shm: the peer died in a lock */
 };
 
 enum ofi_key_state {
@@ -452,6 +487,9 @@ struct dapl_tp_ep {
 	 * sees it; ofi_ep_stuck) */
 	uint32_t stuck_seq;
 	uint64_t stuck_since;
+	/* shm: the connection's guard (shm_guard.c); set and cleared with
+	 * the CQs and oep->lock held */
+	struct ofi_shm_guard *guard;
 	struct dapl_list ia_link;	/* oia->eps */
 };
 
@@ -683,6 +721,11 @@ void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
 int ofi_ep_sends_pending(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* shm: the dead-peer guard of oep's connection to the endpoint named
+ * peer (oia->lock held); the watchdog's walk over the IA's guards */
+void ofi_ep_guard(struct dapl_tp_ep *oep, const uint8_t *peer,
+		  size_t len) DAPL_HIDDEN;
+void ofi_ep_guards_watch(void *arg) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
 {
 	__atomic_or_fetch(&oep->work, work, __ATOMIC_RELEASE);
@@ -719,6 +762,9 @@ void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
 /* oia->lock held: a failed DTO of oep breaks its connection */
 void ofi_conn_broken(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* shm: oep's peer died in a lock (shm_guard.c): the connection ends
+ * without a word to the peer */
+void ofi_conn_peer_gone(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* oia->lock held: tells the peer of connection conn_id that key is
  * revoked (rmr.c); 1 if it was told, 0 if the connection is gone. */
 int ofi_keyx_send(struct dapl_tp_ia *oia, uint64_t conn_id,

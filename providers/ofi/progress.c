@@ -79,6 +79,8 @@ int ofi_progress(struct dapl_ia *ia)
 		w = ofi_ep_work(oep);
 		if (w == 2)
 			ofi_conn_broken(oep);
+		else if (w == 3)
+			ofi_conn_peer_gone(oep);
 		did += w;
 	}
 	did += !dapl_list_empty(&oia->notes);
