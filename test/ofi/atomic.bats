@@ -17,8 +17,15 @@ load ofi_helpers
 
 setup_file() { ofi_setup_file; }
 
-@test "$OFI_FABRIC: atomic: two clients each add 1 to one remote counter 10,000 times at offset 4104 of the LMR: exactly 20,000 at the target; CAS hit and miss" {
-	export DATTEST_ATOMIC_OFFSET=4104
+# Over verbs (the emulated guest) 2,000 adds a client: verbs;ofi_rxm's
+# atomics are rxe's own, each a round trip of the emulated NIC, and
+# 10,000 took 22 s of the guest's time (issue 34); a lost or doubled add
+# shows as well in 4,000.  Natively 10,000.
+ADDS=10000
+[ "$OFI_FABRIC" != verbs ] || ADDS=2000
+
+@test "$OFI_FABRIC: atomic: two clients each add 1 to one remote counter $ADDS times at offset 4104 of the LMR: exactly $((2 * ADDS)) at the target; CAS hit and miss" {
+	export DATTEST_ATOMIC_OFFSET=4104 DATTEST_ATOMIC_ADDS=$ADDS
 	start_server atomic-count -n 2
 	wait_listening
 	local c1="$BATS_TEST_TMPDIR/c1.out" c2="$BATS_TEST_TMPDIR/c2.out" r1=0 r2=0
@@ -36,7 +43,7 @@ setup_file() { ofi_setup_file; }
 	[ "$SRV_RC" -eq 0 ]
 	grep -q '^PASS$' "$SRV_OUT"
 	grep -q 'ok counter and slots at offset 4104 of the LMR' "$SRV_OUT"
-	grep -q "ok the counter after every client's adds: 20000" "$SRV_OUT"
+	grep -q "ok the counter after every client's adds: $((2 * ADDS))" "$SRV_OUT"
 }
 
 @test "$OFI_FABRIC: atomic: a target without DAT_IB_MEM_PRIV_REMOTE_ATOMIC: DAT_DTO_ERR_REMOTE_ACCESS, connection ends, target untouched" {

@@ -4,8 +4,9 @@
  * dattest-verbs (test/verbs/atomic.bats):
  *
  *   atomic-count    server + N clients (-n, default 2): every client adds
- *		     1 to one remote counter 10,000 times (-c changes it
- *		     through ATOMIC_ADDS), pipelined; the counter ends at
+ *		     1 to one remote counter 10,000 times
+ *		     (DATTEST_ATOMIC_ADDS=<n> changes it, the same for the
+ *		     server and its clients), pipelined; the counter ends at
  *		     exactly N * 10,000 and each client's original values
  *		     rise strictly; then compare-and-swap hit and miss on a
  *		     slot of its own return the right original values.
@@ -30,10 +31,25 @@
 #include <dat/dat_ib_extensions.h>
 
 #define ERR(t, s) ((DAT_RETURN)(DAT_CLASS_ERROR | (t) | (s)))
-#define ATOMIC_ADDS 10000
+#define ATOMIC_ADDS atomic_adds()
 #define WINDOW 16
 #define CAS_SWAP 0xABC0u
 #define AREA 64 /* counter at 0, client k's CAS slot at 8 * (k + 1) */
+
+/* each client's fetch-and-adds: DATTEST_ATOMIC_ADDS, else 10,000 */
+static int atomic_adds(void)
+{
+	static int n;
+	const char *s;
+
+	if (!n) {
+		s = getenv("DATTEST_ATOMIC_ADDS");
+		n = s ? atoi(s) : 10000;
+		if (n < 1 || n > 10000000)
+			vt_die("DATTEST_ATOMIC_ADDS=%s: want 1..10000000", s);
+	}
+	return n;
+}
 
 static const char *attr_value(const struct vt *v, const char *name)
 {
@@ -214,7 +230,7 @@ static void count_adds(struct vt *v, DAT_EP_HANDLE ep, struct vt_mem *res,
 		last = orig[done % WINDOW];
 		done++;
 	}
-	vt_expect_true("10,000 fetch_and_add completions, originals rising",
+	vt_expect_true("every fetch_and_add completed, originals rising",
 		       done == ATOMIC_ADDS && !bad);
 }
 
