@@ -4,7 +4,10 @@
 # rxe0-cma (clients) and a server on rxe1-cma, inside the soft-RoCE guest
 # (make check-verbs).  The server prints "listening <port>" when it is
 # ready: the client starts then (polled, bounded, no fixed sleep).  Every
-# wait is bounded and scaled by TEST_TIMEOUT_SCALE.
+# wait is bounded and scaled by TEST_TIMEOUT_SCALE.  What dapltest does by
+# itself, whatever the transport (-T Q, a wrong IA name, the handshake,
+# usage errors, -f <area>), is tested natively:
+# test/ofi/dapltest-cli.bats.
 
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
@@ -209,25 +212,6 @@ rmr_atomic_cases() {
 	stop_server
 }
 
-@test "-T Q stops the server; a second -T Q finds nobody and fails" {
-	start_server
-	stop_server
-	client -T Q
-	[ "$status" -eq 4 ]
-	grep -q 'cannot reach a dapltest server at 10.77.0.2 port' <<< "$output"
-}
-
-@test "a wrong IA name fails fast with a clear message (exit 3)" {
-	local t0=$SECONDS
-	run timeout -k 5 "$(secs 30)" "$DT" -T F -D no-such-ia hwconn
-	echo "$output"
-	[ "$status" -eq 3 ]
-	grep -q "cannot open IA 'no-such-ia': DAT_PROVIDER_NOT_FOUND" <<< "$output"
-	[ $((SECONDS - t0)) -lt "$(secs 10)" ]
-	run timeout -k 5 "$(secs 30)" "$DT" -T S -D no-such-ia -n "$PORT"
-	[ "$status" -eq 3 ]
-}
-
 @test "an unreachable server fails fast (exit 4): nobody on the port, no such host" {
 	local t0=$SECONDS
 	client -T T -i 1 client SR 64
@@ -282,34 +266,6 @@ rmr_atomic_cases() {
 	grep -q '^Transaction test: FAILED$' "$BATS_TEST_TMPDIR/client.out"
 }
 
-@test "the handshake refuses another protocol version or byte order (exit 4)" {
-	start_server
-	DAPLTEST_TEST_HELLO=version client -T F hwconn_open_close connmgt
-	[ "$status" -eq 4 ]
-	grep -q 'protocol version mismatch: peer speaks version 2, this dapltest version 1' <<< "$output"
-	DAPLTEST_TEST_HELLO=byteorder client -T T client SR 64
-	[ "$status" -eq 4 ]
-	grep -q 'byte order mismatch' <<< "$output"
-	# the server goes on serving
-	client -T F dx_send_recv
-	[ "$status" -eq 0 ]
-	stop_server
-}
-
-@test "usage errors exit 2" {
-	run "$DT" -T S -R XX
-	[ "$status" -eq 2 ]
-	run "$DT" -T T -s $SRV_ADDR -D rxe0-cma -t 65 client SR 64
-	[ "$status" -eq 2 ]
-	run "$DT" -T T -s $SRV_ADDR -D rxe0-cma client XX
-	[ "$status" -eq 2 ]
-	run "$DT" -T F -D rxe0-cma no-such-group
-	[ "$status" -eq 2 ]
-	run "$DT" -T F -D rxe0-cma connmgt
-	[ "$status" -eq 2 ]
-	grep -q 'need a server' <<< "$output"
-}
-
 # ---- OFA's dapltest command lines, unchanged (issue 19) ------------------
 
 @test "OFA lines: -R HT/LL/EC/PM/BE; what the IA does not offer runs best effort, said once" {
@@ -336,24 +292,6 @@ rmr_atomic_cases() {
 	wait "$SRV_PID" || rc=$?
 	SRV_PID=
 	[ "$rc" -eq 0 ]
-}
-
-@test "OFA lines: -T F -f <area> runs the area, case<n> its n-th case" {
-	local n c1
-	n=$("$DT" -T F -f connmgt --list | wc -l)
-	[ "$n" -ge 3 ]
-	c1=$("$DT" -T F -f hwconn --list | awk '$2 == "case1" { print $3 }')
-	[ -n "$c1" ]
-	start_server
-	client -T F -f connmgt
-	[ "$status" -eq 0 ]
-	[ "$(grep -c 'Result: PASS$' <<< "$output")" -eq "$n" ]
-	grep -q "^$n passed, 0 failed\$" <<< "$output"
-	client -T F -f hwconn case1
-	[ "$status" -eq 0 ]
-	[ "$(grep -c 'Result:' <<< "$output")" -eq 1 ]
-	grep -q "^$c1  *Result: PASS\$" <<< "$output"
-	stop_server
 }
 
 @test "OFA lines: transaction test with 16 threads x 16 EPs, validated" {
