@@ -487,8 +487,8 @@ struct dapl_tp_ep {
 	 * sees it; ofi_ep_stuck) */
 	uint32_t stuck_seq;
 	uint64_t stuck_since;
-	/* shm: the connection's guard (shm_guard.c); set and cleared with
-	 * the CQs and oep->lock held */
+	/* shm: the connection's guard (shm_guard.c); set and cleared
+	 * under oia->lock and oep->lock, listed on oia->guards */
 	struct ofi_shm_guard *guard;
 	struct dapl_list ia_link;	/* oia->eps */
 };

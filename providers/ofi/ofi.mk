@@ -79,10 +79,10 @@ check-ofi: test-programs
 # survivor spun in fi_cq_read or fi_writemsg for ever (about 1 kill in
 # 20); udapl's watchdog now gives such a lock back (shm_guard.c), and
 # shm-dead.bats kills a peer at such a moment every time.
-# Not over shm: cr_overflow.bats (the client crashes now and then in libfabric 1.17's
-# shm smr_progress_connreq, which dereferences the NULL region of a peer
-# that sent its first message and exited before it was read: see its
-# head), errors-stuck.bats (over shm a read from a stopped
+# Not over shm: cr_overflow.bats (the client crashes now and then in
+# libfabric 1.17's shm smr_progress_connreq, which dereferences the NULL
+# region of a peer that sent its first message and exited before it was
+# read: see its head), errors-stuck.bats (over shm a read from a stopped
 # target completes: shm reads the peer's memory itself).
 # psp-gone.bats (a CR rejected after its PSP was freed must reach the
 # client as PEER_REJECTED, and the PSP created meanwhile on its qualifier
@@ -258,15 +258,14 @@ OFI_SUITES_verbs = $(filter-out test/ofi/errors-stuck.bats \
 # of the guest.
 OFI_SUITES_verbs_check = \
 	test/ofi/cr_overflow.bats test/ofi/atomic.bats test/ofi/churn.bats
-# and, of the others, the DAT semantics issue 32 wants on every fabric
-# (SUITE:REGEX, test/lib/check-verbs.sh; quoted for the shell): windows
-# that belong to their PZ, CNO agents, the same status for the same
-# event, the README's row (lmr-life is in dto.bats)
+# and, of the others, the DAT semantics issue 32 wants on every fabric:
+# the README's row, and windows that belong to their PZ, CNO agents, the
+# same status for the same event (lmr-life is in dto.bats).  These and
+# dto.bats's cases named above run in one bats process, picked by one
+# filter (test/lib/check-verbs.sh GROUP=...:REGEX, quoted for the shell;
+# result ofi-verbs-picked), which picks in each file the cases that
+# file's own filter did (issue 34).
 OFI_SUITES_verbs_check += test/ofi/ia-table.bats
-# dto.bats's cases above and these, picked by one filter in one bats
-# process (test/lib/check-verbs.sh GROUP=...:REGEX, result
-# ofi-verbs-picked; the filter picks the same cases in each file as each
-# file's own did: issue 34)
 OFI_VERBS_PICKED := 'picked=test/ofi/dto.bats,test/ofi/rmr.bats,test/ofi/evd.bats,test/ofi/connect.bats,test/ofi/errors.bats:send/recv of 1 B|40 rounds of a 1 MiB echo|lmr-life|rmr-pz|cno-agent|status-matrix|ended-kept'
 OFI_SUITES_verbs_check += $(OFI_VERBS_PICKED)
 VERBS_SUITES += $(OFI_SUITES_verbs_check)
