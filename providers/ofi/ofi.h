@@ -357,7 +357,7 @@ int ofi_shm_guard_init(struct ofi_shm_guard *g, const uint8_t *own,
 		       size_t own_len, const uint8_t *peer,
 		       size_t peer_len) DAPL_HIDDEN;
 void ofi_shm_guard_fini(struct ofi_shm_guard *g) DAPL_HIDDEN;
-/* 1 if it released a lock the dead peer held (it may wait 50 ms to be
+/* 1 if it released a lock the dead peer held (it may wait 200 ms to be
  * sure nobody alive holds it) */
 int ofi_shm_guard_rescue(struct ofi_shm_guard *g) DAPL_HIDDEN;
 

@@ -25,9 +25,10 @@
  * calls ofi_shm_guard_rescue for each connection every 100 ms through a
  * mapping of our own of each region's header page.  A lock word found
  * held while the peer process is gone (kill(pid, 0): ESRCH, or a zombie)
- * is watched for 50 ms; seen free once, its holder was one of our
+ * is watched for 200 ms; seen free once, its holder was one of our
  * threads; held all that time, it is the dead peer's (none of our threads
- * holds it so long: a section is a few hundred instructions), and the
+ * holds it so long: a section is a few hundred instructions, and even a
+ * thread preempted inside one runs again sooner on a loaded host), and the
  * free value is stored into it: a thread spinning there takes it and goes
  * on.  The connection then ends, BROKEN, without a word to the dead peer
  * (ep.c, cm.c ofi_conn_peer_gone), and its endpoint closes.  What the
@@ -76,7 +77,7 @@ enum {
 };
 
 /* how long a lock must be seen held, its peer gone, to be the peer's */
-#define GUARD_WATCH_NS 50000000ll
+#define GUARD_WATCH_NS 200000000ll
 
 /* What a free pthread spinlock holds (1 in glibc's x86-64 assembly, 0 in
  * its generic C). */

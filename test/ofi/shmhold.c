@@ -13,10 +13,10 @@
  * part of the time, but a kill at a random moment seldom finds it inside
  * (about 1 in 20), so this program makes that moment: it stops VICTIM
  * (SIGSTOP), looks at the lock words of the data endpoints' regions of
- * both processes, and kills VICTIM if one stays held for 20 ms while it
- * is stopped (a survivor's thread holds one for far less: so VICTIM
- * holds it); else it lets VICTIM run for a while (SIGCONT) and tries
- * again, up to 5,000 times.  Data endpoints' regions: "<pid>:<uid>:<n>"
+ * both processes, and kills VICTIM if one stays held for 200 ms while it
+ * is stopped (a survivor's thread holds one for far less, even when the
+ * host is busy: so VICTIM holds it); else it lets VICTIM run for a while
+ * (SIGCONT) and tries again, up to 5,000 times.  Data endpoints' regions: "<pid>:<uid>:<n>"
  * with n > 0 (an IA's control endpoint is its process's first shm
  * endpoint, n = 0, and a listener's region is named "dat-..."; each test
  * process opens one IA).
@@ -107,10 +107,10 @@ static int stopped(pid_t pid)
 	return p && (p[2] == 'T' || p[2] == 't');
 }
 
-/* which region's lock stays held (not the free value) for 20 ms; -1 */
+/* which region's lock stays held (not the free value) for 200 ms; -1 */
 static int held_one(struct region *r, int n, int free_value)
 {
-	long long end = now_ns() + 20000000ll;
+	long long end = now_ns() + 200000000ll;
 	int still[MAX_REGIONS], i, any = 1;
 
 	for (i = 0; i < n; i++)
