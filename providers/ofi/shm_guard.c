@@ -22,8 +22,9 @@
  * connection (each EP's endpoint has an AV of its own, ep.c), so a held
  * lock of either region is ours or the peer's.  udapl's watchdog thread
  * (udapl/watchdog.c), which waits for no lock a stuck thread could hold,
- * calls ofi_shm_guard_rescue for each connection every 100 ms through a
- * mapping of our own of each region's header page.  A lock word found
+ * calls ofi_shm_guard_rescue for each connection every 100 ms, which
+ * reads both regions' lock words through mappings of our own of their
+ * first pages (the header and the queues' heads).  A lock word found
  * held while the peer process is gone (kill(pid, 0): ESRCH, or a zombie)
  * is watched for 200 ms; seen free once, its holder was one of our
  * threads; held all that time, it is the dead peer's (none of our threads
@@ -104,12 +105,13 @@ struct smr_cirque {
 
 /* The start of the region an shm address names ("fi_shm://NAME", or an
  * alias with leading slashes: addr.c), through its two queues' heads, in
- * *len bytes; NULL if it cannot be mapped or is not a 1.17 region. */
-static void *map_header(const uint8_t *addr, size_t len, size_t *map_len)
+ * *map_len bytes, and those heads' offsets, as checked (q); NULL if it
+ * cannot be mapped or is not a 1.17 region. */
+static void *map_header(const uint8_t *addr, size_t len, size_t *map_len,
+			uint64_t q[2])
 {
 	char name[OFI_ADDR_MAX + 2];
 	size_t page = (size_t)getpagesize(), span;
-	uint64_t q[2];
 	const char *p;
 	struct stat st;
 	void *map;
@@ -137,7 +139,7 @@ static void *map_header(const uint8_t *addr, size_t len, size_t *map_len)
 	map = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		goto out;
-	memcpy(q, (char *)map + SMR_HDR_QUEUES, sizeof(q));
+	memcpy(q, (char *)map + SMR_HDR_QUEUES, 2 * sizeof(*q));
 	span = page;
 	for (i = 0; i < 2; i++) {
 		if (q[i] % 8 || q[i] > (uint64_t)st.st_size - 32)
@@ -170,15 +172,6 @@ static pid_t owner_pid(void *map)
 	return *(const volatile int *)((char *)map + SMR_HDR_PID);
 }
 
-/* the region's command queue (which 0) or response queue (1) */
-static struct smr_cirque *queue(void *map, int which)
-{
-	uint64_t off;
-
-	memcpy(&off, (char *)map + SMR_HDR_QUEUES + 8 * which, sizeof(off));
-	return (struct smr_cirque *)((char *)map + off);
-}
-
 static int queue_ok(const struct smr_cirque *q)
 {
 	return q->size && !(q->size & (q->size - 1)) &&
@@ -188,9 +181,12 @@ static int queue_ok(const struct smr_cirque *q)
 int ofi_shm_guard_init(struct ofi_shm_guard *g, const uint8_t *own,
 		       size_t own_len, const uint8_t *peer, size_t peer_len)
 {
+	uint64_t q[2], peer_q[2];
+
 	memset(g, 0, sizeof(*g));
-	g->map[0] = map_header(own, own_len, &g->map_len[0]);
-	g->map[1] = g->map[0] ? map_header(peer, peer_len, &g->map_len[1])
+	g->map[0] = map_header(own, own_len, &g->map_len[0], q);
+	g->map[1] = g->map[0] ? map_header(peer, peer_len, &g->map_len[1],
+					   peer_q)
 			      : NULL;
 	if (!g->map[1] || owner_pid(g->map[0]) != getpid() ||
 	    owner_pid(g->map[1]) <= 0) {
@@ -199,8 +195,8 @@ int ofi_shm_guard_init(struct ofi_shm_guard *g, const uint8_t *own,
 	}
 	/* where map_header found them in range: the header is shared,
 	 * and is not read for them again */
-	g->queue[0] = queue(g->map[0], 0);
-	g->queue[1] = queue(g->map[0], 1);
+	g->queue[0] = (struct smr_cirque *)((char *)g->map[0] + q[0]);
+	g->queue[1] = (struct smr_cirque *)((char *)g->map[0] + q[1]);
 	g->lock[0] = lock_word(g->map[0]);
 	g->lock[1] = lock_word(g->map[1]);
 	g->peer_pid = owner_pid(g->map[1]);
