@@ -238,11 +238,28 @@ empty :=
 space := $(empty) $(empty)
 verbs_group = $(if $(filter $(2),$(VERBS_SUITES)),$(1)=$(subst \
 	$(space),$(comma),$(strip $(filter $(2),$(VERBS_SUITES)))))
-VERBS_RUN = $(filter-out $(VERBS_SMALL) $(OFI_VERBS_SMALL),$(VERBS_SUITES)) \
+# In the guest the suites run two at a time (check-verbs.sh VERBS_LANES),
+# except those that must run alone: they change the links (an RTU filter,
+# a link flap, netem) or write reports into the kernel log (the witness's
+# self-test).  The lanes take the suites longest first: the libfabric
+# ones (one after another, in one lane), the small groups, then
+# VERBS_LONG, then the rest.
+VERBS_LANES ?= 2
+VERBS_ALONE := test/vm/selftest.bats test/verbs/connect.bats \
+	test/verbs/faults.bats test/verbs/netem.bats test/vm/witness.bats
+VERBS_LONG := test/verbs/compat.bats test/dapltest/dapltest.bats \
+	test/verbs/dto.bats
+VERBS_RUN = $(filter-out $(VERBS_SMALL) $(OFI_VERBS_SMALL) $(VERBS_LONG),\
+		$(filter $(VERBS_ALONE),$(VERBS_SUITES))) \
 	$(call verbs_group,small,$(OFI_VERBS_SMALL)) \
-	$(call verbs_group,small,$(VERBS_SMALL))
+	$(call verbs_group,small,$(VERBS_SMALL)) \
+	$(filter $(VERBS_LONG),$(VERBS_SUITES)) \
+	$(filter-out $(VERBS_SMALL) $(OFI_VERBS_SMALL) $(VERBS_LONG) \
+		$(VERBS_ALONE),$(VERBS_SUITES))
 check-verbs: test-programs
-	HERMETIC_SYSCONFDIR=$(SYSCONFDIR) test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" \
+	HERMETIC_SYSCONFDIR=$(SYSCONFDIR) VERBS_LANES=$(VERBS_LANES) \
+	VERBS_ALONE="$(VERBS_ALONE)" \
+		test/lib/check-verbs.sh "$(RESULTS)/verbs" "$(TESTS)" \
 		$(VERBS_RUN) $(FINAL_VERBS_SUITES)
 	test/lib/summary.sh $(RESULTS)/verbs
 

@@ -28,7 +28,9 @@ export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 SRV_IA=${DEMO_SERVER_IA:-rxe1-cma}
 SRV_ADDR=${DEMO_SERVER_ADDR:-10.77.0.2}
 CLI_IA=${DEMO_CLIENT_IA:-rxe0-cma}
-PORT=${DEMO_PORT:-$((20000 + RANDOM % 20000))}
+# (each lane of check-verbs.sh its own ports, below the ephemeral ones:
+# test/verbs/verbs_helpers.bash random_qual)
+PORT=${DEMO_PORT:-$((20000 + ${VERBS_LANE:-0} * 6000 + RANDOM % 6000))}
 
 # named IAs (make demo's native libfabric run) need no RDMA device
 if [ -z "${DEMO_SERVER_IA:-}" ] && [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then

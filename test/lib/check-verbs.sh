@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # check-verbs.sh RESULTS_DIR TESTS SUITE.bats[:REGEX]|GROUP=A.bats,B.bats[:REGEX]...
 #
@@ -9,6 +9,9 @@
 # under emulation each bats process costs seconds before its first test
 # (issue 34: 3.5 s to start, 1 s for its kernel witness; 0.8 s a test),
 # which small suites pay more than once.
+# With VERBS_LANES=N (the Makefile: 2) the suites run N at a time, after
+# those VERBS_ALONE lists, which run first, one after another, with
+# nothing beside them (see run_lane below).
 # The verbs suites run against real RDMA devices only.  Where this machine
 # has them (real hardware, or inside the soft-RoCE guest) they run here;
 # otherwise one boot of the guest (test/vm/run.sh) runs `make check-verbs`
@@ -79,32 +82,94 @@ have_devices() {
 	[ -d /sys/class/infiniband ] && [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]
 }
 
+# run_one SUITE[:REGEX]|GROUP=A,B[:REGEX]: one suite (or group), recorded
+run_one() {
+	local arg=$1 name filter suite fab witness
+	name=$(result_name "$arg")
+	filter=$(suite_filter "$arg")
+	suite=$(suite_files "$arg")
+	# the libfabric suites (providers/ofi/ofi.mk OFI_SUITES_verbs):
+	# over verbs;ofi_rxm, named after the fabric
+	fab=
+	case $suite in
+	test/ofi/*) fab="env OFI_FABRIC=verbs" ;;
+	esac
+	# In the guest the kernel is a witness: a suite whose run leaves
+	# a WARNING/BUG/refcount/use-after-free report in its log fails
+	# (test/vm/kernel-witness.sh writes kernel-witness-<name>.tap).
+	witness=
+	[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
+	if [ -n "$filter" ]; then
+		# shellcheck disable=SC2086 # witness, fab: command prefixes
+		test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing --filter "$filter" $suite
+	else
+		# shellcheck disable=SC2086 # and suite: the group's files
+		test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing $suite
+	fi
+}
+
+# is_alone SUITE...: whether it is one of VERBS_ALONE's (it changes the
+# links, netem, or writes reports into the kernel log)
+is_alone() {
+	local a
+	for a in ${VERBS_ALONE:-}; do
+		[ "${1%%:*}" = "$a" ] && return 0
+	done
+	return 1
+}
+
+# run_lane N: runs, one after another, the items no other lane took first
+# (a claim is a directory made in $dir: mkdir is atomic).  Item 0 is the
+# libfabric suites, one after another, as natively (providers/ofi/ofi.mk:
+# a fabric's suites share its names and ports); each other item is one
+# suite.  VERBS_LANE tells the suites their lane (test/verbs/
+# verbs_helpers.bash random_qual: each lane its own qualifiers).
+run_lane() {
+	local i s
+	export VERBS_LANE=$1 RUN_SUITE_TAG=lane$1
+	for i in "${!items[@]}"; do
+		mkdir "$dir/.claim-$i" 2> /dev/null || continue
+		if [ "$i" -eq 0 ]; then
+			for s in "${ofi[@]}"; do run_one "$s"; done
+		else
+			run_one "${items[$i]}"
+		fi
+	done
+}
+
 if have_devices; then
 	export LD_LIBRARY_PATH="$top/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	export DAT_OVERRIDE="${DAT_OVERRIDE:-$top/test/vm/dat.conf}"
+	lanes=${VERBS_LANES:-1}
+	if [ "$lanes" -le 1 ]; then
+		for arg in "$@"; do run_one "$arg"; done
+		exit 0
+	fi
+	# Lanes (issue 34): the guest's suites spend most of their time
+	# waiting for their peers, so two at a time keep its two vCPUs
+	# busier.  First the suites that must run alone, one after another,
+	# then the others, LANES at a time, in the order given.  A report in
+	# the kernel log while two suites run fails both their witnesses.
+	alone=() ofi=() items=(ofi)
 	for arg in "$@"; do
-		name=$(result_name "$arg")
-		filter=$(suite_filter "$arg")
-		suite=$(suite_files "$arg")
-		# the libfabric suites (providers/ofi/ofi.mk OFI_SUITES_verbs):
-		# over verbs;ofi_rxm, named after the fabric
-		fab=
-		case $suite in
-		test/ofi/*) fab="env OFI_FABRIC=verbs" ;;
-		esac
-		# In the guest the kernel is a witness: a suite whose run leaves
-		# a WARNING/BUG/refcount/use-after-free report in its log fails
-		# (test/vm/kernel-witness.sh writes kernel-witness-<name>.tap).
-		witness=
-		[ "${VM_GUEST:-}" = 1 ] && witness="test/vm/kernel-witness.sh $dir $name"
-		if [ -n "$filter" ]; then
-			# shellcheck disable=SC2086 # witness, fab: command prefixes
-			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing --filter "$filter" $suite
+		if is_alone "$arg"; then
+			alone+=("$arg")
 		else
-			# shellcheck disable=SC2086 # and suite: the group's files
-			test/lib/run-suite.sh "$dir" "$name" tap $witness $fab bats --tap --timing $suite
+			case $(suite_files "$arg") in
+			test/ofi/*) ofi+=("$arg") ;;
+			*) items+=("$arg") ;;
+			esac
 		fi
 	done
+	[ ${#ofi[@]} -gt 0 ] || unset 'items[0]'
+	for arg in "${alone[@]}"; do run_one "$arg"; done
+	mkdir -p "$dir"
+	rm -rf "$dir"/.claim-*
+	for l in $(seq 1 "$lanes"); do
+		run_lane "$((l - 1))" &
+	done
+	wait
+	rm -rf "$dir"/.claim-*
 	exit 0
 fi
 

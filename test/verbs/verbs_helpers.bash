@@ -160,8 +160,10 @@ local_test() {
 	grep -q '^PASS$' <<< "$output"
 }
 
-# a connection qualifier (port) for tests that need a fixed one
-random_qual() { echo $((20000 + RANDOM % 20000)); }
+# a connection qualifier (port) for tests that need a fixed one: below
+# the kernel's ephemeral ports (32768 up: rdma_cm's PSP_any), and each of
+# check-verbs.sh's lanes (VERBS_LANE 0 or 1) its own 6,000
+random_qual() { echo $((20000 + ${VERBS_LANE:-0} * 6000 + RANDOM % 6000)); }
 
 # ---- two roles of a fault test in the background (faults.bats of
 # test/verbs and test/ofi); VF is the suite's program ----
