@@ -307,7 +307,7 @@ HOST_TAP_TESTS += $(B)/test/unit/test_ofi_shm_sweep
 # given back (shm_guard.c), by udapl's watchdog (watchdog.c); regions laid
 # out as libfabric 1.17's, no libfabric call.
 $(B)/test/unit/test_ofi_shm_guard: $(B)/test/unit/test_ofi_shm_guard.o \
-		$(B)/providers/ofi/shm_guard.o $(B)/udapl/watchdog.o \
-		$(B)/udapl/handle.o $(B)/udapl/process.o
+		$(B)/providers/ofi/shm_guard.o $(B)/providers/ofi/shm_sweep.o \
+		$(B)/udapl/watchdog.o $(B)/udapl/handle.o $(B)/udapl/process.o
 	$(LINK) -o $@ $^ -lpthread
 HOST_TAP_TESTS += $(B)/test/unit/test_ofi_shm_guard

@@ -25,7 +25,7 @@
  * calls ofi_shm_guard_rescue for each connection every 100 ms, which
  * reads both regions' lock words through mappings of our own of their
  * first pages (the header and the queues' heads).  A lock word found
- * held while the peer process is gone (kill(pid, 0): ESRCH, or a zombie)
+ * held while the peer process is gone (ofi_smr_pid_gone: ESRCH, a zombie)
  * is watched for 200 ms; seen free once, its holder was one of our
  * threads; held all that time, it is the dead peer's (none of our threads
  * holds it so long: a section is a few hundred instructions, and even a
@@ -44,23 +44,16 @@
  * held until the connection's end flushes it) before it touches the
  * region's queues or buffers.
  *
- * The header's layout is libfabric 1.17's (struct smr_region: a version
- * byte, 4 in 1.17, then flags, the owner's pid at byte 4, the lock at
- * byte 24, a glibc pthread_spinlock_t whose free value this file reads
- * from a lock of its own; the room for commands at 48 and the offsets of
- * the command and response queues at 64 and 72, each queue headed by its
- * size, mask, read and write counts; seen in the regions of a streaming
- * pair): a region of another version is not guarded.
+ * The header's layout is libfabric 1.17's (smr.h); the lock is a glibc
+ * pthread_spinlock_t whose free value this file reads from a lock of its
+ * own.  A region of another version is not guarded.
  * A peer whose pid is reused before the watchdog looks, or that lives in
  * another pid namespace (see README.md's DAPL_OFI_SHM_SWEEP), looks
  * alive: its lock stays held.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,14 +61,7 @@
 #include <sys/stat.h>
 
 #include "ofi.h"
-
-enum {
-	SMR_HDR_VERSION = 4,	/* libfabric 1.17's region header */
-	SMR_HDR_PID = 4,	/* byte offsets in it */
-	SMR_HDR_LOCK = 24,
-	SMR_HDR_CMD_CNT = 48,	/* room for commands, a size_t */
-	SMR_HDR_QUEUES = 64,	/* the two queues' offsets, size_t each */
-};
+#include "smr.h"
 
 /* how long a lock must be seen held, its peer gone, to be the peer's */
 #define GUARD_WATCH_NS 200000000ll
@@ -216,24 +202,6 @@ void ofi_shm_guard_fini(struct ofi_shm_guard *g)
 	}
 }
 
-/* The process is gone: no such pid, or a zombie nobody has reaped. */
-static int pid_gone(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-
-	if (kill(pid, 0) < 0)
-		return errno == ESRCH;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	p = p ? strrchr(buf, ')') : NULL;
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-}
-
 /* lock held without a moment free for GUARD_WATCH_NS */
 static int held_throughout(const volatile int *lock, int free_value)
 {
@@ -263,7 +231,7 @@ int ofi_shm_guard_rescue(struct ofi_shm_guard *g)
 		    g->free_value)
 			continue;
 		if (gone < 0)
-			gone = pid_gone(g->peer_pid);
+			gone = ofi_smr_pid_gone(g->peer_pid);
 		if (!gone || !held_throughout(g->lock[i], g->free_value))
 			continue;
 		if (!i) {

@@ -25,10 +25,9 @@
  * handler removed nothing.  A region "<pid>:<uid>:<index>" is its pid's;
  * a listener's names its owner in its header, where libfabric 1.17's
  * smr_create looks too before it takes over a dead process's region
- * (struct smr_region: a version byte, 4 in 1.17, a byte, 16 bits of
- * flags, then the owner's pid, written last, once the region is ready: 0
- * before).  A region whose owner pid does not exist (kill(pid, 0):
- * ESRCH) goes; a region of another header version stays.
+ * (smr.h: the owner's pid, written last, once the region is ready: 0
+ * before).  A region whose owner is gone (ofi_smr_pid_gone: no such pid,
+ * or a zombie) goes; a region of another header version stays.
  * DAPL_OFI_SHM_SWEEP=0 turns this sweep off (fork.bats, whose check that
  * no child left a region behind a later child's sweep would hide).
  */
@@ -43,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "ofi.h"
+#include "smr.h"
 
 /* This process's start, in seconds since the epoch (0: unknown). */
 static time_t process_start(void)
@@ -108,20 +108,31 @@ int ofi_shm_sweep(const char *dir, pid_t pid, time_t start)
 	return removed;
 }
 
-/* libfabric 1.17's shm region header (see above) */
-#define OFI_SMR_VERSION 4
-#define OFI_SMR_PID_OFF 4
-
-static int ofi_pid_gone(long pid)
+/* The process is gone: no such pid, or a zombie nobody has reaped (its
+ * regions are nobody's: it will never run again). */
+int ofi_smr_pid_gone(long pid)
 {
-	return pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) == -1 &&
-	       errno == ESRCH;
+	char path[64], buf[256], *p;
+	FILE *f;
+
+	if (pid <= 0 || pid > INT32_MAX)
+		return 0;
+	if (kill((pid_t)pid, 0) < 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
 
 /* the owner's pid in the header of a listener's region, 0: unknown */
 static long ofi_region_owner(int dfd, const char *name)
 {
-	unsigned char h[OFI_SMR_PID_OFF + sizeof(int32_t)];
+	unsigned char h[SMR_HDR_PID + sizeof(int32_t)];
 	int32_t pid;
 	int fd;
 
@@ -129,12 +140,12 @@ static long ofi_region_owner(int dfd, const char *name)
 	if (fd < 0)
 		return 0;
 	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    h[0] != OFI_SMR_VERSION) {
+	    h[0] != SMR_HDR_VERSION) {
 		close(fd);
 		return 0;
 	}
 	close(fd);
-	memcpy(&pid, h + OFI_SMR_PID_OFF, sizeof(pid));
+	memcpy(&pid, h + SMR_HDR_PID, sizeof(pid));
 	return pid;
 }
 
@@ -170,7 +181,7 @@ int ofi_shm_sweep_dead(const char *dir)
 			continue;
 		if (!pid)
 			pid = ofi_region_owner(dfd, n);
-		if (!ofi_pid_gone(pid))
+		if (!ofi_smr_pid_gone(pid))
 			continue;
 		if (unlinkat(dfd, n, 0) == 0) {
 			removed++;

@@ -18,67 +18,26 @@
 # (OFI_SUITES_shm in providers/ofi/ofi.mk); faults.bats covers a kill at
 # any moment on every fabric.
 
-load ofi_helpers
+load faults_helpers
 
-VF="$OFI_TOP/build/test/verbs/dattest-faults"
 HOLD="$OFI_TOP/build/test/ofi/dattest-ofi-shmhold"
 export DAPL_OFI_KEEPALIVE_TIMEOUT_MS=600000
 
 setup_file() {
-	ofi_setup_file
-	[ -x "$VF" ] && [ -x "$HOLD" ] || { echo "$VF or $HOLD is missing: make test-programs" >&2; return 1; }
-}
-
-setup() {
-	SRV_PID=
-	CLI_PID=
-	SRV_OUT=$BATS_TEST_TMPDIR/server.out
-	CLI_OUT=$BATS_TEST_TMPDIR/client.out
-	QUAL=
-}
-
-teardown() {
-	local p
-	for p in "$SRV_PID" "$CLI_PID"; do
-		if [ -n "$p" ] && kill -0 "$p" 2> /dev/null; then
-			kill -CONT "$p" 2> /dev/null || :
-			kill "$p" 2> /dev/null || :
-			wait "$p" 2> /dev/null || :
-		fi
-	done
+	faults_setup_file "$HOLD"
 }
 
 # held VICTIM: both stream, VICTIM (client or server) is killed while it
 # holds a lock of a region of the connection
 held() {
-	local vout sout vpid spid
-	fstart SRV_PID "$SRV_OUT" dead server
-	wait_listening
-	fstart CLI_PID "$CLI_OUT" dead client -q "$QUAL"
-	wait_line "$SRV_OUT" "$SRV_PID" streaming 30
-	wait_line "$CLI_OUT" "$CLI_PID" streaming 30
-	if [ "$1" = client ]; then vout=$CLI_OUT sout=$SRV_OUT; else vout=$SRV_OUT sout=$CLI_OUT; fi
-	vpid=$(pid_of "$vout")
-	spid=$(pid_of "$sout")
-	[ -n "$vpid" ] && [ -n "$spid" ]
-	run timeout -k 5 "$(secs 120)" "$HOLD" "$vpid" "$spid"
+	streaming "$1"
+	run timeout -k 5 "$(secs 120)" "$HOLD" "$VPID" "$SPID"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -q "^killed $vpid holding the lock of " <<< "$output"
-	fwait SRV_RC SRV_PID "$SRV_OUT"
-	fwait CLI_RC CLI_PID "$CLI_OUT"
-	shm_clean "$vpid"
-	[ "$1" = client ] || shm_clean_qual "$QUAL"
-	if [ "$1" = client ]; then
-		[ "$CLI_RC" -eq 137 ]
-		[ "$SRV_RC" -eq 0 ]
-	else
-		[ "$SRV_RC" -eq 137 ]
-		[ "$CLI_RC" -eq 0 ]
-	fi
-	grep -qx PASS "$sout"
-	grep -qx '  ok connection end: DAT_CONNECTION_EVENT_BROKEN' "$sout"
-	grep -q "ofi: shm: peer process $vpid died holding the lock of .* region of a connection: released, the connection is broken" "$sout"
+	grep -q "^killed $VPID holding the lock of " <<< "$output"
+	survived "$1"
+	grep -qx '  ok connection end: DAT_CONNECTION_EVENT_BROKEN' "$SOUT"
+	grep -q "ofi: shm: peer process $VPID died holding the lock of .* region of a connection: released, the connection is broken" "$SOUT"
 }
 
 @test "$OFI_FABRIC: dead peer holding a lock: client killed (SIGKILL) inside a section of a shm region's lock; the server gives the lock back, sees BROKEN before any keepalive, flushes, closes" {
