@@ -25,6 +25,15 @@ HOST_BATS_SUITES += test/bench/report.bats
 $(RAWBENCH): $(B)/test/bench/rawbench.o
 	$(LINK) -o $@ $< -libverbs -lrdmacm -lpthread
 
+# ofibench: datbench's rows on raw libfabric (issue 35), the DAT-over-
+# libfabric rows' twin (run-bench-ofi.sh)
+OFIBENCH := $(B)/test/bench/ofibench
+$(OFIBENCH): $(B)/test/bench/ofibench.o
+	$(LINK) -o $@ $< -lfabric
+# built with the test programs: its host suite runs it natively
+test-programs: $(OFIBENCH)
+HOST_BATS_SUITES += test/bench/ofibench.bats
+
 # The libfabric rows alone (issue 16): natively, no guest, into
 # $(BENCH_OUT)-ofi.md (test/bench/run-bench-ofi.sh says how).
 .PHONY: bench-ofi
@@ -33,7 +42,7 @@ bench-ofi: bench-programs
 	test/bench/run-bench-ofi.sh $(BENCH_OUT)-ofi.md
 
 .PHONY: bench-programs bench-deps
-bench-programs: all $(DATBENCH) $(RAWBENCH) $(HOTPATH_VERBS)
+bench-programs: all $(DATBENCH) $(RAWBENCH) $(OFIBENCH) $(HOTPATH_VERBS)
 
 # gnuplot draws the PNGs, rdmacm-utils has rsocket's rstream, time (GNU
 # time) and util-linux (taskset) time and pin each side; only the

@@ -70,6 +70,8 @@
 #include <unistd.h>
 
 #include <dat/udat.h>
+#define LAT_PROG "datbench"
+#include "lat.h"
 #include <valgrind/callgrind.h>
 /* The atomic rows need the IB atomic extension (another issue's header):
  * without it datbench builds without them and run-bench.sh reports them
@@ -132,83 +134,6 @@ static void must(const char *what, DAT_RETURN rc)
 {
 	if (rc != DAT_SUCCESS)
 		die(what, rc);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/*
- * The latency loops' timestamps, taken as perftest takes its own: its
- * get_cycles() reads the x86-64 time-stamp counter, one instruction.
- * clock_gettime() is a system call wherever the vDSO cannot read the
- * clocksource: in the soft-RoCE guest (QEMU TCG) the clocksource is the
- * HPET, and one call cost 720-800 ns there (2026-11-27), which a read or
- * atomic row, timed over the whole round trip, carried in full and a
- * ping-pong row in half.  The counter's rate is measured against
- * CLOCK_MONOTONIC before the loop (lat_clock_init), so the figures stay
- * in microseconds.  DATBENCH_CLOCK=monotonic times with clock_gettime()
- * as before (to compare the two methods in one boot); elsewhere than
- * x86-64 that is the only clock.
- */
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#define LAT_HAVE_TSC 1
-#else
-#define LAT_HAVE_TSC 0
-#endif
-
-static int lat_use_tsc;
-static double lat_ticks_per_ns = 1.0;
-
-static inline uint64_t lat_stamp(void)
-{
-#if LAT_HAVE_TSC
-	if (lat_use_tsc)
-		return __rdtsc();
-#endif
-	return now_ns();
-}
-
-/* Picks the clock (at start, so that a bad value is refused before
- * anything connects). */
-static void lat_clock_pick(void)
-{
-	const char *c = getenv("DATBENCH_CLOCK");
-
-	if (c && strcmp(c, "tsc") && strcmp(c, "monotonic")) {
-		fprintf(stderr, "datbench: DATBENCH_CLOCK=%s: tsc or monotonic\n", c);
-		exit(2);
-	}
-	lat_use_tsc = LAT_HAVE_TSC && !(c && !strcmp(c, "monotonic"));
-}
-
-/* Measures the counter's rate over ~50 ms (the loops' stamps are
- * counter ticks, converted once in report_lat). */
-static void lat_clock_init(void)
-{
-#if LAT_HAVE_TSC
-	if (lat_use_tsc) {
-		uint64_t n0 = now_ns(), c0 = __rdtsc(), n1, c1;
-
-		do {
-			n1 = now_ns();
-			c1 = __rdtsc();
-		} while (n1 - n0 < 50000000u);
-		if (c1 <= c0) {
-			fprintf(stderr, "datbench: the time-stamp counter does not advance\n");
-			exit(1);
-		}
-		lat_ticks_per_ns = (double)(c1 - c0) / (double)(n1 - n0);
-	}
-#endif
-	printf("CLOCK %s %.4f ticks/ns\n", lat_use_tsc ? "tsc" : "monotonic",
-	       lat_ticks_per_ns);
-	fflush(stdout);
 }
 
 static DAT_TIMEOUT tmo(unsigned secs)
@@ -524,62 +449,9 @@ static double write_bw(struct side *s, const struct opts *o)
 	       1048576.0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* DATBENCH_SAMPLES=FILE: every iteration's latency in microseconds, in
- * the order measured, one per line (to see how a run's figures are
- * spread in time, which a median and a p99 do not show). */
-static void lat_samples_dump(const uint64_t *d, int n, double per_us)
-{
-	const char *path = getenv("DATBENCH_SAMPLES");
-	FILE *f;
-	int i;
-
-	if (!path || !*path)
-		return;
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "datbench: DATBENCH_SAMPLES=%s: %s\n", path,
-			strerror(errno));
-		exit(1);
-	}
-	for (i = 0; i < n; i++)
-		fprintf(f, "%.3f\n", (double)d[i] / per_us);
-	if (fclose(f)) {
-		fprintf(stderr, "datbench: DATBENCH_SAMPLES=%s: %s\n", path,
-			strerror(errno));
-		exit(1);
-	}
-}
-
-/* perftest's way: consecutive timestamps, halved for ping-pongs. */
 static void report_lat(const struct opts *o, uint64_t *t, int halve)
 {
-	int n = o->iters, i;
-	uint64_t *d = calloc((size_t)n, sizeof(*d));
-	/* ticks to microseconds, halved for the ping-pongs */
-	double sum = 0, f = (halve ? 2000.0 : 1000.0) * lat_ticks_per_ns;
-
-	if (!d)
-		die("calloc", DAT_INSUFFICIENT_RESOURCES);
-	for (i = 0; i < n; i++) {
-		d[i] = t[i + 1] - t[i];
-		sum += (double)d[i];
-	}
-	lat_samples_dump(d, n, f);
-	qsort(d, (size_t)n, sizeof(*d), cmp_u64);
-	/* perftest's 99% percentile: the sample at index 0.99 * n */
-	printf("RESULT %s %lu %d typ=%.2f min=%.2f max=%.2f avg=%.2f "
-	       "p99=%.2f\n",
-	       o->test, o->size, n, (double)d[n / 2] / f, (double)d[0] / f,
-	       (double)d[n - 1] / f, sum / n / f,
-	       (double)d[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1] / f);
-	free(d);
+	lat_report(o->test, o->size, o->iters, t, halve);
 }
 
 static size_t buflen_for(const struct opts *o)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/bench/ofibench.bats - make bench's raw libfabric twin of datbench
+# (test/bench/ofibench.c, issue 35) works on the providers its rows use,
+# natively: each test between a server and a client prints its RESULT
+# line, the atomics check what they fetched (the program exits 1 on a
+# wrong value), and bad input is refused.  Nothing here measures time.
+
+load ../bats/helpers
+
+OB="$DATTEST_BUILD/test/bench/ofibench"
+SCALE=${TEST_TIMEOUT_SCALE:-1}
+secs() { echo $(($1 * SCALE)); }
+
+setup_file() {
+	[ -x "$OB" ] || { echo "$OB is missing: make test-programs" >&2; return 1; }
+}
+
+setup() {
+	SRV_PID=
+}
+
+teardown() {
+	if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2> /dev/null; then
+		kill "$SRV_PID" 2> /dev/null || :
+		wait "$SRV_PID" 2> /dev/null || :
+	fi
+}
+
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# pair PROV TEST SIZE: server and client of TEST, 50 iterations; the
+# client's output in $output
+pair() {
+	local prov=$1 t=$2 s=$3 p i sa=() ca=()
+	p=$(free_port)
+	[ "$prov" = shm ] || { sa=(-a 127.0.0.1); ca=(-a 127.0.0.2); }
+	: > "$BATS_TEST_TMPDIR/srv"
+	timeout -k 5 "$(secs 60)" "$OB" server -p "$prov" -t "$t" -s "$s" -n 50 -w 8 \
+		-P "$p" "${sa[@]}" > "$BATS_TEST_TMPDIR/srv" 2>&1 3>&- &
+	SRV_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -qx listening "$BATS_TEST_TMPDIR/srv" && break
+		kill -0 "$SRV_PID" 2> /dev/null || break
+		sleep 0.05
+	done
+	grep -qx listening "$BATS_TEST_TMPDIR/srv"
+	run timeout -k 5 "$(secs 60)" "$OB" client -p "$prov" -h 127.0.0.1 -t "$t" -s "$s" \
+		-n 50 -w 8 -P "$p" "${ca[@]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait "$SRV_PID" || { cat "$BATS_TEST_TMPDIR/srv"; false; }
+	SRV_PID=
+	# the server says nothing more than that it listens
+	[ "$(cat "$BATS_TEST_TMPDIR/srv")" = listening ]
+}
+
+# every PROV: each test once; its RESULT line has figures
+every() {
+	local t
+	for t in send_lat write_lat read_lat atomic_fadd atomic_cas; do
+		pair "$1" "$t" "$([ "${t#atomic}" = "$t" ] && echo 64 || echo 8)"
+		grep -Eq "^RESULT $t (64|8) 50 typ=[0-9.]+ min=[0-9.]+ max=[0-9.]+ avg=[0-9.]+ p99=[0-9.]+$" <<< "$output"
+	done
+	pair "$1" write_bw 65536
+	grep -Eq '^RESULT write_bw 65536 50 bw=[0-9.]+$' <<< "$output"
+	# a 1 MiB write goes beyond any inject size: fi_writemsg without a
+	# completion, the peer polling memory
+	pair "$1" write_lat 1048576
+	grep -Eq '^RESULT write_lat 1048576 50 typ=' <<< "$output"
+}
+
+@test "ofibench: tcp;ofi_rxm: send, RDMA write and read, fetch-add and compare-swap (each value fetched checked), write bandwidth" {
+	every 'tcp;ofi_rxm'
+}
+
+@test "ofibench: shm: send, RDMA write and read, fetch-add and compare-swap (each value fetched checked), write bandwidth" {
+	every shm
+}
+
+@test "ofibench: bad input: usage (exit 2); a provider libfabric does not have: fi_getinfo's error (exit 1)" {
+	run "$OB" client -p shm -t nothing -s 8 -n 1 -P 1 -h 127.0.0.1
+	[ "$status" -eq 2 ]
+	grep -q '^usage: ofibench server' <<< "$output"
+	run "$OB" server -p shm -t atomic_fadd -s 64 -n 1 -P 1
+	[ "$status" -eq 2 ]
+	run "$OB" server -p no-such-provider -t send_lat -s 8 -n 1 -P "$(free_port)"
+	[ "$status" -eq 1 ]
+	grep -q '^ofibench: fi_getinfo: ' <<< "$output"
+}
