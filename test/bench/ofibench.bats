@@ -93,3 +93,20 @@ every() {
 	[ "$status" -eq 1 ]
 	grep -q '^ofibench: fi_getinfo: ' <<< "$output"
 }
+
+@test "ofibench: callgrind's instruction counts per round through DAT and raw (test/bench/ofi-cg.sh over shm): each component has its figure, raw has none of ours" {
+	command -v valgrind || skip "valgrind is missing (make bench-deps)"
+	run env BENCH_CG_ROUNDS=50 BENCH_CG_FABRICS=shm "$TOP/test/bench/ofi-cg.sh" "$BATS_TEST_TMPDIR/cg.md"
+	echo "$output"
+	cat "$BATS_TEST_TMPDIR/cg.md"
+	[ "$status" -eq 0 ]
+	# | component | through DAT | raw libfabric |
+	row() { sed -n "s/^| $1 | \([0-9]*\) | \([0-9]*\) |$/\1 \2/p" "$BATS_TEST_TMPDIR/cg.md"; }
+	read -r d r <<< "$(row '\*\*our code, total\*\*')"
+	[ "$d" -gt 100 ] && [ "$r" -eq 0 ]
+	read -r d r <<< "$(row libfabric)"
+	[ "$d" -gt 100 ] && [ "$r" -gt 100 ]
+	read -r d r <<< "$(row '\*\*everything in user space\*\*')"
+	[ "$d" -gt "$r" ]
+	grep -Eq '^Total through DAT / raw: [0-9.]+ \(target ≤ 1.25: (met|\*\*missed\*\*)\); our code [0-9]+ per round' "$BATS_TEST_TMPDIR/cg.md"
+}

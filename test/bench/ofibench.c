@@ -19,6 +19,9 @@
  *	it accepts there).  ADDR: the endpoint's own address (FI_SOURCE),
  *	for tcp (the DAT rows use 127.0.0.1 and 127.0.0.2); shm names its
  *	endpoints itself.
+ *   ofibench loop -p PROV -n ROUNDS [-a ADDR -A ADDR2]
+ *	datbench loop's twin for callgrind (loop() says how): prints
+ *	"LOOP raw rounds N posts 2N completions 2N empty E".
  *
  * The loops are what a lean program on libfabric writes, each matching
  * datbench's on DAT: one CQ for sends and one for receives (DAT's
@@ -43,6 +46,8 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+
+#include <valgrind/callgrind.h>
 
 #define LAT_PROG "ofibench"
 #include "lat.h"
@@ -109,11 +114,14 @@ static int cq_one(struct fid_cq *cq)
 	return 0;
 }
 
-/* datbench's spin: until one completion of cq */
-static void spin(struct fid_cq *cq)
+/* datbench's spin: until one completion of cq; the empty reads */
+static unsigned long spin(struct fid_cq *cq)
 {
+	unsigned long empty = 0;
+
 	while (!cq_one(cq))
-		;
+		empty++;
+	return empty;
 }
 
 /* datbench's drain: the completions there are */
@@ -209,7 +217,8 @@ static void side_close(struct side *s)
 	fi_close(&s->fabric->fid);
 	fi_freeinfo(s->fi);
 	free(s->buf);
-	close(s->sock);
+	if (s->sock >= 0)
+		close(s->sock);
 }
 
 static void xfer(int fd, void *p, size_t len, int out)
@@ -227,15 +236,21 @@ static void xfer(int fd, void *p, size_t len, int out)
 	}
 }
 
-/* Swaps names, buffers and keys; the peer into the AV. */
-static void exchange(struct side *s)
+/* The peer (s->other) into the AV. */
+static void peer_insert(struct side *s)
 {
-	xfer(s->sock, &s->me, sizeof(s->me), 1);
-	xfer(s->sock, &s->other, sizeof(s->other), 0);
 	if (s->other.namelen > sizeof(s->other.name))
 		fail("the peer's name", EINVAL);
 	if (fi_av_insert(s->av, s->other.name, 1, &s->peer, 0, NULL) != 1)
 		fail("fi_av_insert", EINVAL);
+}
+
+/* Swaps names, buffers and keys over the TCP connection. */
+static void exchange(struct side *s)
+{
+	xfer(s->sock, &s->me, sizeof(s->me), 1);
+	xfer(s->sock, &s->other, sizeof(s->other), 0);
+	peer_insert(s);
 }
 
 /* one byte each way: both sides are ready (receives posted) */
@@ -499,6 +514,82 @@ static int run(const struct opts *o, int client)
 	return 0;
 }
 
+/* datbench's rounds: 64-byte send from cli, its completion, the
+ * receive's at srv, the receive posted again.  One thread drives both
+ * endpoints (libfabric's manual progress: neither moves unless its CQ is
+ * read), so it reads both CQs until each gave its completion, where
+ * datbench's dequeues leave the other side to its IA's engine. */
+static unsigned long rounds(struct side *srv, struct side *cli, int n)
+{
+	unsigned long empty = 0;
+	int i, tx, rx;
+
+	for (i = 0; i < n; i++) {
+		struct side *s = cli;
+		ssize_t rc;
+
+		/* (the first sends wait for the connection, which the
+		 * server's side must progress too) */
+		while ((rc = fi_send(cli->ep, cli->buf + cli->buflen / 2, 64,
+				     cli->desc, cli->peer, cli)) == -FI_EAGAIN)
+			if (cq_one(srv->rxcq) || cq_one(cli->txcq))
+				fail("a completion before the send", EINVAL);
+		must("fi_send", rc);
+		for (tx = rx = 0; !tx || !rx;) {
+			if (!tx && !(tx = cq_one(cli->txcq)))
+				empty++;
+			if (!rx && !(rx = cq_one(srv->rxcq)))
+				empty++;
+		}
+		s = srv;
+		POST("fi_recv", fi_recv(srv->ep, srv->buf, 64, srv->desc,
+					srv->peer, srv));
+	}
+	return empty;
+}
+
+/*
+ * datbench loop's twin: one process, two endpoints (each with its
+ * fabric, domain and CQs, as two DAT IAs), N rounds; under callgrind
+ * (--collect-atstart=no) the rounds are dumped as "loop", then as many
+ * reads of an empty CQ as the rounds made as "empty" (test/bench/
+ * ofi-cg.sh takes the second from the first).
+ */
+static int loop(const struct opts *o, const char *src2)
+{
+	struct opts oc = *o;
+	struct side srv, cli, *s = &srv;
+	unsigned long empty, i;
+
+	side_open(&srv, o);
+	oc.src = src2;
+	side_open(&cli, &oc);
+	srv.sock = cli.sock = -1;
+	srv.other = cli.me;
+	cli.other = srv.me;
+	peer_insert(&srv);
+	peer_insert(&cli);
+	POST("fi_recv", fi_recv(srv.ep, srv.buf, 64, srv.desc, srv.peer, s));
+	rounds(&srv, &cli, 32);	/* warm-up: connections, lazy binding */
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	empty = rounds(&srv, &cli, o->iters);
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("loop");
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+	for (i = 0; i < empty; i++)
+		if (cq_one(cli.txcq))
+			fail("an empty CQ had a completion", EINVAL);
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT("empty");
+	printf("LOOP raw rounds %d posts %d completions %d empty %lu\n",
+	       o->iters, 2 * o->iters, 2 * o->iters, empty);
+	side_close(&cli);
+	side_close(&srv);
+	return 0;
+}
+
 static int valid_test(const char *t)
 {
 	return t && (!strcmp(t, "send_lat") || !strcmp(t, "write_lat") ||
@@ -511,6 +602,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]\n"
 		"       ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]\n"
+		"       ofibench loop -p PROV -n ROUNDS [-a ADDR -A ADDR2]\n"
 		"TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas\n");
 	exit(2);
 }
@@ -518,19 +610,23 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct opts o = {.window = 32, .iters = 1000, .size = 64};
+	const char *src2 = NULL;
 	int c, client;
 
 	if (argc < 2)
 		usage();
 	o.mode = argv[1];
 	client = !strcmp(o.mode, "client");
-	if (!client && strcmp(o.mode, "server"))
+	if (!strcmp(o.mode, "loop"))
+		o.test = "send_lat";
+	else if (!client && strcmp(o.mode, "server"))
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:h:t:s:n:w:P:a:")) != -1) {
+	while ((c = getopt(argc, argv, "p:h:t:s:n:w:P:a:A:")) != -1) {
 		switch (c) {
 		case 'p': o.prov = optarg; break;
 		case 'h': o.host = optarg; break;
+		case 'A': src2 = optarg; break;
 		case 't': o.test = optarg; break;
 		case 's': o.size = strtoul(optarg, NULL, 0); break;
 		case 'n': o.iters = atoi(optarg); break;
@@ -539,6 +635,11 @@ int main(int argc, char **argv)
 		case 'a': o.src = optarg; break;
 		default: usage();
 		}
+	}
+	if (!strcmp(o.mode, "loop")) {
+		if (!o.prov || o.iters < 1)
+			usage();
+		return loop(&o, src2);
 	}
 	if (!o.prov || !valid_test(o.test) || (client && !o.host) ||
 	    o.port <= 0 || o.port > 65535 || o.iters < 1 || o.window < 1 ||

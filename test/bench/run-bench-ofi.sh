@@ -222,6 +222,8 @@ for sn in 4096:2000 65536:300 1048576:30; do
 	echo "| write_bw | $s | $(col 1 < "$W/d") | $(col 1 < "$W/r") | $(ratio "$(col 1 < "$W/d")" "$(col 1 < "$W/r")" min 0.95) |" >> "$OUT"
 done
 done
+# instructions per round, DAT and raw, callgrind (issue 35)
+"$TOP/test/bench/ofi-cg.sh" "$OUT" || FAILED=1
 # the passive-target rows (issue 38): dapltest against an idle server
 "$TOP/test/bench/passive-ofi.sh" "$OUT" || FAILED=1
 echo >> "$OUT"
