@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * udapl/lock.h: the lock of an EP (ep->lock) and of an EVD (evd->lock),
- * and the condition variable that goes with evd->lock.  udapl's own
- * (included by udapl.h); a provider never takes these locks.
+ * and the condition variable that goes with evd->lock.  A provider never
+ * takes those two locks, but may use the same kind of lock for its own
+ * sections on the post and poll paths (transport.h includes this file;
+ * providers/ofi: its endpoints' and CQs' locks).
  *
  * Why not a pthread mutex: these two locks are taken on every post and
  * every dequeue, and glibc's pthread_mutex_lock + unlock cost 57

@@ -54,6 +54,12 @@
 #define dapl_likely(x) __builtin_expect(!!(x), 1)
 #define dapl_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* struct dapl_lock, the one-word lock of udapl's EPs and EVDs (lock.h:
+ * an uncontended lock + unlock is a compare-and-swap and an exchange,
+ * inline, against 57 instructions for a pthread mutex pair), for a
+ * provider's own sections on the post and poll paths too. */
+#include "lock.h"
+
 struct dapl_list {
 	struct dapl_list *next, *prev;
 };

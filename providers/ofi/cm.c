@@ -633,9 +633,9 @@ void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
 static void ofi_disc_counts(struct dapl_tp_ep *oep, struct ofi_wire *m)
 {
 	m->base = ofi_ep_recvd(oep);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	m->len = oep->sends_issued;
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
@@ -851,12 +851,12 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	}
 	if (oia->fab.ep_av) /* shm: a peer dying in a lock (shm_guard.c) */
 		ofi_ep_guard(oep, m->data_addr, m->data_len);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;
 	if (oia->fab.ep_av) /* shm: its doorbell (wake.c) */
 		ofi_wake_bell_peer(oep, m->data_addr, m->data_len);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	c->state = OFI_CONN_ESTABLISHED;
 	c->last_heard = dapl_now_ns();
 	ofi_wire_init(oia, &r, OFI_MSG_RTU);
@@ -1388,9 +1388,9 @@ static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	int done = 1;
 
 	if (oep) {
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		done = oep->recvs_done >= c->drain_sends;
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 		if (done)
 			done = !ofi_ep_sends_pending(oep);
 	}
@@ -1791,12 +1791,12 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	}
 	if (oia->fab.ep_av) /* shm: a peer dying in a lock (shm_guard.c) */
 		ofi_ep_guard(oep, c->peer_data, c->peer_data_len);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	oep->peer = peer;
 	oep->connected = 1;
 	if (oia->fab.ep_av) /* shm: its doorbell (wake.c) */
 		ofi_wake_bell_peer(oep, c->peer_data, c->peer_data_len);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	c->state = OFI_CONN_ACCEPTING;
 	c->last_heard = dapl_now_ns();
 	ofi_wire_init(oia, &m, OFI_MSG_ACCEPT);

@@ -57,10 +57,10 @@ void ofi_cq_complete(void *ctx, int err, uint32_t len)
 	if (!op || op->kind != OFI_CTX_OP)
 		return;
 	oep = op->ring->oep;
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	ofi_op_complete(op, err ? ofi_err_status(op, err) : DAT_DTO_SUCCESS,
 			len);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
@@ -130,7 +130,7 @@ DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
-	pthread_mutex_init(&ocq->lock, NULL);
+	dapl_lock_init(&ocq->lock);
 	dapl_list_init(&ocq->ready);
 	ocq->evd = evd;
 	ocq->oia = oia;
@@ -165,7 +165,7 @@ void ofi_cq_destroy(struct dapl_evd *evd)
 	dapl_evd_set_tp(evd, NULL);
 	fi_close(&ocq->cq->fid);
 	close(ocq->notify_fd);
-	pthread_mutex_destroy(&ocq->lock);
+	dapl_lock_destroy(&ocq->lock);
 	free(ocq);
 }
 
@@ -180,7 +180,7 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 		    dapl_container_of(pos, struct ofi_ring, ready_link);
 		struct dapl_tp_ep *oep = r->oep;
 
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		while (n < max) {
 			struct ofi_op *op = &r->op[r->emitted & (r->size - 1)];
 
@@ -209,7 +209,7 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 			dapl_list_del(&r->ready_link);
 			r->on_ready = 0;
 		}
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 		if (n == max)
 			break;
 	}
@@ -223,10 +223,10 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 
 	if (dapl_unlikely(!ocq))
 		return -1;
-	pthread_mutex_lock(&ocq->lock);
+	dapl_lock(&ocq->lock);
 	ofi_cq_read_locked(ocq);
 	n = ofi_cq_emit(ocq, cqe, max);
-	pthread_mutex_unlock(&ocq->lock);
+	dapl_unlock(&ocq->lock);
 	return n;
 }
 

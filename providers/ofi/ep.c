@@ -411,9 +411,9 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	if (dapl_unlikely((uint32_t)p->num_sge > r->iov_per_op))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (dapl_unlikely(r->posted - r->emitted >= r->size)) {
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	}
 	op = &r->op[r->posted & (r->size - 1)];
@@ -433,7 +433,7 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 		DAT_RETURN rc = ofi_mw_post(oep, op, p); /* rmr.c */
 
 		if (rc) {
-			pthread_mutex_unlock(&oep->lock);
+			dapl_unlock(&oep->lock);
 			return rc;
 		}
 	}
@@ -445,7 +445,7 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 	op->state = OFI_OP_HELD;
 	r->posted++;
 	ofi_ring_kick(r);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	return DAT_SUCCESS;
 }
 
@@ -497,12 +497,12 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 	if (ofi_is_msg(oia)) {
 		/* the endpoint comes with the connection (msg.c); posts
 		 * wait for it */
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		oep->fep = NULL;
 		oep->namelen = 0;
 		oep->flushed = 0;
 		oep->halted = 0;
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 		return 0;
 	}
 	ofi_ep_cqs(oep, 1);
@@ -530,11 +530,11 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 		oep->av = NULL;
 	}
 	if (!rc) {
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		oep->fep = fep;
 		oep->flushed = 0;
 		oep->halted = 0;
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 	}
 	ofi_ep_cqs(oep, 0);
 	return rc;
@@ -553,7 +553,7 @@ DAT_RETURN ofi_qp_create(struct dapl_ep *ep)
 				DAT_RESOURCE_MEMORY);
 	oep->ep = ep;
 	oep->oia = oia;
-	pthread_mutex_init(&oep->lock, NULL);
+	dapl_lock_init(&oep->lock);
 	if (ofi_ring_init(&oep->sq, oep, dapl_ep_request_evd(ep),
 			  a->max_request_dtos, a->max_request_iov) ||
 	    ofi_ring_init(&oep->rq, oep, dapl_ep_recv_evd(ep),
@@ -574,7 +574,7 @@ DAT_RETURN ofi_qp_create(struct dapl_ep *ep)
 err:
 	ofi_ring_fini(&oep->sq);
 	ofi_ring_fini(&oep->rq);
-	pthread_mutex_destroy(&oep->lock);
+	dapl_lock_destroy(&oep->lock);
 	free(oep);
 	return ofi_fi_err(rc, DAT_RESOURCE_TEP);
 }
@@ -588,10 +588,10 @@ static void ofi_ring_drain(struct ofi_ring *r, int clear)
 	uint32_t s;
 
 	if (r->ocq) {
-		pthread_mutex_lock(&r->ocq->lock);
+		dapl_lock(&r->ocq->lock);
 		ofi_cq_read_locked(r->ocq);
 	}
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (clear) {
 		ofi_ring_clear(r);
 	} else {
@@ -622,11 +622,11 @@ static void ofi_ring_drain(struct ofi_ring *r, int clear)
 	}
 	if (r == &oep->sq)
 		oep->ops_out = oep->writes_out = 0;
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	if (r->ocq) {
 		if (!clear)
 			ofi_cq_notify(r->ocq);
-		pthread_mutex_unlock(&r->ocq->lock);
+		dapl_unlock(&r->ocq->lock);
 	}
 }
 
@@ -649,14 +649,14 @@ static void ofi_ep_cqs(struct dapl_tp_ep *oep, int lock)
 	}
 	if (lock) {
 		if (a)
-			pthread_mutex_lock(&a->lock);
+			dapl_lock(&a->lock);
 		if (b)
-			pthread_mutex_lock(&b->lock);
+			dapl_lock(&b->lock);
 	} else {
 		if (b)
-			pthread_mutex_unlock(&b->lock);
+			dapl_unlock(&b->lock);
 		if (a)
-			pthread_mutex_unlock(&a->lock);
+			dapl_unlock(&a->lock);
 	}
 }
 
@@ -719,9 +719,9 @@ void ofi_ep_guard(struct dapl_tp_ep *oep, const uint8_t *peer, size_t len)
 	pthread_mutex_lock(&oia->guard_lock);
 	dapl_list_add_tail(&oia->guards, &g->link);
 	pthread_mutex_unlock(&oia->guard_lock);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	oep->guard = g;
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 /* The watchdog's call (ia.c; every 100 ms, from a thread of udapl's
@@ -755,14 +755,14 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	ofi_ep_cqs(oep, 1);
 	if (oep->fep)
 		ofi_ep_settle(oep);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	fep = oep->fep;
 	oep->fep = NULL;
 	oep->flushed = 1;
 	oep->connected = 0;
 	g = oep->guard;
 	oep->guard = NULL;
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	if (g) {
 		pthread_mutex_lock(&oep->oia->guard_lock);
 		dapl_list_del(&g->link);
@@ -782,12 +782,12 @@ static void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 
 void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep)
 {
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	oep->fep = fep;
 	oep->connected = 1;
 	ofi_ring_kick(&oep->rq);
 	ofi_ring_kick(&oep->sq);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 void ofi_ep_flush(struct dapl_tp_ep *oep)
@@ -812,13 +812,13 @@ DAT_RETURN ofi_qp_reset(struct dapl_ep *ep)
 	pthread_mutex_unlock(&oia->lock);
 	ofi_ring_drain(&oep->sq, 1);
 	ofi_ring_drain(&oep->rq, 1);
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	memset(oep->keys, 0, sizeof(oep->keys));
 	oep->sends_issued = oep->recvs_done = 0;
 	oep->peer_recvd = 0;
 	oep->peer_recvd_known = 0;
 	__atomic_store_n(&oep->work, 0, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	pthread_mutex_lock(&oia->lock);
 	rc = ofi_ep_fep_open(oep);
 	pthread_mutex_unlock(&oia->lock);
@@ -844,7 +844,7 @@ void ofi_qp_destroy(struct dapl_ep *ep)
 	dapl_ep_set_tp(ep, NULL);
 	ofi_ring_fini(&oep->sq);
 	ofi_ring_fini(&oep->rq);
-	pthread_mutex_destroy(&oep->lock);
+	dapl_lock_destroy(&oep->lock);
 	free(oep);
 }
 
@@ -855,14 +855,14 @@ uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep)
 	struct ofi_ring *r = &oep->rq;
 	uint32_t s;
 
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	for (s = r->emitted; s != r->posted; s++) {
 		const struct ofi_op *op = &r->op[s & (r->size - 1)];
 
 		if (op->state != OFI_OP_DONE || op->status == DAT_DTO_ERR_FLUSHED)
 			break;
 	}
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	return s;
 }
 
@@ -880,7 +880,7 @@ int ofi_ep_sends_pending(struct dapl_tp_ep *oep)
 	int pending = 0;
 	uint32_t s;
 
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (oep->peer_recvd_known && oep->fep)
 		for (s = r->emitted; s != r->issued && !pending; s++) {
 			const struct ofi_op *op = &r->op[s & (r->size - 1)];
@@ -889,16 +889,16 @@ int ofi_ep_sends_pending(struct dapl_tp_ep *oep)
 				  op->op == DAPL_OP_SEND &&
 				  (int32_t)(op->send_no - oep->peer_recvd) < 0;
 		}
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 	return pending;
 }
 
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
 {
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	oep->peer_recvd = n;
 	oep->peer_recvd_known = 1;
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 /* ---- remote keys, engine work ---- */
@@ -909,7 +909,7 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 {
 	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
 
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (k->key == key && k->state == OFI_KEY_ASKED) {
 		k->state = ok ? OFI_KEY_KNOWN : OFI_KEY_BAD;
 		k->base = base;
@@ -919,34 +919,34 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		if (oep->fep)
 			ofi_ring_kick(&oep->sq);
 	}
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)
 {
 	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
 
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (k->key == key && k->state != OFI_KEY_EMPTY) {
 		k->state = OFI_KEY_BAD;
 		if (oep->fep)
 			ofi_ring_kick(&oep->sq);
 	}
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }
 
 /* ocq locked, then oep: makes the ring ready if its oldest op is done. */
 static void ofi_ring_ready_locked(struct ofi_ring *r)
 {
 	if (r->ocq)
-		pthread_mutex_lock(&r->ocq->lock);
-	pthread_mutex_lock(&r->oep->lock);
+		dapl_lock(&r->ocq->lock);
+	dapl_lock(&r->oep->lock);
 	ofi_ring_ready(r);
-	pthread_mutex_unlock(&r->oep->lock);
+	dapl_unlock(&r->oep->lock);
 	if (r->ocq) {
 		if (r->on_ready)
 			ofi_cq_notify(r->ocq);
-		pthread_mutex_unlock(&r->ocq->lock);
+		dapl_unlock(&r->ocq->lock);
 	}
 }
 
@@ -964,21 +964,21 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 	if (w & OFI_WORK_DEAD)
 		return 3;
 	if (w & OFI_WORK_RETRY) {
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		if (oep->fep) {
 			ofi_ring_kick(&oep->rq);
 			ofi_ring_kick(&oep->sq);
 		}
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 	}
 	if (w & OFI_WORK_KEYS) {
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		for (i = 0; i < OFI_KEYCACHE; i++)
 			if (oep->keys[i].state == OFI_KEY_WANTED) {
 				oep->keys[i].state = OFI_KEY_ASKED;
 				ask[nask++] = oep->keys[i].key;
 			}
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 		for (i = 0; i < nask && oep->conn; i++) {
 			ofi_wire_init(oep->oia, &m, OFI_MSG_KEYQ);
 			m.src_id = oep->conn->id;
@@ -989,7 +989,7 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 		}
 	}
 	if (w & OFI_WORK_BIND) {
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		switch (ofi_mw_run(oep)) { /* rmr.c */
 		case 2:
 			w |= OFI_WORK_BROKEN;
@@ -1000,7 +1000,7 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 		default:
 			break;
 		}
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 	}
 	if (w & (OFI_WORK_READY | OFI_WORK_BROKEN)) {
 		ofi_ring_ready_locked(&oep->sq);
@@ -1031,7 +1031,7 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 	struct ofi_op *op = NULL;
 	uint32_t s;
 
-	pthread_mutex_lock(&oep->lock);
+	dapl_lock(&oep->lock);
 	if (!oep->fep || !r->op)
 		goto out;
 	/* the oldest request not done: issued, or held for what only the
@@ -1066,5 +1066,5 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 	ofi_op_fail(oep, op, DAT_DTO_ERR_TRANSPORT);
 	ofi_ep_want(oep, OFI_WORK_BROKEN);
 out:
-	pthread_mutex_unlock(&oep->lock);
+	dapl_unlock(&oep->lock);
 }

@@ -187,10 +187,10 @@ static int ofi_key_in_flight(struct dapl_tp_ia *oia, uint32_t key)
 		struct dapl_tp_ep *oep =
 		    dapl_container_of(l, struct dapl_tp_ep, ia_link);
 
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		used = ofi_ring_uses(&oep->sq, key) ||
 		       ofi_ring_uses(&oep->rq, key);
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 	}
 	return used;
 }

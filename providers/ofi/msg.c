@@ -1024,9 +1024,9 @@ void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	w.dst_id = c->peer_id;
 	if (oep) { /* what the peer waits for, as on RDM (cm.c) */
 		w.base = ofi_ep_recvd(oep);
-		pthread_mutex_lock(&oep->lock);
+		dapl_lock(&oep->lock);
 		w.len = oep->sends_issued;
-		pthread_mutex_unlock(&oep->lock);
+		dapl_unlock(&oep->lock);
 	}
 	ofi_msg_send(oia, &w);
 	c->state = OFI_CONN_DISCONNECTING;

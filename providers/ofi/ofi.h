@@ -327,7 +327,7 @@ struct dapl_tp_evd {
 	struct dapl_evd *evd;
 	struct dapl_tp_ia *oia;
 	struct fid_cq *cq;
-	pthread_mutex_t lock;
+	struct dapl_lock lock;		/* udapl/lock.h: on every poll */
 	int notify_fd;			/* eventfd the EVD's waiters poll */
 	struct dapl_list ready;		/* ofi_ring.ready_link */
 	struct dapl_list ia_link;	/* oia->cqs */
@@ -455,7 +455,7 @@ struct ofi_keycache {
 struct dapl_tp_ep {
 	struct dapl_ep *ep;
 	struct dapl_tp_ia *oia;
-	pthread_mutex_t lock;
+	struct dapl_lock lock;		/* udapl/lock.h: on every post */
 	struct fid_ep *fep;		/* NULL once flushed */
 	uint8_t name[OFI_ADDR_MAX];
 	size_t namelen;

@@ -39,11 +39,11 @@ int ofi_progress(struct dapl_ia *ia)
 		    dapl_container_of(pos, struct dapl_tp_evd, ia_link);
 		int n;
 
-		pthread_mutex_lock(&ocq->lock);
+		dapl_lock(&ocq->lock);
 		n = ofi_cq_read_locked(ocq);
 		if (n && !dapl_list_empty(&ocq->ready))
 			ofi_cq_notify(ocq);
-		pthread_mutex_unlock(&ocq->lock);
+		dapl_unlock(&ocq->lock);
 		did += n;
 	}
 	/* EPs without an EVD for one direction complete into null_cq; a
