@@ -650,9 +650,16 @@ static int loop(const struct opts *o)
 	CALLGRIND_DUMP_STATS_AT("loop");
 	CALLGRIND_ZERO_STATS;
 	CALLGRIND_TOGGLE_COLLECT;
-	for (i = 0; i < empty; i++)
-		if (dat_evd_dequeue(cli.req, &ev) != DAT_QUEUE_EMPTY)
-			die("empty dequeue", DAT_INTERNAL_ERROR);
+	/* (DAT_QUEUE_EMPTY comes in the error class: its type is what
+	 * says empty, as spin() reads it) */
+	for (i = 0; i < empty; i++) {
+		DAT_RETURN rc = dat_evd_dequeue(cli.req, &ev);
+
+		if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
+			die(rc == DAT_SUCCESS ? "empty dequeue: an event"
+					      : "empty dequeue",
+			    rc == DAT_SUCCESS ? DAT_INTERNAL_ERROR : rc);
+	}
 	CALLGRIND_TOGGLE_COLLECT;
 	CALLGRIND_DUMP_STATS_AT("empty");
 	printf("LOOP dat rounds %d posts %d completions %d empty %lu\n",

@@ -484,6 +484,20 @@ static int run(const struct opts *o, int client)
 		close(l);
 	}
 	exchange(&s);
+	/* one message each way first, so that the provider's connection
+	 * (rxm makes it at the first send) exists before the measure, as
+	 * DAT's does (dat_ep_connect, then datbench's exchange on it) */
+	post_recv(&s, 8);
+	barrier(&s);
+	if (client) {
+		post_send(&s, 8);
+		spin(s.txcq);
+		spin(s.rxcq);
+	} else {
+		spin(s.rxcq);
+		post_send(&s, 8);
+		spin(s.txcq);
+	}
 	if (!strcmp(o->test, "send_lat"))
 		post_recv(&s, o->size);
 	else if (!client)
