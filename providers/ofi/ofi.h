@@ -42,8 +42,10 @@
  * Locking, outermost first: oia->lock (connections, service points, the
  * control path, the lists of the IA), ocq->lock (a CQ and its ready
  * list), oep->lock (an EP's rings).  No ofi lock is held across an upcall.
- * udapl holds its EP lock around post_send/post_recv and its EVD lock
- * around cq_poll; neither is ever taken under an ofi lock.
+ * The last two are taken on every post and poll: udapl's one-word lock
+ * (udapl/lock.h), not a pthread mutex; oia->lock is a mutex, off the
+ * data path.  udapl holds its EP lock around post_send/post_recv and its
+ * EVD lock around cq_poll; neither is ever taken under an ofi lock.
  */
 #ifndef DAT_PROVIDER_OFI_H
 #define DAT_PROVIDER_OFI_H
