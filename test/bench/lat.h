@@ -75,7 +75,7 @@ static inline void lat_clock_pick(void)
 }
 
 /* Measures the counter's rate over ~50 ms (the loops' stamps are
- * counter ticks, converted once in report_lat). */
+ * counter ticks, converted once in lat_report). */
 static inline void lat_clock_init(void)
 {
 #if LAT_HAVE_TSC
