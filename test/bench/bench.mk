@@ -30,8 +30,9 @@ $(RAWBENCH): $(B)/test/bench/rawbench.o
 OFIBENCH := $(B)/test/bench/ofibench
 $(OFIBENCH): $(B)/test/bench/ofibench.o
 	$(LINK) -o $@ $< -lfabric
-# built with the test programs: its host suite runs it natively
-test-programs: $(OFIBENCH)
+# built with the test programs: its host suite runs it natively, and
+# datbench beside it (ofi-cg.sh's DAT loop)
+test-programs: $(OFIBENCH) $(DATBENCH)
 HOST_BATS_SUITES += test/bench/ofibench.bats
 
 # The libfabric rows alone (issue 16): natively, no guest, into

@@ -96,6 +96,7 @@ every() {
 
 @test "ofibench: callgrind's instruction counts per round through DAT and raw (test/bench/ofi-cg.sh over shm): each component has its figure, raw has none of ours" {
 	command -v valgrind || skip "valgrind is missing (make bench-deps)"
+	[ -x "$DATTEST_BUILD/test/bench/datbench" ]
 	run env BENCH_CG_ROUNDS=50 BENCH_CG_FABRICS=shm "$TOP/test/bench/ofi-cg.sh" "$BATS_TEST_TMPDIR/cg.md"
 	echo "$output"
 	cat "$BATS_TEST_TMPDIR/cg.md"
