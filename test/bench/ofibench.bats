@@ -7,6 +7,7 @@
 # wrong value), and bad input is refused.  Nothing here measures time.
 
 load ../bats/helpers
+load ../lib/wait
 
 OB="$DATTEST_BUILD/test/bench/ofibench"
 SCALE=${TEST_TIMEOUT_SCALE:-1}
@@ -27,29 +28,19 @@ teardown() {
 	fi
 }
 
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
+free_port() { "$TOP/test/bench/free-port"; }
 
 # pair PROV TEST SIZE: server and client of TEST, 50 iterations; the
 # client's output in $output
 pair() {
-	local prov=$1 t=$2 s=$3 p i sa=() ca=()
+	local prov=$1 t=$2 s=$3 p sa=() ca=()
 	p=$(free_port)
 	[ "$prov" = shm ] || { sa=(-a 127.0.0.1); ca=(-a 127.0.0.2); }
 	: > "$BATS_TEST_TMPDIR/srv"
 	timeout -k 5 "$(secs 60)" "$OB" server -p "$prov" -t "$t" -s "$s" -n 50 -w 8 \
 		-P "$p" "${sa[@]}" > "$BATS_TEST_TMPDIR/srv" 2>&1 3>&- &
 	SRV_PID=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -qx listening "$BATS_TEST_TMPDIR/srv" && break
-		kill -0 "$SRV_PID" 2> /dev/null || break
-		sleep 0.05
-	done
-	grep -qx listening "$BATS_TEST_TMPDIR/srv"
+	wait_line "$BATS_TEST_TMPDIR/srv" "$SRV_PID" listening 30
 	run timeout -k 5 "$(secs 60)" "$OB" client -p "$prov" -h 127.0.0.1 -t "$t" -s "$s" \
 		-n 50 -w 8 -P "$p" "${ca[@]}"
 	echo "$output"

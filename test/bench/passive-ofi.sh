@@ -37,12 +37,7 @@ trap 'rm -rf "$W"' EXIT
 FAILED=0
 [ -x "$DT" ] || { echo "passive-ofi: $DT is missing (make test-programs)" >&2; exit 2; }
 
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
+free_port() { "$TOP/test/bench/free-port"; }
 
 # one IA_A IA_B OP -> "min median" (usec per operation) of one run
 one() {

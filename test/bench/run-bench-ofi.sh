@@ -55,12 +55,7 @@ FAILED=0
 [ -x "$OFIBENCH" ] || { echo "run-bench-ofi: $OFIBENCH is missing (make bench-programs)" >&2; exit 2; }
 command -v fi_pingpong > /dev/null || { echo "run-bench-ofi: fi_pingpong is missing (sh scripts/deps.sh libfabric-bin)" >&2; exit 2; }
 
-free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
+free_port() { "$TOP/test/bench/free-port"; }
 
 # until FILE has a line matching REGEX; fails early when PID is gone
 wait_for() {

@@ -54,15 +54,7 @@ start_server() {
 	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
-	local end=$((SECONDS + $(secs 30)))
-	until has_line "$SRV_OUT" "listening $PORT"; do
-		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
-			echo "server not ready; its output:"
-			cat "$SRV_OUT"
-			return 1
-		fi
-		nap
-	done
+	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
 }
 
 # stop_server: -T Q, then the server must exit 0
@@ -232,25 +224,17 @@ rmr_atomic_cases() {
 	# it; teardown (or the kill below) bounds it
 	"$DT" -T S -D rxe1-cma -n "$PORT" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
-	local end=$((SECONDS + $(secs 30)))
-	until has_line "$SRV_OUT" "listening $PORT"; do
-		[ $SECONDS -lt $end ] && kill -0 "$SRV_PID" || { cat "$SRV_OUT"; false; }
-		nap
-	done
+	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
 	"$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" -T T -t 1 -w 2 -i 100000 \
 		client SR 1024 server RW 1024 > "$BATS_TEST_TMPDIR/client.out" 2>&1 3>&- &
 	local cpid=$!
-	end=$((SECONDS + $(secs 30)))
-	until has_line "$SRV_OUT" 'Server: transaction test from a client'; do
-		[ $SECONDS -lt $end ] || { cat "$SRV_OUT"; false; }
-		nap
-	done
+	wait_line "$SRV_OUT" "$SRV_PID" 'Server: transaction test from a client' 30
 	kill -9 "$SRV_PID"
 	wait "$SRV_PID" || :
 	SRV_PID=
 	local rc=0 t0=$SECONDS
 	# bounded by the client's own timeouts (20-30 s, scaled)
-	end=$((SECONDS + $(secs 90)))
+	local end=$((SECONDS + $(secs 90)))
 	while kill -0 $cpid 2> /dev/null; do
 		if [ $SECONDS -ge $end ]; then
 			kill -9 $cpid
@@ -332,14 +316,7 @@ rmr_atomic_cases() {
 	} > "$conf"
 	DAT_OVERRIDE=$conf timeout -k 5 "$(secs 200)" "$DT" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
-	local end=$((SECONDS + $(secs 30)))
-	until has_line "$SRV_OUT" 'listening 45278'; do
-		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
-			cat "$SRV_OUT"
-			false
-		fi
-		nap
-	done
+	wait_line "$SRV_OUT" "$SRV_PID" 'listening 45278' 30
 	grep -q '^dapltest: no -D: IA rxe1-cma, the first DAT 1.2 entry of dat.conf whose IA opens$' "$SRV_OUT"
 	PORT=45278
 	client -T T -i 4 -V client SR 1024 server SR 1024

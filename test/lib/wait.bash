@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # test/lib/wait.bash - polling a file from a bats suite with bash's
-# builtins only (loaded by test/verbs/verbs_helpers.bash and
-# test/dapltest/dapltest.bats).  Under the soft-RoCE guest's emulation
+# builtins only (loaded by test/verbs/verbs_helpers.bash,
+# test/dapltest/dapltest.bats and test/bench/ofibench.bats; each defines
+# secs, the timeout scaling wait_line uses).  Under the soft-RoCE guest's emulation
 # each fork and exec of a sed, grep or sleep costs milliseconds of a
 # core, which the server being waited for needs: a wait for a server's
 # "listening" line polled with them took a good part of a core.
@@ -40,4 +41,23 @@ has_line() {
 		[ "$l" = "$2" ] && return 0
 	done < "$1"
 	return 1
+}
+
+# wait_line FILE PID LINE SECS: until FILE has LINE, bounded (SECS, scaled
+# by the suite's secs); the process PID must not end first
+wait_line() {
+	local f=$1 pid=$2 line=$3 end=$((SECONDS + $(secs $4)))
+	until has_line "$f" "$line"; do
+		if ! kill -0 "$pid" 2> /dev/null && ! has_line "$f" "$line"; then
+			echo "ended before '$line'; its output:"
+			cat "$f"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "no '$line' after $(secs $4)s; output so far:"
+			cat "$f"
+			return 1
+		fi
+		nap
+	done
 }

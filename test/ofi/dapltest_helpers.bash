@@ -24,15 +24,7 @@ dt_server() {
 	timeout -k 5 "$(secs 300)" "$DT" -T S -D "$OFI_A" -n "$PORT" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
-	local end=$((SECONDS + $(secs 30)))
-	until has_line "$SRV_OUT" "listening $PORT"; do
-		if ! kill -0 "$SRV_PID" 2> /dev/null || [ $SECONDS -ge $end ]; then
-			echo "server not ready; its output:"
-			cat "$SRV_OUT"
-			return 1
-		fi
-		nap
-	done
+	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
 }
 
 # dt_stop: -T Q, then the server must exit 0

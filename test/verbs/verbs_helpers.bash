@@ -177,25 +177,6 @@ fstart() {
 	printf -v "$var" %s $!
 }
 
-# wait_line FILE PID LINE SECS: until FILE has LINE, bounded; the process
-# must not end first
-wait_line() {
-	local f=$1 pid=$2 line=$3 end=$((SECONDS + $(secs $4)))
-	until has_line "$f" "$line"; do
-		if ! kill -0 "$pid" 2> /dev/null && ! has_line "$f" "$line"; then
-			echo "ended before '$line'; its output:"
-			cat "$f"
-			return 1
-		fi
-		if [ "$SECONDS" -ge "$end" ]; then
-			echo "no '$line' after $(secs $4)s; output so far:"
-			cat "$f"
-			return 1
-		fi
-		nap
-	done
-}
-
 # fwait VAR PIDVAR OUT: exit status of the background role in VAR
 fwait() {
 	local var=$1 pidvar=$2 out=$3 rc=0
