@@ -67,7 +67,7 @@ TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
 # HOST_BATS_SUITES, Bats suites that need RDMA devices to VERBS_SUITES.
 .DEFAULT_GOAL := all
 HOST_TAP_TESTS :=
-HOST_BATS_SUITES :=
+HOST_BATS_SUITES := test/bats/summary.bats
 VERBS_SUITES := test/vm/selftest.bats
 # providers/verbs/verbs.mk first: the other providers' rules name its
 # archive.

@@ -68,7 +68,9 @@ fi
 # Last before the count, where a log's tail shows it: what each failed
 # test printed (its TAP diagnostics, at most 60 lines a test).  Lines
 # that report a passing case (dapltest's "Result: PASS", TAP's "ok") are
-# counted, not shown, so that the line which failed is among the 60.
+# counted, not shown, and a line repeated at once is shown once with its
+# count, so that the line which failed, and the server's output after the
+# client's, are among the 60.
 # run-suite.sh keeps bats' diagnostics in NAME.log beside NAME.tap.
 for f in $files; do
 	grep -q '^not ok' "$f" || continue
@@ -76,12 +78,15 @@ for f in $files; do
 	[ -f "$out" ] || out=$f
 	echo "--- what the failed tests of $(basename "$f" .tap) printed:"
 	awk 'function passed() { if (p) print "#   (" p " passing line(s) not shown)"; p = 0 }
-	     /^not ok/ { on = 1; n = 0; p = 0; print; next }
-	     /^(ok|not ok) / { if (on) passed(); on = 0 }
+	     function repeats() { if (r && n <= 60) print "#   (the line above " r " more time(s))"; r = 0 }
+	     /^not ok/ { repeats(); on = 1; n = 0; p = 0; last = ""; print; next }
+	     /^(ok|not ok) / { if (on) { repeats(); passed() }; on = 0 }
 	     on && /^# *(.*Result: PASS|ok [0-9]+ )/ { p++; next }
+	     on && /^#/ && $0 == last { r++; next }
+	     on && /^#/ { repeats(); last = $0 }
 	     on && /^#/ && n < 60 { print; n++ }
 	     on && /^#/ && n == 60 { print "#   [... cut: the whole output is in '"$out"']"; n++ }
-	     END { if (on) passed() }' "$out"
+	     END { if (on) { repeats(); passed() } }' "$out"
 done
 echo "$pass passed, $fail failed, $skip skipped"
 if [ $((pass + fail + skip)) -eq 0 ]; then
