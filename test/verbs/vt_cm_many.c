@@ -300,9 +300,68 @@ static int serial_client(const struct vt_opts *o)
  */
 enum { MANY_DEFAULT = 80 };
 
+/*
+ * many_gone: ev, a DISCONNECTED on the shared connection EVD, names
+ * ep[j] of the n: that EP is freed and its slot emptied (1); else 0.
+ */
+static int many_gone(DAT_EP_HANDLE *ep, int n, const DAT_EVENT *ev)
+{
+	DAT_EP_HANDLE h = ev->event_data.connect_event_data.ep_handle;
+	int j;
+
+	if (ev->event_number != DAT_CONNECTION_EVENT_DISCONNECTED)
+		return 0;
+	for (j = 0; j < n; j++)
+		if (ep[j] != DAT_HANDLE_NULL && ep[j] == h)
+			break;
+	if (j == n)
+		return 0;
+	ep[j] = DAT_HANDLE_NULL;
+	vt_ep_free(h);
+	return 1;
+}
+
+/*
+ * many_accept: accepts cr on ep[i] and waits for its ESTABLISHED.
+ * dat_cr_accept(3DAT): "The successful completion of the operation is
+ * reported through a Connection Event of type
+ * DAT_CONNECTION_EVENT_ESTABLISHED on the connect_evd of the local
+ * Endpoint" -- an EVD every EP here shares.  The client's side of the
+ * last connection can be established first (its ESTABLISHED answers
+ * our accept, ours its RTU), its message delivered, and its hang-up of
+ * the first connection under way: that DISCONNECTED may come before
+ * this ESTABLISHED (over tcp MSG about once in 30 runs under load; CI
+ * of 9caa943).  It is counted in *gone.
+ */
+static void many_accept(struct vt *v, DAT_CR_HANDLE cr, DAT_EP_HANDLE *ep,
+			int i, int *gone)
+{
+	DAT_EVENT ev;
+	DAT_RETURN rc;
+
+	vt_must("dat_cr_accept", dat_cr_accept(cr, ep[i], 0, NULL));
+	for (;;) {
+		rc = vt_wait(v->conn_evd, vt_secs(15), &ev);
+		if (rc != DAT_SUCCESS)
+			vt_die("connection %d: dat_evd_wait: %s, want "
+			       "ESTABLISHED", i, vt_rc(rc));
+		if (many_gone(ep, i, &ev)) {
+			(*gone)++;
+			continue;
+		}
+		if (ev.event_number != DAT_CONNECTION_EVENT_ESTABLISHED)
+			vt_die("connection %d: event %s, want ESTABLISHED", i,
+			       vt_ev(ev.event_number));
+		vt_expect_ptr("ESTABLISHED event's ep_handle",
+			      ev.event_data.connect_event_data.ep_handle,
+			      ep[i]);
+		return;
+	}
+}
+
 static int many_server(const struct vt_opts *o)
 {
-	int i, n = o->count > 0 ? o->count : MANY_DEFAULT;
+	int i, gone = 0, n = o->count > 0 ? o->count : MANY_DEFAULT;
 	DAT_EP_HANDLE *ep = calloc((size_t)n, sizeof(*ep));
 	DAT_CONN_QUAL qual = 0;
 	DAT_PSP_HANDLE psp;
@@ -331,30 +390,23 @@ static int many_server(const struct vt_opts *o)
 		cr = vt_wait_cr(&v, &ev);
 		ep[i] = vt_ep(&v, NULL);
 		vt_ctl_post(&v, ep[i]);
-		vt_accept(&v, cr, ep[i], NULL, 0);
+		many_accept(&v, cr, ep, i, &gone);
 		vt_ctl_recv(&v, ep[i], &m, tag, 0);
 	}
 	vt_quiet = 0;
 	vt_note("ok %d connections accepted, all open at once", n);
 	/* the client hangs up each one, in any order; each EP is to be
-	 * named by one DISCONNECTED */
+	 * named by one DISCONNECTED (those that came during the accepts
+	 * above, too) */
 	vt_quiet = 1;
-	for (i = 0; i < n; i++) {
+	for (i = gone; i < n; i++) {
 		DAT_EVENT ev;
-		int j;
 
 		if (!vt_expect_event("disconnected", v.conn_evd,
 				     DAT_CONNECTION_EVENT_DISCONNECTED, &ev))
 			break;
-		for (j = 0; j < n; j++)
-			if (ep[j] == ev.event_data.connect_event_data.ep_handle)
-				break;
-		if (j == n) {
+		if (!many_gone(ep, n, &ev))
 			vt_fail("DISCONNECTED names no EP of ours, or one twice");
-			continue;
-		}
-		ep[j] = DAT_HANDLE_NULL;
-		vt_ep_free(ev.event_data.connect_event_data.ep_handle);
 	}
 	vt_quiet = 0;
 	for (i = 0; i < n; i++)
@@ -363,7 +415,8 @@ static int many_server(const struct vt_opts *o)
 			vt_ep_free(ep[i]);
 		}
 	if (!vt_failures)
-		vt_note("ok %d DISCONNECTED, one for each EP", n);
+		vt_note("ok %d DISCONNECTED, one for each EP (%d during the "
+			"accepts)", n, gone);
 	free(ep);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
 	vt_close(&v);
