@@ -4,7 +4,7 @@
  * reject, disconnect.
  *
  * DAT connection qualifiers are 64 bits and rdma_cm ports (RDMA_PS_TCP)
- * 16: cma_qual_port() folds a qualifier to a port, and the full qualifier
+ * 16: verbs_qual_port() folds a qualifier to a port, and the full qualifier
  * travels in our header before the consumer's private data (cma.h), so a
  * listener takes only requests for its own qualifier, and service points
  * of one IA whose qualifiers fold to one port share its rdma_cm listener
@@ -76,71 +76,9 @@ static uint8_t cma_min_u8(long a, long b)
 	return m < 0 ? 0 : m > 254 ? 254 : (uint8_t)m;
 }
 
-/*
- * The rdma_cm port of a qualifier: itself up to 65535; above, its low 16
- * bits, as OFA dapl's folding does (0xffff where those are 0: port 0
- * asks rdma_cm for any port).  Collisions are harmless: the header
- * carries the full qualifier.
- */
-uint16_t cma_qual_port(DAT_CONN_QUAL qual)
-{
-	uint16_t p = (uint16_t)(qual & 0xffff);
-
-	return qual > 0xffff && !p ? 0xffff : p;
-}
-
-/* locked: the listener of this IA on port, or NULL */
-static struct cma_port *cma_port_find(struct verbs_cm *cm, uint16_t port)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe(pos, tmp, &cm->ports)
-	{
-		struct cma_port *p =
-		    dapl_container_of(pos, struct cma_port, link);
-
-		if (p->port == port)
-			return p;
-	}
-	return NULL;
-}
-
-/* locked: the service point listening on p with the full qualifier */
-struct dapl_tp_sp *cma_port_sp_locked(struct cma_port *p, DAT_CONN_QUAL qual)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe(pos, tmp, &p->sps)
-	{
-		struct dapl_tp_sp *csp =
-		    dapl_container_of(pos, struct dapl_tp_sp, link);
-
-		if (csp->qual == qual)
-			return csp;
-	}
-	return NULL;
-}
-
-/* locked: csp joins the IA's listener on port: 0; CMA_JOIN_NONE if there
- * is none; CMA_JOIN_IN_USE if the qualifier listens already */
-enum { CMA_JOIN_NONE = 1, CMA_JOIN_IN_USE };
-static int cma_port_join(struct verbs_cm *cm, struct dapl_tp_sp *csp,
-			 uint16_t port)
-{
-	struct cma_port *p = cma_port_find(cm, port);
-
-	if (!p)
-		return CMA_JOIN_NONE;
-	if (cma_port_sp_locked(p, csp->qual))
-		return CMA_JOIN_IN_USE;
-	csp->port = p;
-	dapl_list_add_tail(&p->sps, &csp->link);
-	return 0;
-}
-
 /* A new rdma_cm listener on port (0: any), not yet in the IA's list. */
 static DAT_RETURN cma_port_open(struct dapl_tp_ia *cia, uint16_t port,
-				struct cma_port **out)
+				struct verbs_port **out)
 {
 	struct sockaddr_storage ss;
 	struct cma_port *p;
@@ -152,8 +90,8 @@ static DAT_RETURN cma_port_open(struct dapl_tp_ia *cia, uint16_t port,
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	p->kind = CMA_KIND_SP;
-	dapl_list_init(&p->sps);
-	dapl_list_init(&p->link);
+	dapl_list_init(&p->vp.sps);
+	dapl_list_init(&p->vp.link);
 	if (rdma_create_id(cia->cm->ch, &p->id, p, RDMA_PS_TCP)) {
 		free(p);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
@@ -184,88 +122,22 @@ static DAT_RETURN cma_port_open(struct dapl_tp_ia *cia, uint16_t port,
 		free(p);
 		return ret;
 	}
-	p->port = ntohs(rdma_get_src_port(p->id));
-	*out = p;
+	p->vp.port = ntohs(rdma_get_src_port(p->id));
+	*out = &p->vp;
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+/* The last service point of a port gone (providers/verbs/listen.c): the
+ * listener goes.  The CM callback acknowledges the listener's requests
+ * without waiting for udapl, so rdma_destroy_id cannot block on a
+ * caller's lock. */
+static void cma_port_close(struct dapl_tp_ia *cia, struct verbs_port *vp)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
-	uint16_t port = cma_qual_port(*qual);
-	struct dapl_tp_sp *csp;
-	struct cma_port *p = NULL;
-	DAT_RETURN ret = DAT_SUCCESS;
-	int join = CMA_JOIN_NONE;
+	struct cma_port *p = dapl_container_of(vp, struct cma_port, vp);
 
-	csp = calloc(1, sizeof(*csp));
-	if (!csp)
-		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
-				DAT_RESOURCE_MEMORY);
-	csp->sp = sp;
-	csp->qual = *qual;
-	dapl_list_init(&csp->link);
-	if (*qual) {
-		pthread_mutex_lock(&cia->lock);
-		join = cma_port_join(cia->cm, csp, port);
-		pthread_mutex_unlock(&cia->lock);
-	}
-	if (join == CMA_JOIN_NONE) {
-		ret = cma_port_open(cia, port, &p);
-		pthread_mutex_lock(&cia->lock);
-		if (ret == DAT_SUCCESS) {
-			if (!*qual)
-				*qual = csp->qual = p->port;
-			dapl_list_add_tail(&cia->cm->ports, &p->link);
-			csp->port = p;
-			dapl_list_add_tail(&p->sps, &csp->link);
-			join = 0;
-		} else if (ret == DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0) && *qual) {
-			/* another thread of this IA opened it meanwhile? */
-			join = cma_port_join(cia->cm, csp, port);
-		}
-		pthread_mutex_unlock(&cia->lock);
-	}
-	if (join) {
-		free(csp);
-		if (join == CMA_JOIN_IN_USE)
-			return DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0);
-		return ret;
-	}
-	dapl_dbg(DAPL_DBG_CM, "cma: listening on %llu (port %u)",
-		 (unsigned long long)*qual, csp->port->port);
-	dapl_sp_set_tp(sp, csp);
-	return DAT_SUCCESS;
-}
-
-/* Synchronous, so the qualifier is free again on return; once csp left
- * its port (under the lock the CM callback handles requests in) no new
- * request upcall for sp starts, and udapl waits for one running.  The
- * last service point of a port destroys its listener; the CM callback
- * acknowledges the listener's requests without waiting for udapl, so
- * rdma_destroy_id cannot block on a caller's lock. */
-void cma_listen_stop(struct dapl_sp *sp)
-{
-	struct dapl_tp_sp *csp = dapl_sp_tp(sp);
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(sp);
-	struct cma_port *p = NULL;
-
-	if (!csp)
-		return;
-	dapl_sp_set_tp(sp, NULL);
-	pthread_mutex_lock(&cia->lock);
-	csp->sp = NULL;
-	dapl_list_del(&csp->link);
-	if (dapl_list_empty(&csp->port->sps)) {
-		p = csp->port;
-		dapl_list_del(&p->link);
-	}
-	pthread_mutex_unlock(&cia->lock);
-	if (p) {
-		rdma_destroy_id(p->id);
-		free(p);
-	}
-	free(csp);
+	(void)cia;
+	rdma_destroy_id(p->id);
+	free(p);
 }
 
 /* locked: takes conn's id away from it (the caller destroys it). */
@@ -307,43 +179,28 @@ static void cma_cm_drop(struct dapl_ep *ep)
 		cma_conn_free(conn);
 }
 
-static int cma_cm_busy(struct dapl_ep *ep)
+/* locked (providers/verbs/conn.c) */
+static int cma_conn_live(const struct dapl_tp_cr *conn)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct dapl_tp_ep *cep = dapl_ep_tp(ep);
-	int busy;
-
-	pthread_mutex_lock(&cia->lock);
-	busy = cep && cep->conn && cep->conn->state != CMA_CONN_CLOSED;
-	pthread_mutex_unlock(&cia->lock);
-	return busy;
+	return conn->state != CMA_CONN_CLOSED;
 }
 
 /*
- * The connection ends here as BROKEN: the engine reports it (deferred),
- * the peer gets a DREQ if it can still hear one, and what the CM says
- * later about this connection is ignored.  Error path only.
+ * locked: the connection ends here as BROKEN (the glue has the engine
+ * report it), the peer gets a DREQ if it can still hear one, and what
+ * the CM says later about this connection is ignored.  Error path only.
  */
-static void cma_cm_broken(struct dapl_ep *ep)
+static int cma_conn_end_broken(struct dapl_tp_cr *conn)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct dapl_tp_cr *conn;
-	struct dapl_tp_ep *cep;
-
-	pthread_mutex_lock(&cia->lock);
-	cep = dapl_ep_tp(ep);
-	conn = cep ? cep->conn : NULL;
-	if (conn && conn->state == CMA_CONN_ESTABLISHED) {
-		dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP",
-			 (void *)conn);
-		conn->state = CMA_CONN_CLOSED;
-		conn->local_disc = 1;
-		cma_timer_set(conn, 0);
-		if (conn->id)
-			rdma_disconnect(conn->id);
-		dapl_ep_defer_cm_event(ep, DAPL_CM_BROKEN);
-	}
-	pthread_mutex_unlock(&cia->lock);
+	if (conn->state != CMA_CONN_ESTABLISHED)
+		return 0;
+	dapl_dbg(DAPL_DBG_CM, "cma: conn %p broken by its QP", (void *)conn);
+	conn->state = CMA_CONN_CLOSED;
+	conn->local_disc = 1;
+	cma_timer_set(conn, 0);
+	if (conn->id)
+		rdma_disconnect(conn->id);
+	return 1;
 }
 
 /* rdma_cm must hear of a receive before the RTU (rdma_notify) or it
@@ -360,11 +217,16 @@ static void cma_cm_comm_est(struct dapl_ep *ep)
 	pthread_mutex_unlock(&cia->lock);
 }
 
+static void cma_cr_refuse(struct dapl_cr *cr);
+
 const struct verbs_cm_ops cma_cm_ops = {
 	.drop = cma_cm_drop,
-	.busy = cma_cm_busy,
-	.broken = cma_cm_broken,
+	.live = cma_conn_live,
+	.end_broken = cma_conn_end_broken,
 	.comm_est = cma_cm_comm_est,
+	.port_open = cma_port_open,
+	.port_close = cma_port_close,
+	.cr_refuse = cma_cr_refuse,
 };
 
 void cma_set_rnr_timer(struct dapl_tp_cr *conn)
@@ -521,7 +383,7 @@ DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	memset(&dst, 0, sizeof(dst));
 	memcpy(&dst, remote, dapl_sockaddr_len(remote));
-	cma_set_port(&dst, cma_qual_port(qual));
+	cma_set_port(&dst, verbs_qual_port(qual));
 
 	/* A connection left over from an earlier attempt goes first. */
 	cma_cm_drop(ep);
@@ -661,19 +523,6 @@ static void cma_cr_refuse(struct dapl_cr *cr)
 	if (id)
 		rdma_destroy_id(id);
 	cma_conn_free(conn);
-}
-
-DAT_RETURN cma_reject(struct dapl_cr *cr)
-{
-	if (!dapl_cr_tp(cr))
-		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_CR);
-	cma_cr_refuse(cr);
-	return DAT_SUCCESS;
-}
-
-void cma_cr_destroy(struct dapl_cr *cr)
-{
-	cma_cr_refuse(cr);
 }
 
 /*

@@ -136,7 +136,7 @@ static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 	int plen = 0;
 
 	if (port && port->kind == CMA_KIND_SP && !cma_req_hdr(ev, &qual, &plen))
-		csp = cma_port_sp_locked(port, qual);
+		csp = verbs_port_sp(&port->vp, qual);
 	if (!conn || !csp || !csp->sp || dapl_upcall_begin(csp->sp)) {
 		uint32_t rej[2] = {htonl(CMA_HDR_MAGIC), htonl(CMA_REJ_NO_QUAL)};
 
@@ -207,15 +207,6 @@ static void cma_cm_route_resolved(struct dapl_tp_cr *conn, struct cma_up *up)
 	conn->state = CMA_CONN_CONNECTING;
 }
 
-static int cma_qp_failed(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	return qp && !ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) &&
-	       attr.qp_state == IBV_QPS_ERR;
-}
-
 /* locked: the connection is gone, from either side. */
 static void cma_cm_disconnected(struct dapl_tp_cr *conn, struct cma_up *up)
 {
@@ -223,7 +214,7 @@ static void cma_cm_disconnected(struct dapl_tp_cr *conn, struct cma_up *up)
 
 	switch (conn->state) {
 	case CMA_CONN_ESTABLISHED:
-		if (cma_qp_failed(conn->id->qp))
+		if (verbs_qp_failed(conn->id->qp))
 			ev = DAPL_CM_BROKEN;
 		/* answer the peer's DREQ; flushes our outstanding WRs */
 		rdma_disconnect(conn->id);

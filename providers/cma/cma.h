@@ -41,7 +41,7 @@ extern const struct verbs_cm_ops cma_cm_ops DAPL_HIDDEN;
 
 /*
  * DAT connection qualifiers are 64 bits, rdma_cm ports 16: a qualifier
- * listens on the port cma_qual_port() folds it to, and every connect
+ * listens on the port verbs_qual_port() folds it to, and every connect
  * request starts with this header (before the consumer's private data,
  * big-endian) naming the full qualifier, so that a listener takes only
  * requests for its own qualifier and several service points of an IA
@@ -77,7 +77,6 @@ struct verbs_cm {
 	 * tries after the first; arp_ms/route_ms 0: our own bounds */
 	int arp_ms, arp_retries;
 	int route_ms, route_retries;
-	struct dapl_list ports;	   /* struct cma_port, under cia->lock */
 	/* what a connection's timer calls (cm_event.c's cma_conn_timer,
 	 * set by ia.c at open: cm.c, below the event handler, arms it) */
 	void (*conn_timer)(struct dapl_timer *t);
@@ -125,21 +124,12 @@ struct dapl_tp_cr {
 };
 
 /* One rdma_cm listener: a port, shared by the service points of the IA
- * whose qualifiers fold to it (the context of the listening id). */
+ * whose qualifiers fold to it (the context of the listening id; the
+ * service points: providers/verbs/listen.c). */
 struct cma_port {
 	enum cma_kind kind; /* CMA_KIND_SP: first word */
 	struct rdma_cm_id *id;
-	uint16_t port;
-	struct dapl_list sps;  /* dapl_tp_sp.link, under cia->lock */
-	struct dapl_list link; /* in verbs_cm.ports, under cia->lock */
-};
-
-/* A listening service point (dapl_sp_tp). */
-struct dapl_tp_sp {
-	DAT_CONN_QUAL qual;	/* the full qualifier */
-	struct cma_port *port;
-	struct dapl_sp *sp;
-	struct dapl_list link;	/* in port->sps while it listens */
+	struct verbs_port vp; /* in cia->ports, under cia->lock */
 };
 
 /* ia.c */
@@ -147,20 +137,12 @@ DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps) DAPL_HIDDEN;
 void cma_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 
-/* cm.c: the CM ops, and the port of a qualifier */
-uint16_t cma_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
-/* locked: the service point listening on port with this full qualifier */
-struct dapl_tp_sp *cma_port_sp_locked(struct cma_port *port,
-				      DAT_CONN_QUAL qual) DAPL_HIDDEN;
-DAT_RETURN cma_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-void cma_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
+/* cm.c: the CM ops */
 DAT_RETURN cma_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
 		       const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
 DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 		      DAT_COUNT plen) DAPL_HIDDEN;
-DAT_RETURN cma_reject(struct dapl_cr *cr) DAPL_HIDDEN;
-void cma_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
 DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
 /* Frees a connection nobody else can reach any more (not locked). */
 void cma_conn_free(struct dapl_tp_cr *conn) DAPL_HIDDEN;

@@ -332,7 +332,6 @@ static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
 	int fl;
 
 	cma_tunables(cm);
-	dapl_list_init(&cm->ports);
 	cm->ch = rdma_create_event_channel();
 	if (!cm->ch)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,

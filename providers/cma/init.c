@@ -32,12 +32,8 @@ const struct dapl_ops cma_ops = {
     VERBS_DAPL_OPS,
     .ia_open = cma_ia_open,
     .ia_close = cma_ia_close,
-    .listen = cma_listen,
-    .listen_stop = cma_listen_stop,
     .connect = cma_connect,
     .accept = cma_accept,
-    .reject = cma_reject,
-    .cr_destroy = cma_cr_destroy,
     .disconnect = cma_disconnect,
 };
 

@@ -184,7 +184,7 @@ static __attribute__((noinline)) void verbs_cq_error(struct dapl_cqe *e,
 		return;
 	ep = dapl_wr_id_ep(wc->wr_id);
 	if (ep && dapl_obj_ok(ep, DAT_HANDLE_TYPE_EP))
-		verbs_cm(ep)->broken(ep);
+		verbs_conn_broken(ep);
 }
 
 /* One work completion into udapl's form. */

@@ -188,6 +188,7 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 	pthread_mutex_init(&cia->lock, NULL);
 	pthread_mutex_init(&cia->mw_lock, NULL);
 	dapl_list_init(&cia->mws);
+	dapl_list_init(&cia->ports);
 	dapl_list_init(&cia->dev_link);
 	if (ibv_query_device(ctx, &cia->dattr) ||
 	    ibv_query_port(ctx, port, &cia->pattr)) {

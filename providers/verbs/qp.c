@@ -73,6 +73,15 @@ void verbs_qp_to_error(struct ibv_qp *qp)
 		dapl_dbg(DAPL_DBG_WARN, "verbs: QP to ERR failed");
 }
 
+int verbs_qp_failed(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init;
+
+	return qp && !ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) &&
+	       attr.qp_state == IBV_QPS_ERR;
+}
+
 /* RESET -> INIT with every access the device has: rdma_cm narrows it to
  * the negotiated RDMA read depth when the connection is set up. */
 static int verbs_qp_init(struct dapl_tp_ia *cia, struct ibv_qp *qp)
@@ -284,7 +293,7 @@ DAT_RETURN verbs_qp_modify(struct dapl_ep *ep, const DAT_EP_ATTR *attr)
 
 	if (!cep || !cep->qp)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
-	if (verbs_cm(ep)->busy(ep))
+	if (verbs_conn_busy(ep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	if (verbs_qp_fits(ep, cep, attr))
 		return DAT_SUCCESS;

@@ -8,8 +8,8 @@
  * the IA's device context and the verbs_cm_* hooks below.
  *
  * The objects' transport parts (udapl/transport.h's typed pointers) are
- * defined here for every verbs provider, except struct dapl_tp_sp and
- * struct dapl_tp_cr (the connection), which are the CM's.
+ * defined here for every verbs provider, except struct dapl_tp_cr (the
+ * connection), which is the CM's.
  *
  * Threads and locks: none of our own.  The async callback runs on an
  * IA's progress engine (async.c); cia->lock is shared with the CM.  The
@@ -53,6 +53,8 @@ struct dapl_tp_ia {
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	struct verbs_cm *cm;	   /* the connection manager's part */
+	/* listen.c: the CM's listeners (verbs_port.link), under lock */
+	struct dapl_list ports;
 	const struct verbs_cm_ops *cm_ops; /* and its hooks (verbs_ia_open) */
 	pid_t pid;		   /* of the opener: fork safety */
 	/* guards the EP <-> connection association (dapl_tp_ep.conn) and
@@ -164,7 +166,9 @@ static inline struct ibv_mw *verbs_mw(const struct dapl_rmr *rmr)
 	.post_read1 = verbs_post_read1, .post_atomic1 = verbs_post_atomic1,    \
 	.srq_create = verbs_srq_create,                                        \
 	.srq_modify = verbs_srq_modify, .srq_destroy = verbs_srq_destroy,      \
-	.srq_post_recv = verbs_srq_post_recv
+	.srq_post_recv = verbs_srq_post_recv, .listen = verbs_listen,          \
+	.listen_stop = verbs_listen_stop, .reject = verbs_reject,              \
+	.cr_destroy = verbs_cr_destroy
 
 /* device.c: the verbs part of an IA on ctx/port: queries the device,
  * fills *caps (all but max_private_data, the CM's), sets the IA's
@@ -233,6 +237,8 @@ DAT_RETURN verbs_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
 DAT_RETURN verbs_qp_modify(struct dapl_ep *ep,
 			 const DAT_EP_ATTR *attr) DAPL_HIDDEN;
 void verbs_qp_to_error(struct ibv_qp *qp) DAPL_HIDDEN;
+/* whether the QP is in ERR (a failed completion put it there) */
+int verbs_qp_failed(struct ibv_qp *qp) DAPL_HIDDEN;
 
 /* post.c */
 DAT_RETURN verbs_post_send(struct dapl_ep *ep,
@@ -267,24 +273,82 @@ void verbs_qpn_map_free(struct dapl_tp_ia *cia) DAPL_HIDDEN;
 DAT_RETURN verbs_errno_to_dat(int err, DAT_RETURN resource) DAPL_HIDDEN;
 
 /*
+ * listen.c: the service points of an IA on its CM's listeners (one per
+ * port; a qualifier folds to a port, the CM's request names the full
+ * qualifier), the ops listen and listen_stop of every verbs provider.
+ * A CM's listener embeds a struct verbs_port; the CM opens and closes
+ * listeners (verbs_cm_ops port_open, port_close).
+ */
+struct verbs_port {
+	uint16_t port;
+	struct dapl_list sps;	/* dapl_tp_sp.link, under cia->lock */
+	struct dapl_list link;	/* in the CM's list of listeners */
+};
+
+/* A listening service point (dapl_sp_tp). */
+struct dapl_tp_sp {
+	DAT_CONN_QUAL qual;	/* the full qualifier */
+	struct verbs_port *port;
+	struct dapl_sp *sp;
+	struct dapl_list link;	/* in port->sps while it listens */
+};
+
+uint16_t verbs_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
+/* locked: the listener on port, or NULL */
+struct verbs_port *verbs_port_find(struct dapl_list *ports,
+				   uint16_t port) DAPL_HIDDEN;
+/* locked: the service point of p with the full qualifier, or NULL */
+struct dapl_tp_sp *verbs_port_sp(struct verbs_port *p,
+				 DAT_CONN_QUAL qual) DAPL_HIDDEN;
+DAT_RETURN verbs_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+/* synchronous: the qualifier is free again on return */
+void verbs_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
+
+/*
  * What the glue needs of the provider's connection manager, as a table
- * the CM hands verbs_ia_open (cma: providers/cma/cm.c cma_cm_ops), so
- * that this folder names no function a CM defines: a second CM is a
- * second table.  All are called without cia->lock.
+ * the CM hands verbs_ia_open (cma: providers/cma/cm.c cma_cm_ops; scm:
+ * providers/scm/cm.c scm_cm_ops), so that this folder names no function
+ * a CM defines: a second CM is a second table.  drop and comm_est are
+ * called without cia->lock, live and end_broken under it (conn.c),
+ * port_open and port_close by listen.c without it.
  */
 struct verbs_cm_ops {
 	/* Detaches and destroys the EP's connection, if any (qp_destroy,
 	 * qp_reset, qp_modify). */
 	void (*drop)(struct dapl_ep *ep);
-	/* True while the EP's connection is being set up or up. */
-	int (*busy)(struct dapl_ep *ep);
-	/* A completion failed other than by a flush: the QP went to ERR by
-	 * itself; the connection ends as BROKEN.  From cq_poll (error
-	 * path). */
-	void (*broken)(struct dapl_ep *ep);
+	/* True while the connection is being set up or up. */
+	int (*live)(const struct dapl_tp_cr *conn);
+	/* An established connection ends here as BROKEN: the CM tells the
+	 * peer if it can still hear it and ignores what the CM says later
+	 * about it; 1 if it was established (the glue then has udapl
+	 * report BROKEN), 0 if it was not (nothing happens). */
+	int (*end_broken)(struct dapl_tp_cr *conn);
 	/* IBV_EVENT_COMM_EST: a receive came before the connection's RTU. */
 	void (*comm_est)(struct dapl_ep *ep);
+	/* A new listener on port (0: any), its verbs_port's port number
+	 * set, in no list yet; not locked.  DAT_CONN_QUAL_IN_USE if the
+	 * port is taken. */
+	DAT_RETURN (*port_open)(struct dapl_tp_ia *cia, uint16_t port,
+				struct verbs_port **out);
+	/* Closes a listener no service point has any more (out of
+	 * cia->ports); not locked. */
+	void (*port_close)(struct dapl_tp_ia *cia, struct verbs_port *p);
+	/* Refuses a CR's request not yet answered (the peer hears a
+	 * consumer's reject) and forgets it; not locked. */
+	void (*cr_refuse)(struct dapl_cr *cr);
 };
+
+/* conn.c: what the glue asks of the EP's connection, through the CM's
+ * table.  True while the EP's connection is being set up or up. */
+int verbs_conn_busy(struct dapl_ep *ep) DAPL_HIDDEN;
+/* A completion failed other than by a flush: the QP went to ERR by
+ * itself; an established connection ends as BROKEN (deferred).  From
+ * cq_poll (error path). */
+void verbs_conn_broken(struct dapl_ep *ep) DAPL_HIDDEN;
+/* the ops reject and cr_destroy of every verbs provider (the CM's
+ * cr_refuse) */
+DAT_RETURN verbs_reject(struct dapl_cr *cr) DAPL_HIDDEN;
+void verbs_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
 
 static inline const struct verbs_cm_ops *verbs_cm(const struct dapl_ep *ep)
 {
