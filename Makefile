@@ -189,6 +189,8 @@ run-host-suites:
 		$(B)/test/unit/test_registry_set
 	$(RUN_SUITE) $(RESULTS)/host fuzz-corpus plain \
 		$(B)/test/fuzz/replay_conf test/fuzz/corpus
+	$(RUN_SUITE) $(RESULTS)/host fuzz-corpus-scm plain \
+		$(B)/test/fuzz/replay_scm_wire test/fuzz/corpus-scm
 	# The registry suites run once: where a mount namespace can be made
 	# (root), in it, with hostile machine files (test/lib/hermetic.sh);
 	# elsewhere plainly, and the hermetic run is recorded as a skip.

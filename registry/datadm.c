@@ -49,6 +49,8 @@
 #define AUTO_TAG "auto"
 #define SVC_TAG "svc="
 #define DEFAULT_LIB "libdaplcma.so.1"
+/* -u's second entry per active port: the socket CM */
+#define SCM_LIB "libdaplscm.so.1"
 /* -u's file in dat.conf.d: the verbs provider's own (see do_update) */
 #define UPDATE_DROPIN "libdaplcma1.conf"
 
@@ -1505,10 +1507,10 @@ static void auto_name(const char *dev, const char *port, const char *nd,
 	}
 }
 
-/* Adds the two entries (nonthreadsafe, threadsafe) of name, unless -u
- * made that name already (ports sharing an interface). */
-static size_t add_auto(struct file *add, const char *name,
-		       const char *params)
+/* Adds the two entries (nonthreadsafe, threadsafe) of name for lib,
+ * unless -u made that name already (ports sharing an interface). */
+static size_t add_auto_lib(struct file *add, const char *name,
+			   const char *lib, const char *params)
 {
 	char line[1024];
 	size_t i, len;
@@ -1523,7 +1525,7 @@ static size_t add_auto(struct file *add, const char *name,
 
 		fmt(line, sizeof(line),
 		    "%s u1.2 %s default %s dapl.1.2 \"%s\" \"\"", name,
-		    ts ? "threadsafe" : "nonthreadsafe", update_lib, params);
+		    ts ? "threadsafe" : "nonthreadsafe", lib, params);
 		add_line(add, xstrndup(line, strlen(line)), strlen(line));
 		l = &add->lines[add->n - 1];
 		if (l->kind != DAT_CONF_ENTRY)
@@ -1535,6 +1537,32 @@ static size_t add_auto(struct file *add, const char *name,
 		add_line(add, text, len);
 	}
 	return 2;
+}
+
+static size_t add_auto(struct file *add, const char *name,
+		       const char *params)
+{
+	return add_auto_lib(add, name, update_lib, params);
+}
+
+/*
+ * The socket CM's entries (libdaplscm.so.1), compat-dapl's
+ * OpenIB-<dev>-<port> with ia_params "<dev> <port>", for a port that is
+ * up (ACTIVE): beside rdma_cm's, unless --library named another library
+ * for -u.
+ */
+static size_t add_scm(struct file *add, const char *dev, const char *port)
+{
+	char state[64], name[300], params[300];
+
+	if (strcmp(update_lib, DEFAULT_LIB) ||
+	    read_attr(state, sizeof(state), "%s/class/infiniband/%s/ports/%s/state",
+		      sysfs(), dev, port) ||
+	    !strstr(state, "ACTIVE"))
+		return 0;
+	fmt(name, sizeof(name), "OpenIB-%s-%s", dev, port);
+	fmt(params, sizeof(params), "%s %s", dev, port);
+	return add_auto_lib(add, name, SCM_LIB, params);
 }
 
 /* The bonds over interfaces of RDMA ports (nds, n of them): one entry
@@ -1573,7 +1601,8 @@ static size_t scan_bonds(struct file *add, char (*nds)[IF_NAMESIZE + 1],
 	return added;
 }
 
-/* Two entries per RDMA port (or its interface) and per bond, into add. */
+/* Two entries per RDMA port (or its interface), two more for the socket
+ * CM where the port is active, and two per bond, into add. */
 static size_t scan_devices(struct file *add)
 {
 	char dir[PATH_MAX], pdir[PATH_MAX], nd[IF_NAMESIZE + 1];
@@ -1610,6 +1639,7 @@ static size_t scan_devices(struct file *add)
 				auto_name(dev, port, NULL, name, sizeof(name));
 			}
 			n += add_auto(add, name, params);
+			n += add_scm(add, dev, port);
 			free(ports[j]);
 		}
 		free(ports);

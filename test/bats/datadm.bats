@@ -290,6 +290,28 @@ svc() {	# svc NAME LINE...: writes a service file
 	cmp -n "$n" "$BATS_TEST_TMPDIR/orig" "$DAT_OVERRIDE"
 }
 
+# compat-dapl's socket CM entries (issue 37): OpenIB-<dev>-<port>,
+# libdaplscm.so.1, "<dev> <port>", for each port whose state is ACTIVE
+# (sysfs' "4: ACTIVE"), beside rdma_cm's; none with --library, which
+# names the one library -u writes for
+@test "-u adds the socket CM's OpenIB-<dev>-<port> entries for the active ports only, not with --library" {
+	echo "4: ACTIVE" > "$FS/class/infiniband/rxe0/ports/1/state"
+	echo "1: DOWN" > "$FS/class/infiniband/mlx5_0/ports/1/state"
+	: > "$DAT_OVERRIDE"
+	run --separate-stderr "$DATADM" -u
+	[ "$status" -eq 0 ]
+	[ "$output" = "$DAT_OVERRIDE: 6 entries for the RDMA devices present (0 removed)" ]
+	run cat "$DAT_OVERRIDE"
+	printf '%s\n' "$output"
+	[ "$(printf '%s\n' "$output" | grep -c libdaplscm)" -eq 2 ]
+	grep -qx 'OpenIB-rxe0-1 u1.2 nonthreadsafe default libdaplscm.so.1 dapl.1.2 "rxe0 1" "" # datadm:auto' "$DAT_OVERRIDE"
+	grep -qx 'OpenIB-rxe0-1 u1.2 threadsafe default libdaplscm.so.1 dapl.1.2 "rxe0 1" "" # datadm:auto' "$DAT_OVERRIDE"
+	! grep -q 'OpenIB-mlx5_0-1 ' "$DAT_OVERRIDE"
+	run --separate-stderr "$DATADM" -u --library /opt/lib/libdaplcma.so.1
+	[ "$output" = "$DAT_OVERRIDE: 4 entries for the RDMA devices present (6 removed)" ]
+	! grep -q libdaplscm "$DAT_OVERRIDE"
+}
+
 @test "-u finds an IPoIB interface through device/infiniband and dev_port" {
 	rm -rf "$FS/class/infiniband/rxe0" "$FS/class/infiniband/mlx5_0"
 	mkdir -p "$FS/class/infiniband/mlx4_0/ports/1" "$FS/class/infiniband/mlx4_0/ports/2" \

@@ -181,6 +181,10 @@ installed_files() {
 		if [ -f "$TOP/providers/ofi/ofi.mk" ]; then
 			echo ./usr/lib/libdaplofi.so.1
 		fi
+		# the socket CM's verbs provider, where its fragment is present
+		if [ -f "$TOP/providers/scm/scm.mk" ]; then
+			echo ./usr/lib/libdaplscm.so.1
+		fi
 		# dapltest(1) and its runner, where that fragment is present
 		if [ -f "$TOP/test/dapltest/dapltest.mk" ]; then
 			echo ./usr/bin/dapltest1

@@ -16,6 +16,12 @@ export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
 export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TEST_TIMEOUT_SCALE="$SCALE"
 SRV_ADDR=10.77.0.2
+# the IAs: rxe1-cma serves, rxe0-cma connects, unless DAPLTEST_SERVER_IA
+# and DAPLTEST_CLIENT_IA name others on the same devices (the socket
+# CM's OpenIB-rxe1-1 and OpenIB-rxe0-1: test/lib/check-verbs.sh, a group
+# named scm...)
+SRV_IA=${DAPLTEST_SERVER_IA:-rxe1-cma}
+CLI_IA=${DAPLTEST_CLIENT_IA:-rxe0-cma}
 
 secs() { echo $(($1 * SCALE)); }
 # nap, has_line: waits without a process
@@ -47,11 +53,11 @@ teardown() {
 	fi
 }
 
-# the server on rxe1-cma in the background (fd 3 closed, or bats waits),
+# the server on $SRV_IA in the background (fd 3 closed, or bats waits),
 # for at most SRV_SECS seconds (scaled; default 200)
 start_server() {
 	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
-	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D rxe1-cma -n "$PORT" "$@" \
+	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D "$SRV_IA" -n "$PORT" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
@@ -59,7 +65,7 @@ start_server() {
 
 # stop_server: -T Q, then the server must exit 0
 stop_server() {
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s $SRV_ADDR -D rxe0-cma -n "$PORT"
+	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s $SRV_ADDR -D "$CLI_IA" -n "$PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local rc=0
@@ -73,7 +79,7 @@ stop_server() {
 
 # client ARGS...: dapltest against the server, bounded; output in $output
 client() {
-	run timeout -k 5 "$(secs 120)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" "$@"
+	run timeout -k 5 "$(secs 120)" "$DT" -s $SRV_ADDR -D "$CLI_IA" -n "$PORT" "$@"
 	echo "--- client exit status $status:"
 	echo "$output"
 }

@@ -8,7 +8,11 @@
 # if given) in one bats process, recorded as one suite named after GROUP:
 # under emulation each bats process costs seconds before its first test
 # (issue 34: 3.5 s to start, 1 s for its kernel witness; 0.8 s a test),
-# which small suites pay more than once.
+# which small suites pay more than once.  A group whose name begins with
+# scm runs its suites over the socket CM's IAs (DATTEST_SERVER_IA /
+# DATTEST_CLIENT_IA: OpenIB-rxe0-1 and OpenIB-rxe1-1; dapltest's and
+# the demo's, DAPLTEST_* and DEMO_*, the other way round), recorded as
+# verbs-<name>.
 # With VERBS_LANES=N (the Makefile: 2) the suites run N at a time, after
 # those VERBS_ALONE lists, which run first, one after another, with
 # nothing beside them (see run_lane below).
@@ -93,6 +97,11 @@ run_one() {
 	fab=
 	case $suite in
 	test/ofi/*) fab="env OFI_FABRIC=verbs" ;;
+	esac
+	# a group named scm...: the verbs suites over the socket CM's IAs
+	# (providers/scm/scm.mk; test/vm/dat.conf's OpenIB-rxe0-1/-rxe1-1)
+	case $arg in
+	scm*=*) fab="env DATTEST_SERVER_IA=OpenIB-rxe0-1 DATTEST_CLIENT_IA=OpenIB-rxe1-1 DAPLTEST_SERVER_IA=OpenIB-rxe1-1 DAPLTEST_CLIENT_IA=OpenIB-rxe0-1 DEMO_SERVER_IA=OpenIB-rxe1-1 DEMO_CLIENT_IA=OpenIB-rxe0-1" ;;
 	esac
 	# In the guest the kernel is a witness: a suite whose run leaves
 	# a WARNING/BUG/refcount/use-after-free report in its log fails

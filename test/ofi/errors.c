@@ -32,7 +32,8 @@
  *           with an error status"; the receiver's is
  *           DAT_DTO_ERR_LOCAL_LENGTH on every fabric (libfabric's shm puts
  *           a negative FI_ETRUNC in its error entry), but for soft-RoCE
- *           through libdaplcma, whose device says IBV_WC_LOC_QP_OP_ERR
+ *           through libdaplcma or libdaplscm, whose device says
+ *           IBV_WC_LOC_QP_OP_ERR
  *           (DAT_DTO_ERR_LOCAL_EP).  A failed DTO breaks
  *           the connection (dat_ep_post_send(3DAT): "the Endpoint is
  *           transitioned into a DAT_EP_STATE_DISCONNECTED state"): the
@@ -349,12 +350,13 @@ static int shortrecv_server(const struct vt_opts *o)
 				 DAT_COMPLETION_DEFAULT_FLAG));
 	vt_accept(&v, cr, ep, NULL, 0);
 	st = one_dto(v.rcv_evd, ep, 0x16);
-	/* soft-RoCE (rxe, libdaplcma) reports the overrun as a local QP
-	 * operation error (IBV_WC_LOC_QP_OP_ERR), not a length error: the
-	 * provider passes the device's status on (DAT_DTO_ERR_LOCAL_EP);
-	 * the man page asks for "an error status" */
+	/* soft-RoCE (rxe, libdaplcma and libdaplscm) reports the overrun
+	 * as a local QP operation error (IBV_WC_LOC_QP_OP_ERR), not a
+	 * length error: the provider passes the device's status on
+	 * (DAT_DTO_ERR_LOCAL_EP); the man page asks for "an error status" */
 	if (st == DAT_DTO_ERR_LOCAL_EP &&
-	    !strcmp(v.prov_attr.provider_name, "cma") &&
+	    (!strcmp(v.prov_attr.provider_name, "cma") ||
+	     !strcmp(v.prov_attr.provider_name, "scm")) &&
 	    !strncmp(v.ia_attr.adapter_name, "rxe", 3))
 		vt_note("the 16-byte receive of a 64-byte send: "
 			"DAT_DTO_ERR_LOCAL_EP (rxe's IBV_WC_LOC_QP_OP_ERR)");

@@ -75,15 +75,15 @@ int up(void) { low_open(up_cb); return low(); }'
 
 @test "layers: no two folders of the tree call each other, directly or around a loop" {
 	run "$CHECK" -p registry/datadm "$DATTEST_BUILD" dat registry udapl \
-		providers/verbs providers/cma providers/ofi
+		providers/verbs providers/cma providers/ofi providers/scm
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 }
 
-@test "layers: inside dat/, registry/, udapl/, providers/verbs/ and providers/cma/ no two files call each other" {
+@test "layers: inside dat/, registry/, udapl/, providers/verbs/, providers/cma/ and providers/scm/ no two files call each other" {
 	run "$CHECK" -f -p registry/datadm "$DATTEST_BUILD" dat registry udapl \
-		providers/verbs providers/cma
+		providers/verbs providers/cma providers/scm
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]

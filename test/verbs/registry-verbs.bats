@@ -67,10 +67,11 @@ setup_file() {
 	[ "$(count '^[0-9]* *rxe1-cma *u1\.2 *\(threadsafe\|nonthreadsafe\) *libdaplcma\.so\.1 *"10\.77\.0\.2 0" *- *yes *ok$')" -eq 2 ]
 	[ "$(count '^[0-9]* *DEV .* yes *ok$')" -eq 1 ]
 	[ "$(count '^[0-9]* *ND .* yes *ok$')" -eq 1 ]
+	[ "$(count '^[0-9]* *OpenIB-rxe[01]-1 *u1\.2 *\(threadsafe\|nonthreadsafe\) *libdaplscm\.so\.1 *"rxe[01] 1" *- *yes *ok$')" -eq 4 ]
 	[ "$(count '^[0-9]* *GONE .* no *address 10\.77\.9\.9 is not on a local interface$')" -eq 1 ]
 	[ "$(count '^[0-9]* *LO .* no *interface lo has no RDMA device$')" -eq 1 ]
 	[ "$(count '^[0-9]* *NOPORT .* no *RDMA device rxe1 has no port 2$')" -eq 1 ]
-	[ "${lines[-1]}" = "# 9 entries, 3 problems" ]
+	[ "${lines[-1]}" = "# 13 entries, 3 problems" ]
 	# what -v says opens, opens
 	run timeout "$(secs 60)" "$DATTEST" open DEV
 	[ "$status" -eq 0 ]
@@ -80,7 +81,7 @@ setup_file() {
 	[ "$status" -ne 0 ]
 }
 
-@test "registry-verbs: datadm -u makes OpenIB-cma-roe-<netdev> entries for rxe0 and rxe1; -v says they open now; they do, each on its device" {
+@test "registry-verbs: datadm -u makes OpenIB-cma-roe-<netdev> entries for rxe0 and rxe1, and the socket CM's OpenIB-<dev>-<port>; -v says they open now; they do, each on its device" {
 	export DAT_OVERRIDE="$BATS_TEST_TMPDIR/dat.conf"
 	echo 'Gone u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "10.77.9.9 0" ""' > "$DAT_OVERRIDE"
 	[ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/0)" = vethA ]
@@ -88,16 +89,23 @@ setup_file() {
 	run "$DATADM" -u
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
-	[ "$output" = "$DAT_OVERRIDE: 4 entries for the RDMA devices present (0 removed)" ]
+	[ "$output" = "$DAT_OVERRIDE: 8 entries for the RDMA devices present (0 removed)" ]
 	cat "$DAT_OVERRIDE"
-	[ "$(grep -c . "$DAT_OVERRIDE")" -eq 5 ]
+	[ "$(grep -c . "$DAT_OVERRIDE")" -eq 9 ]
 	for nd in vethA vethB; do
 		[ "$(grep -c "^OpenIB-cma-roe-$nd u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 \"$nd 0\" \"\" # datadm:auto\$" "$DAT_OVERRIDE")" -eq 1 ]
 		[ "$(grep -c "^OpenIB-cma-roe-$nd u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 \"$nd 0\" \"\" # datadm:auto\$" "$DAT_OVERRIDE")" -eq 1 ]
 	done
+	for dev in rxe0 rxe1; do
+		[ "$(grep -c "^OpenIB-$dev-1 u1.2 nonthreadsafe default libdaplscm.so.1 dapl.1.2 \"$dev 1\" \"\" # datadm:auto\$" "$DAT_OVERRIDE")" -eq 1 ]
+		[ "$(grep -c "^OpenIB-$dev-1 u1.2 threadsafe default libdaplscm.so.1 dapl.1.2 \"$dev 1\" \"\" # datadm:auto\$" "$DAT_OVERRIDE")" -eq 1 ]
+	done
 	run "$DATADM" -v
 	printf '%s\n' "$output"
 	[ "$(count '^[0-9]* *OpenIB-cma-roe-veth[AB] .* auto *yes *ok$')" -eq 4 ]
+	[ "$(count '^[0-9]* *OpenIB-rxe[01]-1 .* auto *yes *ok$')" -eq 4 ]
+	run timeout "$(secs 60)" "$DATTEST" open OpenIB-rxe1-1
+	[ "$status" -eq 0 ]
 	[ "$(count '^1 *Gone .* no *address 10\.77\.9\.9 is not on a local interface$')" -eq 1 ]
 	# the generated entries open, each IA on its own interface's device
 	printf '%s\n' 'Y u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "vethA 0" ""' \
@@ -115,6 +123,6 @@ setup_file() {
 	# again: the same file (idempotent)
 	cp "$DAT_OVERRIDE" "$BATS_TEST_TMPDIR/after1"
 	run "$DATADM" -u
-	[ "$output" = "$DAT_OVERRIDE: 4 entries for the RDMA devices present (4 removed)" ]
+	[ "$output" = "$DAT_OVERRIDE: 8 entries for the RDMA devices present (8 removed)" ]
 	cmp "$BATS_TEST_TMPDIR/after1" "$DAT_OVERRIDE"
 }

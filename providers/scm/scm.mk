@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# providers/scm/scm.mk - libdaplscm.so.1, the verbs provider whose
+# connection manager is a TCP socket per connection (compat-dapl's
+# OpenIB-<device>-<port> entries; included by the Makefile).
+#
+# udapl's objects, the socket CM (providers/scm) and the verbs archive
+# (providers/verbs/verbs.mk), as libdaplcma.so.1 is made.  No rdma_cm:
+# only libibverbs.
+
+SCM_SONAME := libdaplscm.so.1
+SCM_PROVIDER := $(B)/lib/$(SCM_SONAME)
+SCM_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard providers/scm/*.c)))
+LDLIBS_SCM := -libverbs -lpthread
+
+all: $(SCM_PROVIDER)
+provider: $(SCM_PROVIDER)
+
+$(SCM_OBJS): providers/scm/scm.h providers/scm/wire.h
+
+$(SCM_PROVIDER): $(UDAPL_OBJS) $(SCM_OBJS) $(VERBS_LIB) \
+		providers/provider.map $(B)/lib/libdat.so
+	$(LINK) -shared -Wl,-soname,$(SCM_SONAME) \
+		-Wl,--version-script=providers/provider.map -Wl,--no-undefined \
+		-o $@ $(UDAPL_OBJS) $(SCM_OBJS) $(VERBS_LIB) -L$(B)/lib -ldat \
+		$(LDLIBS_SCM)
+
+.PHONY: install-scm uninstall-scm
+install-scm: $(SCM_PROVIDER)
+	install -d $(DESTDIR)$(LIBDIR)
+	install -m 644 $(SCM_PROVIDER) $(DESTDIR)$(LIBDIR)/$(SCM_SONAME)
+install: install-scm
+
+uninstall-scm:
+	rm -f $(DESTDIR)$(LIBDIR)/$(SCM_SONAME)
+uninstall: uninstall-scm
+
+# test_scm_wire (host): the socket CM's messages, encoded and decoded,
+# and every kind of bad input the parser must refuse (wire.c is pure).
+$(B)/test/unit/test_scm_wire: $(B)/test/unit/test_scm_wire.o \
+		$(B)/providers/scm/wire.o
+	$(LINK) -o $@ $^
+HOST_TAP_TESTS += $(B)/test/unit/test_scm_wire
+
+# replay_scm_wire (host): the fuzz target test/fuzz/fuzz_scm_wire.c over
+# its seed corpus with plain gcc (make check-host); make fuzz runs it
+# under libFuzzer (test/fuzz/run-fuzz.sh).
+$(B)/test/fuzz/replay_scm_wire: $(B)/test/fuzz/fuzz_scm_wire.o \
+		$(B)/test/fuzz/replay.o $(B)/providers/scm/wire.o
+	$(LINK) -o $@ $^
+TEST_BINS += $(B)/test/fuzz/replay_scm_wire
+
+# In the guest (make check-verbs), over OpenIB-rxe0-1 and OpenIB-rxe1-1
+# (test/lib/check-verbs.sh: a group whose name begins with scm), each
+# group in one bats process: scm.bats, the socket CM's own cases, and the
+# verbs suites that are not about rdma_cm and whose programs take their
+# IAs from DATTEST_SERVER_IA / DATTEST_CLIENT_IA (data transfer, atomics,
+# SRQ, memory windows; 2 min 40 s of the guest in all); and dapltest's
+# transaction, performance and functional tests and make demo's script
+# (dapltest.bats, demo.bats: DAPLTEST_* and DEMO_SERVER_IA/CLIENT_IA).
+SCM_VERBS_SUITES := \
+	scm=test/verbs/scm.bats,test/verbs/dto.bats,test/verbs/atomic.bats,test/verbs/srq.bats,test/verbs/rmr.bats \
+	'scmdt=test/dapltest/dapltest.bats,test/dapltest/demo.bats:transaction test, validated: 3|performance test|functional suite|functional rmr and atomic groups: every|make demo'
+VERBS_SUITES += $(SCM_VERBS_SUITES)

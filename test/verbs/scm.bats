@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-3-Clause
+# test/verbs/scm.bats - libdaplscm.so.1, the socket CM (providers/scm),
+# between OpenIB-rxe1-1 (client, rxe1 port 1) and OpenIB-rxe0-1 (server,
+# rxe0 port 1) of test/vm/dat.conf, compat-dapl's names for its scm
+# entries: the IA, connection management as the DAT 1.2 man pages
+# (illumos man3dat) say it, and peers that do not speak its protocol.
+# The rest of the verbs suites run over scm too (Makefile: the group
+# scm=..., with these IAs as DATTEST_SERVER_IA/DATTEST_CLIENT_IA).
+
+export DATTEST_SERVER_IA=OpenIB-rxe0-1 DATTEST_CLIENT_IA=OpenIB-rxe1-1
+load verbs_helpers
+
+setup_file() { verbs_setup_file; }
+
+PEER="$BATS_TEST_DIRNAME/scm_peer.py"
+
+# dat FIELD: an "attr FIELD VALUE" line of dattest-verbs query
+dat() {
+	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
+}
+
+# fake_listener MODE: scm_peer.py listening on 10.77.0.1 in the
+# background (PEER_PID), its port in PEER_PORT once it printed
+# "listening PORT" (bounded, as wait_listening)
+fake_listener() {
+	local out=$BATS_TEST_TMPDIR/peer.out end=$((SECONDS + $(secs 30)))
+	python3 "$PEER" listen 10.77.0.1 "$1" "$(secs 60)" > "$out" 3>&- &
+	PEER_PID=$!
+	until nth_listening "$out" 1 && [ -n "$QUAL" ]; do
+		if ! kill -0 "$PEER_PID" 2> /dev/null || [ "$SECONDS" -ge "$end" ]; then
+			echo "no listening line from scm_peer.py; its output:"
+			cat "$out"
+			return 1
+		fi
+		nap
+	done
+	PEER_PORT=$QUAL
+}
+
+teardown() {
+	if [ -n "${PEER_PID:-}" ] && kill -0 "$PEER_PID" 2> /dev/null; then
+		kill "$PEER_PID" 2> /dev/null || :
+		wait "$PEER_PID" 2> /dev/null || :
+	fi
+	if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2> /dev/null; then
+		kill "$SRV_PID" 2> /dev/null || :
+		wait "$SRV_PID" 2> /dev/null || :
+	fi
+}
+
+# dat_ia_query(3DAT): "ia_address_ptr ... the address of the IA"; the
+# socket CM's address is the one the device's netdev has (vethA), and
+# its private data limit is its own (256 bytes, providers/scm/wire.h)
+@test "scm: dat_ia_query on OpenIB-rxe0-1: address 10.77.0.1 (rxe0's netdev), 256 bytes of private data, atomics, windows and SRQ as on cma" {
+	local_test query local -i OpenIB-rxe0-1 -a 10.77.0.1
+	[ "$(dat max_private_data_size)" = 256 ]
+	grep -qx 'provider_specific DAT_IB_FETCH_AND_ADD=TRUE' <<< "$output"
+	readme_has_row
+	local_test query local -i OpenIB-rxe1-1 -a 10.77.0.2
+}
+
+@test "scm: connect/accept: private data both ways, CR and EP queries, states, graceful disconnect" {
+	pair connect -q "$(random_qual)"
+}
+
+@test "scm: reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
+	pair reject
+}
+
+# dat_ep_connect(3DAT): "DAT_CONNECTION_EVENT_NON_PEER_REJECTED" when
+# nobody listens there: a refused TCP connect
+@test "scm: connect to a port nobody listens on: DAT_CONNECTION_EVENT_NON_PEER_REJECTED" {
+	run_client noport -a 10.77.0.1 -q "$(random_qual)"
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+}
+
+# The 64-bit qualifier: one above 65535 whose low 16 bits are a
+# listening qualifier's reaches that listener's socket, which refuses it
+# as "nobody listens" (the REQ names the whole qualifier)
+@test "scm: a qualifier whose low 16 bits are a listener's, but not its qualifier: NON_PEER_REJECTED; the listener's own still connects" {
+	local q
+	q=$(random_qual)
+	start_server connect -q "$q"
+	wait_listening
+	[ "$QUAL" = "$q" ]
+	run_client noport -a 10.77.0.1 -q $((q + 65536 * 7))
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	run_client connect -q "$q"
+	wait_server
+	[ "$status" -eq 0 ]
+	[ "$SRV_RC" -eq 0 ]
+}
+
+# dat_ep_connect(3DAT): the timeout "DAT_CONNECTION_EVENT_TIMED_OUT"
+@test "scm: a listener that accepts and never answers: TIMED_OUT" {
+	fake_listener silent
+	run_client timeout -a 10.77.0.1 -q "$PEER_PORT"
+	[ "$status" -eq 0 ]
+	grep -q 'ok connection event DAT_CONNECTION_EVENT_TIMED_OUT' <<< "$output"
+}
+
+@test "scm: a listener that closes at once, and one that answers garbage: UNREACHABLE, at once (not the timeout)" {
+	local mode
+	for mode in close garbage; do
+		fake_listener "$mode"
+		run_client timeout -a 10.77.0.1 -q "$PEER_PORT"
+		[ "$status" -eq 0 ]
+		grep -q 'ok connection event DAT_CONNECTION_EVENT_UNREACHABLE' <<< "$output"
+		wait "$PEER_PID"
+	done
+}
+
+# A peer that sends garbage or stops halfway ends only its own socket:
+# the PSP serves the next real client (issue 37: "never a crash or a
+# hang")
+@test "scm: a client that sends an HTTP request is cut off; one that stops halfway through a REQ holds nothing up; the PSP serves the next real client" {
+	local q half
+	q=$(random_qual)
+	start_server connect -q "$q"
+	wait_listening
+	run python3 "$PEER" connect 10.77.0.1 "$q" garbage "$(secs 20)"
+	echo "$output"
+	[ "$output" = closed ]
+	python3 "$PEER" connect 10.77.0.1 "$q" half "$(secs 60)" \
+		> "$BATS_TEST_TMPDIR/half.out" 3>&- &
+	PEER_PID=$!
+	wait_line "$BATS_TEST_TMPDIR/half.out" "$PEER_PID" sent 30
+	run_client connect -q "$q"
+	wait_server
+	[ "$status" -eq 0 ]
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+}
+
+@test "scm: PSP_any: a free qualifier, psp_query, CONN_QUAL_IN_USE, a connection through it" {
+	pair psp-any
+}
+
+@test "scm: RSP: reserved EP, CR names it, accept with DAT_HANDLE_NULL" {
+	pair rsp -q "$(random_qual)"
+}
+
+@test "scm: dat_ep_dup_connect, dat_ep_modify, dat_ep_reset (a second connection on the EP)" {
+	pair dup-connect
+	pair ep-modify
+	pair reuse
+}
+
+@test "scm: ended-kept: 6 connections, each requested before the server ends the one before and accepted on a new EP: each ESTABLISHED on both sides, 4 KiB echoed" {
+	pair ended-kept
+	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"
+}
+
+# dat_cr_accept(3DAT): "If the Provider cannot complete the Connection
+# establishment, the connection is not established and the Consumer is
+# notified through a Connection Event of type
+# DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR ... all posted Recv DTOs
+# are flushed to its recv_evd_handle."
+@test "scm: status-matrix: dat_cr_accept of a request whose requester was killed: ACCEPT_COMPLETION_ERROR, both receives FLUSHED, EP DISCONNECTED" {
+	pair accept-dead
+	show_matrix
+	grep -q '^status-matrix: accept after the requester died: DAT_CONNECTION_EVENT_ACCEPT_COMPLETION_ERROR$' "$SRV_OUT"
+}
+
+@test "scm: status-matrix: a 64-byte send into a 16-byte receive: the receive fails, BROKEN on both sides" {
+	local VT="$TOP/build/test/ofi/dattest-ofi-errors"
+	pair shortrecv
+	show_matrix
+	grep -Eq '^status-matrix: receiver dto=DAT_DTO_ERR_LOCAL_(LENGTH|EP) conn=DAT_CONNECTION_EVENT_BROKEN$' "$SRV_OUT"
+	grep -q '^status-matrix: sender dto=[A-Z_]* conn=DAT_CONNECTION_EVENT_BROKEN$' <<< "$output"
+}
