@@ -244,8 +244,9 @@ verbs_group = $(if $(filter $(2),$(VERBS_SUITES)),$(1)=$(subst \
 # except those that must run alone: they change the links (an RTU filter,
 # a link flap, netem) or write reports into the kernel log (the witness's
 # self-test).  The lanes take the suites longest first: the libfabric
-# ones (one after another, in one lane), the small groups, then
-# VERBS_LONG, then the rest.
+# ones (one after another, in one lane), the socket CM's group of verbs
+# suites (scm=..., providers/scm/scm.mk: nearly 3 minutes), the small
+# groups, then VERBS_LONG, then the rest.
 VERBS_LANES ?= 2
 VERBS_ALONE := test/vm/selftest.bats test/verbs/connect.bats \
 	test/verbs/faults.bats test/verbs/netem.bats test/vm/witness.bats
@@ -253,11 +254,12 @@ VERBS_LONG := test/verbs/compat.bats test/dapltest/dapltest.bats \
 	test/verbs/dto.bats
 VERBS_RUN = $(filter-out $(VERBS_SMALL) $(OFI_VERBS_SMALL) $(VERBS_LONG),\
 		$(filter $(VERBS_ALONE),$(VERBS_SUITES))) \
+	$(filter scm=%,$(VERBS_SUITES)) \
 	$(call verbs_group,small,$(OFI_VERBS_SMALL)) \
 	$(call verbs_group,small,$(VERBS_SMALL)) \
 	$(filter $(VERBS_LONG),$(VERBS_SUITES)) \
 	$(filter-out $(VERBS_SMALL) $(OFI_VERBS_SMALL) $(VERBS_LONG) \
-		$(VERBS_ALONE),$(VERBS_SUITES))
+		$(VERBS_ALONE) scm=%,$(VERBS_SUITES))
 check-verbs: test-programs
 	HERMETIC_SYSCONFDIR=$(SYSCONFDIR) VERBS_LANES=$(VERBS_LANES) \
 	VERBS_ALONE="$(VERBS_ALONE)" \

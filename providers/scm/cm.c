@@ -327,7 +327,6 @@ DAT_RETURN scm_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 				DAT_RESOURCE_MEMORY);
 	}
 	conn->ep = ep;
-	conn->owned = 1;
 	conn->qual = qual;
 	conn->peer = dst;
 	conn->peer.sin_port = 0;

@@ -160,7 +160,6 @@ static void scm_on_req(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 		return;
 	}
 	conn->state = SCM_CONN_REQUEST;
-	conn->owned = 1; /* the CR's from here on */
 	conn->peer_qp = *m;
 	conn->peer_qp.pdata = NULL;
 	scm_timer_set(conn, 0);

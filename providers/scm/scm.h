@@ -99,7 +99,6 @@ struct dapl_tp_cr {
 	struct dapl_ep *ep;	/* bound EP, NULL while a bare CR */
 	enum scm_conn_state state;
 	int local_disc;		/* our side started the disconnect */
-	int owned;		/* a CR or an EP has it (else the CM frees it) */
 	DAT_CONN_QUAL qual;	/* active: the qualifier asked for */
 	uint16_t lport;		/* passive: the listener's port */
 	struct sockaddr_in peer; /* the peer's IA address */

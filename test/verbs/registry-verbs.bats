@@ -104,9 +104,10 @@ setup_file() {
 	printf '%s\n' "$output"
 	[ "$(count '^[0-9]* *OpenIB-cma-roe-veth[AB] .* auto *yes *ok$')" -eq 4 ]
 	[ "$(count '^[0-9]* *OpenIB-rxe[01]-1 .* auto *yes *ok$')" -eq 4 ]
+	[ "$(count '^1 *Gone .* no *address 10\.77\.9\.9 is not on a local interface$')" -eq 1 ]
+	# the socket CM's entries open too
 	run timeout "$(secs 60)" "$DATTEST" open OpenIB-rxe1-1
 	[ "$status" -eq 0 ]
-	[ "$(count '^1 *Gone .* no *address 10\.77\.9\.9 is not on a local interface$')" -eq 1 ]
 	# the generated entries open, each IA on its own interface's device
 	printf '%s\n' 'Y u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "vethA 0" ""' \
 		'Y u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "vethB 0" ""' > "$BATS_TEST_TMPDIR/y.conf"

@@ -25,6 +25,9 @@ dat() {
 # "listening PORT" (bounded, as wait_listening)
 fake_listener() {
 	local out=$BATS_TEST_TMPDIR/peer.out end=$((SECONDS + $(secs 30)))
+	# emptied here, not by the background job's redirection, which may
+	# come after the first look (the last peer's port was read then)
+	: > "$out"
 	python3 "$PEER" listen 10.77.0.1 "$1" "$(secs 60)" > "$out" 3>&- &
 	PEER_PID=$!
 	until nth_listening "$out" 1 && [ -n "$QUAL" ]; do
@@ -171,4 +174,37 @@ teardown() {
 	show_matrix
 	grep -Eq '^status-matrix: receiver dto=DAT_DTO_ERR_LOCAL_(LENGTH|EP) conn=DAT_CONNECTION_EVENT_BROKEN$' "$SRV_OUT"
 	grep -q '^status-matrix: sender dto=[A-Z_]* conn=DAT_CONNECTION_EVENT_BROKEN$' <<< "$output"
+}
+
+# vg ARGS...: dattest-verbs ARGS under valgrind memcheck, bounded, as
+# memcheck.bats runs its programs (rdma-core's own one-time globals are
+# the only suppressions, test/verbs/rdma-core.supp)
+vg() {
+	TEST_TIMEOUT_SCALE=$((SCALE * 10)) timeout -k 5 "$(secs 200)" \
+		valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect,possible \
+		--show-leak-kinds=definite,indirect,possible \
+		--keep-debuginfo=yes --num-callers=30 \
+		--suppressions="$TOP/test/verbs/rdma-core.supp" "$VT" "$@"
+}
+
+@test "scm: valgrind: connect/accept with private data both ways and a graceful disconnect; both sides clean" {
+	command -v valgrind > /dev/null
+	local q
+	q=$(random_qual)
+	: > "$SRV_OUT"
+	vg connect server -q "$q" > "$SRV_OUT" 2>&1 3>&- &
+	SRV_PID=$!
+	SCALE=$((SCALE * 4)) wait_listening
+	run vg connect client -q "$q"
+	echo "--- client exit status $status; client output:"
+	echo "$output"
+	wait_server
+	[ "$status" -eq 0 ]
+	grep -q '^PASS$' <<< "$output"
+	[ "$SRV_RC" -eq 0 ]
+	grep -q '^PASS$' "$SRV_OUT"
+	# -q: valgrind prints nothing unless it found something
+	if grep -q '^==[0-9]*==' "$SRV_OUT"; then return 1; fi
+	if grep -q '^==[0-9]*==' <<< "$output"; then return 1; fi
 }
