@@ -17,10 +17,13 @@
  *   <- DREP: DISCONNECTED                 (either side may start it)
  * The socket's end without a DREQ: BROKEN when established (the peer
  * process died or its host went), ACCEPT_COMPLETION_ERROR while
- * accepting, UNREACHABLE while connecting; a refused TCP connect is
- * NON_PEER_REJECTED; the DAT timeout TIMED_OUT.  A message that is not
- * ours, or not one the state expects, ends the connection the same way
- * as the socket's end (the peer cannot be trusted any further).
+ * accepting, NON_PEER_REJECTED while connecting (the host answered, its
+ * CM did not: dat_ep_connect(3DAT)'s "all reasons ... except timeout,
+ * remote host not reachable, and remote peer reject"), as is a refused
+ * TCP connect; a host or route that is not there UNREACHABLE; the DAT
+ * timeout TIMED_OUT.  A message that is not ours, or not one the state
+ * expects, ends the connection the same way as the socket's end (the
+ * peer cannot be trusted any further).
  */
 #define _GNU_SOURCE
 #include <errno.h>

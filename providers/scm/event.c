@@ -90,7 +90,11 @@ static void scm_conn_lost(struct dapl_tp_cr *conn, struct scm_up *up)
 		return;
 	case SCM_CONN_CONNECTING:
 	case SCM_CONN_REQ_SENT:
-		scm_final(conn, DAPL_CM_UNREACHABLE, up);
+		/* the host answered, its CM did not: dat_ep_connect(3DAT)'s
+		 * NON_PEER_REJECTED is "for all reasons of not establishing
+		 * the connection, except timeout, remote host not
+		 * reachable, and remote peer reject" (Transport errors) */
+		scm_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
 		return;
 	case SCM_CONN_ACCEPTING:
 		verbs_qp_to_error(qp);
@@ -187,7 +191,7 @@ static void scm_on_rep(struct dapl_tp_cr *conn, const struct scm_wire *m,
 		dapl_dbg(DAPL_DBG_CM, "scm: REP: %s",
 			 err ? strerror(err) : "RTU not sent");
 		verbs_qp_to_error(qp);
-		scm_final(conn, DAPL_CM_UNREACHABLE, up);
+		scm_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
 		return;
 	}
 	conn->state = SCM_CONN_ESTABLISHED;
@@ -269,9 +273,14 @@ static void scm_on_connected(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 	if (err || !qp) {
 		dapl_dbg(DAPL_DBG_CM, "scm: connect: %s",
 			 err ? strerror(err) : "no QP");
-		/* a refused connect: nobody listens on that port */
-		scm_final(conn, err == ECONNREFUSED ? DAPL_CM_NON_PEER_REJECTED
-						    : DAPL_CM_UNREACHABLE,
+		/* the host, or a route to it, is not there: UNREACHABLE; a
+		 * refused connect (nobody listens on that port) and the
+		 * rest: NON_PEER_REJECTED (scm_conn_lost) */
+		scm_final(conn,
+			  err == EHOSTUNREACH || err == ENETUNREACH ||
+				  err == ETIMEDOUT || err == EHOSTDOWN
+			      ? DAPL_CM_UNREACHABLE
+			      : DAPL_CM_NON_PEER_REJECTED,
 			  up);
 		return;
 	}
@@ -283,7 +292,7 @@ static void scm_on_connected(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 	m.pdata = conn->pdata;
 	if (scm_send(conn, &m) ||
 	    epoll_ctl(cia->cm->epfd, EPOLL_CTL_MOD, conn->fd, &e)) {
-		scm_final(conn, DAPL_CM_UNREACHABLE, up);
+		scm_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
 		return;
 	}
 	conn->state = SCM_CONN_REQ_SENT;
