@@ -244,9 +244,9 @@ verbs_group = $(if $(filter $(2),$(VERBS_SUITES)),$(1)=$(subst \
 # except those that must run alone: they change the links (an RTU filter,
 # a link flap, netem) or write reports into the kernel log (the witness's
 # self-test).  The lanes take the suites longest first: the libfabric
-# ones (one after another, in one lane), the socket CM's group of verbs
-# suites (scm=..., providers/scm/scm.mk: nearly 3 minutes), the small
-# groups, then VERBS_LONG, then the rest.
+# ones (one after another, in one lane), the socket CM's own suite
+# (scm=..., providers/scm/scm.mk: about 2 minutes), the small groups,
+# then VERBS_LONG, then the rest.
 VERBS_LANES ?= 2
 VERBS_ALONE := test/vm/selftest.bats test/verbs/connect.bats \
 	test/verbs/faults.bats test/verbs/netem.bats test/vm/witness.bats
