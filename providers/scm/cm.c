@@ -420,12 +420,18 @@ DAT_RETURN scm_accept(struct dapl_cr *cr, struct dapl_ep *ep,
  * forgets it. */
 static void scm_cr_refuse(struct dapl_cr *cr)
 {
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(cr);
 	struct dapl_tp_cr *conn = dapl_cr_tp(cr);
 
 	if (!conn)
 		return;
 	dapl_cr_set_tp(cr, NULL);
+	scm_conn_refuse(conn);
+}
+
+void scm_conn_refuse(struct dapl_tp_cr *conn)
+{
+	struct dapl_tp_ia *cia = conn->cia;
+
 	pthread_mutex_lock(&cia->lock);
 	if (conn->state == SCM_CONN_REQUEST)
 		scm_send_type(conn, SCM_MSG_REJ, SCM_REJ_CONSUMER);

@@ -177,6 +177,23 @@ static void scm_on_req(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 		memcpy(up->pdata, m->pdata, m->plen);
 }
 
+/* locked: the connection is up on our side (the REP's or the RTU's
+ * private data, if any, goes with the event) */
+static void scm_established(struct dapl_tp_cr *conn, const struct scm_wire *m,
+			    struct scm_up *up)
+{
+	conn->state = SCM_CONN_ESTABLISHED;
+	scm_timer_set(conn, 0);
+	if (!conn->ep)
+		return;
+	up->kind = SCM_UP_EP;
+	up->ep = conn->ep;
+	up->event = DAPL_CM_ESTABLISHED;
+	up->plen = m->plen;
+	if (m->plen)
+		memcpy(up->pdata, m->pdata, m->plen);
+}
+
 /* locked: the listener's REP: our QP to RTR and RTS, our RTU, ours */
 static void scm_on_rep(struct dapl_tp_cr *conn, const struct scm_wire *m,
 		       struct scm_up *up)
@@ -194,16 +211,7 @@ static void scm_on_rep(struct dapl_tp_cr *conn, const struct scm_wire *m,
 		scm_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
 		return;
 	}
-	conn->state = SCM_CONN_ESTABLISHED;
-	scm_timer_set(conn, 0);
-	if (conn->ep) {
-		up->kind = SCM_UP_EP;
-		up->ep = conn->ep;
-		up->event = DAPL_CM_ESTABLISHED;
-		up->plen = m->plen;
-		if (m->plen)
-			memcpy(up->pdata, m->pdata, m->plen);
-	}
+	scm_established(conn, m, up);
 }
 
 /* locked: one whole message; 0, or -1 if this state cannot take it */
@@ -224,13 +232,7 @@ static int scm_on_msg(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 			  up);
 		return 0;
 	case SCM_CONN_ACCEPTING * 16 + SCM_MSG_RTU:
-		conn->state = SCM_CONN_ESTABLISHED;
-		scm_timer_set(conn, 0);
-		if (conn->ep) {
-			up->kind = SCM_UP_EP;
-			up->ep = conn->ep;
-			up->event = DAPL_CM_ESTABLISHED;
-		}
+		scm_established(conn, m, up);
 		return 0;
 	case SCM_CONN_ESTABLISHED * 16 + SCM_MSG_DREQ: {
 		/* BROKEN if our QP had failed already (cma does the same) */
@@ -354,18 +356,6 @@ static void scm_handle(struct dapl_tp_ia *cia, const struct epoll_event *e,
 		scm_conn_read(cia, conn, up);
 }
 
-/* A request udapl could not queue: refuse it and forget it. */
-static void scm_request_refused(struct dapl_tp_ia *cia,
-				struct dapl_tp_cr *conn)
-{
-	pthread_mutex_lock(&cia->lock);
-	if (conn->state == SCM_CONN_REQUEST)
-		scm_send_type(conn, SCM_MSG_REJ, SCM_REJ_CONSUMER);
-	scm_conn_unlink(conn);
-	pthread_mutex_unlock(&cia->lock);
-	scm_conn_free(conn);
-}
-
 /* locked: opens the bracket of an EP upcall about to run (that of a
  * request was opened by scm_on_req); an EP being freed gets none. */
 static void scm_up_begin(struct scm_up *up)
@@ -375,9 +365,9 @@ static void scm_up_begin(struct scm_up *up)
 }
 
 /* The upcall, without the lock.  The IA may be gone when it returns (a
- * CNO agent may close it): nothing after it touches cia but a refused
- * request, which the consumer cannot have closed the IA for. */
-static void scm_up_run(struct dapl_tp_ia *cia, struct scm_up *up)
+ * CNO agent may close it): nothing after it touches the IA but a
+ * refused request, which the consumer cannot have closed the IA for. */
+static void scm_up_run(struct scm_up *up)
 {
 	if (up->gone)
 		scm_conn_free(up->gone);
@@ -393,8 +383,8 @@ static void scm_up_run(struct dapl_tp_ia *cia, struct scm_up *up)
 		    up->peer_port, up->plen ? up->pdata : NULL, up->plen);
 
 		dapl_upcall_end(up->sp);
-		if (refused)
-			scm_request_refused(cia, up->conn);
+		if (refused) /* udapl could not queue it */
+			scm_conn_refuse(up->conn);
 		break;
 	}
 	case SCM_UP_NONE:
@@ -417,7 +407,7 @@ int scm_cm_event(void *arg)
 	scm_handle(cia, &e, &up);
 	scm_up_begin(&up);
 	pthread_mutex_unlock(&cia->lock);
-	scm_up_run(cia, &up);
+	scm_up_run(&up);
 	return 1;
 }
 
@@ -453,5 +443,5 @@ void scm_conn_timer(struct dapl_timer *t)
 	scm_up_begin(&up);
 	pthread_mutex_unlock(&cia->lock);
 	/* conn may be freed from here on (the upcall's consequences) */
-	scm_up_run(cia, &up);
+	scm_up_run(&up);
 }
