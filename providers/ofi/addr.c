@@ -275,49 +275,51 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
 #define OFI_SHM_GEN_MAX 200  /* the alias within NAME_MAX (255) */
 
 /*
- * shm: the names an IA's AV can take in the IA's life (libfabric 1.17's
- * SMR_MAX_PEERS: one a peer IA, one a listener generation this IA
- * connected to, see ofi_addr_insert below).  A long-lived IA is told on
- * stderr (DAPL_DBG_ERR, printed by default) when it has taken
- * OFI_SHM_NAMES_WARN of them, and once when the AV refuses one: from
- * then on a connect to a new listener fails and a request from a new
- * peer IA goes unanswered (the peer's connect times out: the refusal
- * is in the peer's shm, which never delivers the request), and only
- * closing and opening the IA again starts anew.
+ * shm: the names an AV of the IA's control endpoint can take in its life
+ * (libfabric 1.17's SMR_MAX_PEERS: one a peer IA, one a listener
+ * generation the IA connected to, see ofi_addr_insert_gen below).  The
+ * IA moves on to a new AV at OFI_GEN_ROLL of them (gen.c), so an IA
+ * knows any number of peers in its life.  Only where that failed (no
+ * new AV or control endpoint could be opened) does an AV fill up: the
+ * IA says so on stderr (DAPL_DBG_ERR, printed by default) at
+ * OFI_SHM_NAMES_WARN names, and once when the AV refuses one: a
+ * connect to a new listener then fails and a request from a new peer IA
+ * goes unanswered until the next move succeeds.
  */
 #define OFI_SHM_NAMES 256
 #define OFI_SHM_NAMES_WARN 224
 
-static void ofi_shm_names_count(struct dapl_tp_ia *oia, int taken)
+static void ofi_shm_names_count(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+				int taken)
 {
 	char ip[INET_ADDRSTRLEN];
 
-	if (taken && ++oia->shm_names != OFI_SHM_NAMES_WARN)
+	if (taken && ++g->shm_names != OFI_SHM_NAMES_WARN)
 		return;
-	if (!taken && oia->shm_names_out++)
+	if (!taken && g->shm_names_out++)
 		return;
 	inet_ntop(AF_INET, &oia->addr.sin_addr, ip, sizeof(ip));
 	if (taken)
 		dapl_dbg(DAPL_DBG_ERR,
 			 "ofi: shm IA %s has taken %u of the %u peer names "
-			 "libfabric's shm lets an IA take in its life (one "
-			 "a peer IA, one a listener it connected to); past "
-			 "them, connects to new listeners fail and requests "
-			 "from new peer IAs go unanswered until the IA is "
-			 "closed and opened again",
-			 ip, oia->shm_names, OFI_SHM_NAMES);
+			 "libfabric's shm lets one control endpoint take (one "
+			 "a peer IA, one a listener it connected to), and "
+			 "could not move on to a new one; past them, "
+			 "connects to new listeners fail and requests from "
+			 "new peer IAs go unanswered",
+			 ip, g->shm_names, OFI_SHM_NAMES);
 	else
 		dapl_dbg(DAPL_DBG_ERR,
 			 "ofi: shm IA %s: libfabric's shm took no more peer "
 			 "names (%u taken): connects to new listeners fail "
 			 "(DAT_INVALID_ADDRESS) and requests from new peer "
-			 "IAs go unanswered until the IA is closed and "
-			 "opened again",
-			 ip, oia->shm_names);
+			 "IAs go unanswered until the IA moves on to a new "
+			 "control endpoint",
+			 ip, g->shm_names);
 }
 
 struct ofi_shm_dest {
-	struct dapl_list link;	/* oia->shm_dests */
+	struct dapl_list link;	/* ofi_ctl_gen.shm_dests */
 	char name[OFI_ADDR_MAX];
 	unsigned gen;		/* the alias's leading slashes */
 	dev_t dev;		/* its region at the last look */
@@ -325,13 +327,13 @@ struct ofi_shm_dest {
 	fi_addr_t addr;		/* the alias in the AV, or FI_ADDR_NOTAVAIL */
 };
 
-static struct ofi_shm_dest *ofi_shm_dest_find(struct dapl_tp_ia *oia,
+static struct ofi_shm_dest *ofi_shm_dest_find(struct ofi_ctl_gen *g,
 					      const char *name, int make)
 {
 	struct ofi_shm_dest *d;
 	struct dapl_list *pos;
 
-	for (pos = oia->shm_dests.next; pos != &oia->shm_dests;
+	for (pos = g->shm_dests.next; pos != &g->shm_dests;
 	     pos = pos->next) {
 		d = dapl_container_of(pos, struct ofi_shm_dest, link);
 		if (!strcmp(d->name, name))
@@ -344,7 +346,7 @@ static struct ofi_shm_dest *ofi_shm_dest_find(struct dapl_tp_ia *oia,
 		return NULL;
 	strcpy(d->name, name);
 	d->addr = FI_ADDR_NOTAVAIL;
-	dapl_list_add_tail(&oia->shm_dests, &d->link);
+	dapl_list_add_tail(&g->shm_dests, &d->link);
 	return d;
 }
 
@@ -356,8 +358,8 @@ static void ofi_shm_dest_next(struct ofi_shm_dest *d)
 	}
 }
 
-int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
-		  fi_addr_t *dest)
+int ofi_addr_dest(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		  const struct sockaddr_in *sin, fi_addr_t *dest)
 {
 	char name[OFI_ADDR_MAX + 1], alias[OFI_SHM_NAME_MAX];
 	struct ofi_shm_dest *d;
@@ -368,7 +370,7 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 	if (oia->info->addr_format != FI_ADDR_STR)
 		return -1;
 	n = ofi_shm_name(sin, name + 1, sizeof(name) - 1);
-	d = n ? ofi_shm_dest_find(oia, name + 1, 1) : NULL;
+	d = n ? ofi_shm_dest_find(g, name + 1, 1) : NULL;
 	if (!d)
 		return -1;
 	name[0] = '/';
@@ -400,18 +402,18 @@ int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
 		memset(alias, 0, sizeof(alias));
 		memset(alias, '/', d->gen);
 		memcpy(alias + d->gen, name + 1, n);
-		if (fi_av_insert(oia->av, alias, 1, &d->addr, 0, NULL) != 1) {
+		if (fi_av_insert(g->av, alias, 1, &d->addr, 0, NULL) != 1) {
 			d->addr = FI_ADDR_NOTAVAIL;
-			ofi_shm_names_count(oia, 0);
+			ofi_shm_names_count(oia, g, 0);
 			return -1;
 		}
-		ofi_shm_names_count(oia, 1);
+		ofi_shm_names_count(oia, g, 1);
 	}
 	*dest = d->addr;
 	return listening;
 }
 
-void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
+void ofi_addr_dest_stale(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 			 const struct sockaddr_in *sin)
 {
 	char name[OFI_ADDR_MAX];
@@ -420,7 +422,7 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
 	if (oia->info->addr_format != FI_ADDR_STR ||
 	    !ofi_shm_name(sin, name, sizeof(name)))
 		return;
-	d = ofi_shm_dest_find(oia, name, 0);
+	d = ofi_shm_dest_find(g, name, 0);
 	if (d) {
 		ofi_shm_dest_next(d);
 		d->ino = 0;
@@ -438,11 +440,12 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
  * every request and accept failed (datbench scale_server, 130 EP pairs).
  * So the IA's AV gets each name once (this list), and each EP's data
  * endpoint has an AV of its own for its peer, closed with the endpoint
- * (ep.c ofi_ep_fep_open).  What stays: 256 names an IA's life, one a
- * peer IA and one a listener generation.
+ * (ep.c ofi_ep_fep_open).  What stays: 256 names an AV's life, one a
+ * peer IA and one a listener generation, and the IA moves on to a new AV
+ * before they run out (gen.c).
  */
 struct ofi_shm_peer {
-	struct dapl_list link;	/* oia->shm_peers */
+	struct dapl_list link;	/* ofi_ctl_gen.shm_peers */
 	size_t len;
 	uint8_t name[OFI_ADDR_MAX];
 	fi_addr_t addr;
@@ -482,17 +485,24 @@ static int ofi_shm_insert(struct fid_av *av, const void *name, size_t len,
 int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 		    const void *addr, size_t len, fi_addr_t *out)
 {
+	if (!len || len > OFI_ADDR_MAX)
+		return -1;
+	if (oia->info->addr_format != FI_ADDR_STR)
+		return fi_av_insert(av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
+	return ofi_shm_insert(av, addr, len, out);
+}
+
+int ofi_addr_insert_gen(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+			const void *addr, size_t len, fi_addr_t *out)
+{
 	struct ofi_shm_peer *p;
 	struct dapl_list *pos;
 
 	if (!len || len > OFI_ADDR_MAX)
 		return -1;
 	if (oia->info->addr_format != FI_ADDR_STR)
-		return fi_av_insert(av, addr, 1, out, 0, NULL) == 1 ? 0 : -1;
-	if (av != oia->av)
-		return ofi_shm_insert(av, addr, len, out);
-	for (pos = oia->shm_peers.next; pos != &oia->shm_peers;
-	     pos = pos->next) {
+		return ofi_addr_insert(oia, g->av, addr, len, out);
+	for (pos = g->shm_peers.next; pos != &g->shm_peers; pos = pos->next) {
 		p = dapl_container_of(pos, struct ofi_shm_peer, link);
 		if (p->len == len && !memcmp(p->name, addr, len)) {
 			*out = p->addr;
@@ -502,31 +512,31 @@ int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
-	if (ofi_shm_insert(av, addr, len, &p->addr)) {
+	if (ofi_shm_insert(g->av, addr, len, &p->addr)) {
 		free(p);
-		ofi_shm_names_count(oia, 0);
+		ofi_shm_names_count(oia, g, 0);
 		return -1;
 	}
-	ofi_shm_names_count(oia, 1);
+	ofi_shm_names_count(oia, g, 1);
 	p->len = len;
 	memcpy(p->name, addr, len);
-	dapl_list_add_tail(&oia->shm_peers, &p->link);
+	dapl_list_add_tail(&g->shm_peers, &p->link);
 	*out = p->addr;
 	return 0;
 }
 
-void ofi_addr_dests_free(struct dapl_tp_ia *oia)
+void ofi_addr_gen_free(struct ofi_ctl_gen *g)
 {
-	while (oia->shm_dests.next != &oia->shm_dests) {
+	while (g->shm_dests.next != &g->shm_dests) {
 		struct ofi_shm_dest *d = dapl_container_of(
-		    oia->shm_dests.next, struct ofi_shm_dest, link);
+		    g->shm_dests.next, struct ofi_shm_dest, link);
 
 		dapl_list_del(&d->link);
 		free(d);
 	}
-	while (oia->shm_peers.next != &oia->shm_peers) {
+	while (g->shm_peers.next != &g->shm_peers) {
 		struct ofi_shm_peer *p = dapl_container_of(
-		    oia->shm_peers.next, struct ofi_shm_peer, link);
+		    g->shm_peers.next, struct ofi_shm_peer, link);
 
 		dapl_list_del(&p->link);
 		free(p);

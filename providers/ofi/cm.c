@@ -249,8 +249,21 @@ static void ofi_rx_post(struct ofi_rxbuf *rb)
 			      FI_ADDR_UNSPEC, rb);
 }
 
-int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
-		 struct dapl_sp *sp, struct ofi_ctl_ep **out)
+int ofi_ctl_rx_repost(struct ofi_ctl_ep *c)
+{
+	int i, did = 0;
+
+	for (i = 0; i < OFI_CTL_RX; i++)
+		if (!c->rx[i].posted) {
+			ofi_rx_post(&c->rx[i]);
+			did += c->rx[i].posted;
+		}
+	return did;
+}
+
+int ofi_ctl_open(struct dapl_tp_ia *oia, struct fid_av *av,
+		 const struct sockaddr_in *src, struct dapl_sp *sp,
+		 struct ofi_ctl_ep **out)
 {
 	struct ofi_ctl_ep *c = calloc(1, sizeof(*c));
 	int rc, i;
@@ -264,8 +277,7 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 	}
 	c->oia = oia;
 	c->sp = sp;
-	rc = ofi_ep_open(oia, src, oia->av, oia->ctl_cq, oia->ctl_cq,
-			 &c->ep);
+	rc = ofi_ep_open(oia, src, av, oia->ctl_cq, oia->ctl_cq, &c->ep);
 	if (rc) {
 		free(c->rx);
 		free(c);
@@ -451,27 +463,26 @@ void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 	m->magic = OFI_WIRE_MAGIC;
 	m->version = OFI_WIRE_VERSION;
 	m->type = (uint16_t)type;
-	if (oia->ctl) { /* MSG: none (msg.c) */
-		m->ctl_len = (uint16_t)oia->ctl->namelen;
-		memcpy(m->ctl_addr, oia->ctl->name, oia->ctl->namelen);
-	}
+	/* ctl_addr: the control endpoint it goes through (ofi_ctl_send) */
 	m->ia_addr = oia->addr;
 }
 
 static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
 {
 	size_t len = offsetof(struct ofi_wire, pdata) + tb->msg.pdata_len;
-	int rc = (int)fi_send(oia->ctl->ep, &tb->msg, len, NULL, tb->dest, tb);
+	int rc = (int)fi_send(tb->gen->ctl->ep, &tb->msg, len, NULL, tb->dest,
+			      tb);
 
 	if (!rc) {
 		tb->held = 0;
-		ofi_wake_ring_addr(oia, oia->av, tb->dest); /* shm: wake.c */
+		ofi_wake_ring_addr(oia, tb->gen->av, tb->dest); /* shm: wake.c */
 	}
 	return rc;
 }
 
-/* locked: a held control message to dest? */
-static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
+/* locked: a held control message to dest of g's AV? */
+static int ofi_tx_held_to(struct dapl_tp_ia *oia, const struct ofi_ctl_gen *g,
+			  fi_addr_t dest)
 {
 	struct dapl_list *pos, *tmp;
 
@@ -479,14 +490,14 @@ static int ofi_tx_held_to(struct dapl_tp_ia *oia, fi_addr_t dest)
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
 
-		if (tb->held && tb->dest == dest)
+		if (tb->held && tb->gen == g && tb->dest == dest)
 			return 1;
 	}
 	return 0;
 }
 
-int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
-		 const struct ofi_wire *msg)
+int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		 fi_addr_t dest, uint64_t conn_id, const struct ofi_wire *msg)
 {
 	struct ofi_txbuf *tb;
 	int rc;
@@ -497,16 +508,20 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 	if (!tb)
 		return -FI_ENOMEM;
 	tb->kind = OFI_CTX_CTL_TX;
+	tb->gen = g;
 	tb->dest = dest;
 	tb->conn_id = conn_id;
 	memcpy(&tb->msg, msg, offsetof(struct ofi_wire, pdata) + msg->pdata_len);
+	/* where the answer goes: the endpoint this goes through */
+	tb->msg.ctl_len = (uint16_t)g->ctl->namelen;
+	memcpy(tb->msg.ctl_addr, g->ctl->name, g->ctl->namelen);
 	tb->held = 1;
 	tb->since = dapl_now_ns();
 	tb->stuck_ns = OFI_RXM_STUCK_NS;
 	/* behind held ones to the same place: the messages of a
 	 * connection stay in order (one that cannot go, e.g. to a shm name
 	 * whose listener went away, holds back no one else's) */
-	if (ofi_tx_held_to(oia, dest)) {
+	if (ofi_tx_held_to(oia, g, dest)) {
 		dapl_list_add_tail(&oia->txbufs, &tb->link);
 		dapl_progress_kick(oia->ia);
 		return 0;
@@ -527,7 +542,10 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
 void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 {
 	struct dapl_list *pos, *tmp;
-	fi_addr_t stuck[8];
+	struct {
+		const struct ofi_ctl_gen *gen;
+		fi_addr_t dest;
+	} stuck[8];
 	int nstuck = 0, i, rc;
 
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
@@ -545,7 +563,9 @@ void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 			free(tb);
 			continue;
 		}
-		for (i = 0; i < nstuck && stuck[i] != tb->dest; i++)
+		for (i = 0; i < nstuck && (stuck[i].gen != tb->gen ||
+					   stuck[i].dest != tb->dest);
+		     i++)
 			;
 		if (i < nstuck)
 			continue; /* in order behind a held one */
@@ -553,7 +573,8 @@ void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 		if (rc == -FI_EAGAIN) {
 			if (nstuck == (int)(sizeof(stuck) / sizeof(stuck[0])))
 				return;
-			stuck[nstuck++] = tb->dest;
+			stuck[nstuck].gen = tb->gen;
+			stuck[nstuck++].dest = tb->dest;
 		} else if (rc) {
 			dapl_list_del(&tb->link);
 			free(tb);
@@ -561,20 +582,22 @@ void ofi_ctl_backlog(struct dapl_tp_ia *oia)
 	}
 }
 
-/* A peer's address into the IA's AV (addr.c ofi_addr_insert). */
-static int ofi_av_insert(struct dapl_tp_ia *oia, const void *addr, size_t len,
-			 fi_addr_t *out)
+/* A peer's control address into the AV of c's control endpoint (addr.c
+ * ofi_addr_insert_gen). */
+static int ofi_av_insert(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			 const void *addr, size_t len, fi_addr_t *out)
 {
-	return ofi_addr_insert(oia, oia->av, addr, len, out);
+	return ofi_addr_insert_gen(oia, c->gen, addr, len, out);
 }
 
 /* The peer's data endpoint, for oep's endpoint: into its own AV where it
- * has one (shm), else the IA's. */
+ * has one (shm), else the IA's, which is the one AV the IA has there
+ * (only shm moves on to new ones: gen.c). */
 static int ofi_av_insert_data(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
 			      const void *addr, size_t len, fi_addr_t *out)
 {
-	return ofi_addr_insert(oia, oep->av ? oep->av : oia->av, addr, len,
-			       out);
+	return ofi_addr_insert(oia, oep->av ? oep->av : oia->gen->av, addr,
+			       len, out);
 }
 
 /* ---- connections ---- */
@@ -586,6 +609,8 @@ struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia)
 	if (!c)
 		return NULL;
 	c->id = oia->next_conn_id++;
+	c->gen = oia->gen;
+	c->gen->conns++;
 	c->last_heard = dapl_now_ns();
 	c->probe_fd = -1;
 	dapl_list_add_tail(&oia->conns, &c->link);
@@ -609,6 +634,7 @@ struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id)
 void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c)
 {
 	(void)oia;
+	c->gen->conns--; /* closed, if an old one, by ofi_gens_reap */
 	if (c->m)
 		ofi_msg_conn_free(c);
 	if (c->ep) {
@@ -654,7 +680,7 @@ void ofi_conn_detach_ep(struct dapl_tp_ep *oep)
 		m.src_id = c->id;
 		m.dst_id = c->peer_id;
 		ofi_disc_counts(oep, &m);
-		ofi_ctl_send(oep->oia,
+		ofi_ctl_send(oep->oia, c->gen,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
 			     0, &m);
@@ -678,7 +704,7 @@ void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			m.status = OFI_DISC_BROKEN;
 		if (oep)
 			ofi_disc_counts(oep, &m);
-		ofi_ctl_send(oia,
+		ofi_ctl_send(oia, c->gen,
 			     c->state == OFI_CONN_CONNECTING ? c->dest
 							     : c->peer_ctl,
 			     0, &m);
@@ -700,7 +726,7 @@ static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	m.src_id = c->id;
 	m.dst_id = c->peer_id;
 	m.status = (uint32_t)peer;
-	ofi_ctl_send(oia, c->peer_ctl, 0, &m);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, 0, &m);
 	c->state = OFI_CONN_CLOSED;
 }
 
@@ -735,7 +761,7 @@ static void ofi_send_reqack(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	ofi_wire_init(oia, &r, OFI_MSG_REQACK);
 	r.src_id = c->id;
 	r.dst_id = c->peer_id;
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
 }
 
 /* locked: a REQ read before (the requester sent it again: its REQACK is
@@ -773,6 +799,21 @@ static int ofi_req_repeated(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 	return 1;
 }
 
+/* locked: a REQ read is forgotten: the next copy of it is a new one */
+static void ofi_req_forget(struct dapl_tp_ia *oia, const struct ofi_wire *m)
+{
+	const unsigned nseen = sizeof(oia->req_seen) / sizeof(oia->req_seen[0]);
+	unsigned i;
+
+	for (i = 0; i < nseen; i++) {
+		struct ofi_req_seen *s = &oia->req_seen[i];
+
+		if (s->len && s->id == m->src_id && s->len == m->ctl_len &&
+		    !memcmp(s->addr, m->ctl_addr, m->ctl_len))
+			s->len = 0;
+	}
+}
+
 int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
 		 struct ofi_conn *c, const void *pdata, int plen)
 {
@@ -803,7 +844,10 @@ static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
 	c->state = OFI_CONN_REQUEST;
 	memcpy(c->peer_ctl_addr, m->ctl_addr, m->ctl_len);
 	c->peer_ctl_len = m->ctl_len;
-	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl)) {
+	if (ofi_av_insert(oia, c, m->ctl_addr, m->ctl_len, &c->peer_ctl)) {
+		/* shm: the AV is full until the IA moves on (gen.c): the
+		 * REQ sent again is a new one then */
+		ofi_req_forget(oia, m);
 		ofi_conn_free(oia, c);
 		return;
 	}
@@ -844,7 +888,7 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	if (c->state != OFI_CONN_CONNECTING || !oep)
 		return;
 	c->peer_id = m->src_id;
-	if (ofi_av_insert(oia, m->ctl_addr, m->ctl_len, &c->peer_ctl) ||
+	if (ofi_av_insert(oia, c, m->ctl_addr, m->ctl_len, &c->peer_ctl) ||
 	    ofi_av_insert_data(oia, oep, m->data_addr, m->data_len, &peer)) {
 		ofi_conn_end(oia, c, DAPL_CM_UNREACHABLE, 0);
 		return;
@@ -862,7 +906,7 @@ static void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	ofi_wire_init(oia, &r, OFI_MSG_RTU);
 	r.src_id = c->id;
 	r.dst_id = c->peer_id;
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
 	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, m->pdata, m->pdata_len);
 }
 
@@ -898,7 +942,7 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: key %u asked: %s",
 		 (unsigned long long)c->id, (unsigned)m->key,
 		 r.status ? "none here for it" : "told");
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
 }
 
 /* A message for one of our connections (not a REQ). */
@@ -997,7 +1041,7 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 			r.src_id = c->id;
 			r.dst_id = c->peer_id;
 			r.key = m->key;
-			ofi_ctl_send(oia, c->peer_ctl, c->id, &r);
+			ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
 		}
 		break;
 	case OFI_MSG_KEYXA:
@@ -1036,14 +1080,14 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 	if (m->type == OFI_MSG_REQ) {
 		/* to a listener, or a lingering one (no service point:
 		 * ofi_rx_req rejects it as finding nobody) */
-		if (rb->owner != oia->ctl)
+		if (!rb->owner->control)
 			ofi_rx_req(oia, rb->owner, m);
 		return;
 	}
 	ofi_rx_conn(oia, m);
 }
 
-static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest);
+static int ofi_av_renew(struct fid_av *av, fi_addr_t dest);
 
 /* A REQ of connection id completed: libfabric delivered it. */
 static void ofi_req_delivered(struct dapl_tp_ia *oia, uint64_t id)
@@ -1100,7 +1144,7 @@ static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
 	if (oia->fab.renew_canceled && err == FI_ECANCELED &&
 	    c->state == OFI_CONN_CONNECTING &&
 	    tb->msg.type == OFI_MSG_REQ && c->req_resend &&
-	    !ofi_av_renew(oia, tb->dest)) {
+	    !ofi_av_renew(tb->gen->av, tb->dest)) {
 		dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: REQ canceled: "
 			 "rxm's connection to the listener started anew",
 			 (unsigned long long)c->id);
@@ -1227,7 +1271,7 @@ static void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		err = errno;
 	close(c->probe_fd);
 	c->probe_fd = -1;
-	if (!err && !ofi_ctl_send(oia, c->dest, c->id, c->req)) {
+	if (!err && !ofi_ctl_send(oia, c->gen, c->dest, c->id, c->req)) {
 		ofi_req_sent(c);
 		return;
 	}
@@ -1258,20 +1302,20 @@ static void ofi_req_sent(struct ofi_conn *c)
 /* locked: rxm's connection to dest closed (FI_AV_REMOVE_CLEANUP=1,
  * init.c) and the address inserted again under the same fi_addr_t: the
  * next send connects afresh.  0 if so. */
-static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest)
+static int ofi_av_renew(struct fid_av *av, fi_addr_t dest)
 {
 	uint8_t a[OFI_ADDR_MAX];
 	size_t n = sizeof(a);
 	fi_addr_t again;
 
-	if (fi_av_lookup(oia->av, dest, a, &n) || n > sizeof(a) ||
-	    fi_av_insert(oia->av, a, 1, &again, 0, NULL) != 1)
+	if (fi_av_lookup(av, dest, a, &n) || n > sizeof(a) ||
+	    fi_av_insert(av, a, 1, &again, 0, NULL) != 1)
 		return -1;
 	if (again != dest) { /* not the same entry: leave it as it was */
-		fi_av_remove(oia->av, &again, 1, 0);
+		fi_av_remove(av, &again, 1, 0);
 		return -1;
 	}
-	fi_av_remove(oia->av, &dest, 1, 0);
+	fi_av_remove(av, &dest, 1, 0);
 	return 0;
 }
 
@@ -1290,8 +1334,8 @@ static int ofi_av_renew(struct dapl_tp_ia *oia, fi_addr_t dest)
  * (rxm_av_remove_handler); inserted once more first, the entry and its
  * fi_addr_t stay, and the next send connects afresh.
  */
-static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
-			    uint64_t now)
+static void ofi_rxm_unstick(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+			    fi_addr_t dest, uint64_t now)
 {
 	struct dapl_list *pos, *tmp;
 	struct ofi_txbuf *first = NULL;
@@ -1301,14 +1345,14 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
 
-		if (tb->held && tb->dest == dest) {
+		if (tb->held && tb->gen == g && tb->dest == dest) {
 			first = tb;
 			break;
 		}
 	}
 	if (!first || now - first->since < first->stuck_ns)
 		return;
-	if (ofi_av_renew(oia, dest))
+	if (ofi_av_renew(g->av, dest))
 		return;
 	dapl_dbg(DAPL_DBG_CM, "ofi: control messages held %llu ms: rxm's "
 		 "connection to their address started anew",
@@ -1319,7 +1363,7 @@ static void ofi_rxm_unstick(struct dapl_tp_ia *oia, fi_addr_t dest,
 		struct ofi_txbuf *tb =
 		    dapl_container_of(pos, struct ofi_txbuf, link);
 
-		if (tb->held && tb->dest == dest) {
+		if (tb->held && tb->gen == g && tb->dest == dest) {
 			tb->since = now;
 			tb->stuck_ns = next;
 		}
@@ -1333,14 +1377,14 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	int rc;
 
 	c->req_resend = 0;
-	if (ofi_tx_held_to(oia, c->dest)) {
+	if (ofi_tx_held_to(oia, c->gen, c->dest)) {
 		/* the last one has not even gone yet (shm: the listener's
 		 * queue is full, or its name went away; TCP: rxm's
 		 * connection to the listener may be stuck) */
 		uint64_t now = dapl_now_ns();
 
 		if (oia->fab.tcp_probe)
-			ofi_rxm_unstick(oia, c->dest, now);
+			ofi_rxm_unstick(oia, c->gen, c->dest, now);
 		c->req_resend = now + c->req_gap;
 		return;
 	}
@@ -1352,12 +1396,12 @@ static void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		/* shm: to the listener's region as it is now
 		 * (ofi_addr_dest); -1, unknown: it goes all the same */
 		rc = oia->info->addr_format == FI_ADDR_STR
-			 ? ofi_addr_dest(oia, &c->dst, &c->dest)
+			 ? ofi_addr_dest(oia, c->gen, &c->dst, &c->dest)
 			 : ofi_addr_listening(oia, &c->dst);
 		rc = rc == OFI_ADDR_PLANTED ? -EIO : rc ? 1 : -ECONNREFUSED;
 	}
 	if (rc == 1) {
-		rc = ofi_ctl_send(oia, c->dest, c->id, c->req);
+		rc = ofi_ctl_send(oia, c->gen, c->dest, c->id, c->req);
 		if (!rc) {
 			ofi_req_sent(c);
 			return;
@@ -1418,7 +1462,7 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 				 * next connect sends under a fresh address
 				 * (addr.c) */
 				if (c->req_resend)
-					ofi_addr_dest_stale(oia, &c->dst);
+					ofi_addr_dest_stale(oia, c->gen, &c->dst);
 				ofi_conn_end(oia, c, DAPL_CM_TIMED_OUT,
 					     c->probe_fd < 0);
 			}
@@ -1441,7 +1485,7 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 				ofi_wire_init(oia, &m, OFI_MSG_KA);
 				m.src_id = c->id;
 				m.dst_id = c->peer_id;
-				ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+				ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 			}
 			break;
 		case OFI_CONN_DRAINING:
@@ -1469,7 +1513,7 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 				ofi_wire_init(oia, &m, OFI_MSG_KA);
 				m.src_id = c->id;
 				m.dst_id = c->peer_id;
-				ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+				ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 			}
 			break;
 		default:
@@ -1491,7 +1535,7 @@ int ofi_keyx_send(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
 	m.src_id = c->id;
 	m.dst_id = c->peer_id;
 	m.key = key;
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 	return 1;
 }
 
@@ -1519,7 +1563,7 @@ static int ofi_listen_at(struct dapl_tp_ia *oia,
 			 struct ofi_ctl_ep **lep)
 {
 	if (oia->info->addr_format == FI_SOCKADDR_IN)
-		return ofi_ctl_open(oia, src, sp, lep);
+		return ofi_ctl_open(oia, oia->gen->av, src, sp, lep);
 	/* shm: a freed listener's endpoint still lingering on this port
 	 * serves the new one (ofi_lep_linger) */
 	if (oia->fab.linger) {
@@ -1533,7 +1577,48 @@ static int ofi_listen_at(struct dapl_tp_ia *oia,
 	 * region as it closes, so a name in use is never tried; nor one
 	 * where something else was planted (addr.c ofi_shm_look) */
 	return ofi_name_taken(oia, src) ? -FI_EBUSY
-					: ofi_ctl_open(oia, src, sp, lep);
+					: ofi_ctl_open(oia, oia->gen->av,
+						       src, sp, lep);
+}
+
+/*
+ * locked: the IA moved on to a new AV (gen.c): each listener's endpoint
+ * closes (its REQs read first, as at a PSP's free: ofi_ctl_shut) and
+ * opens again under the same name on the new AV, whose names shm's name
+ * exchange takes for the requesters from now on.  A REQ that reached the
+ * old region unread is sent again by its connect (no REQACK), to the new
+ * region (addr.c ofi_addr_dest: a new region, a fresh address).
+ * Lingering ones close: they are of the old AV too.  A listener that
+ * cannot open again says so and stops listening (its PSP stays, as
+ * after dat_psp_free's peer found nobody: NON_PEER_REJECTED).
+ */
+void ofi_listeners_reopen(struct dapl_tp_ia *oia)
+{
+	struct dapl_list *pos, *tmp;
+
+	ofi_lep_linger_end(oia, 1);
+	dapl_list_for_each_safe(pos, tmp, &oia->sps) {
+		struct dapl_tp_sp *osp =
+		    dapl_container_of(pos, struct dapl_tp_sp, link);
+		struct sockaddr_in src = oia->addr;
+		struct ofi_ctl_ep *old = osp->lep;
+		int rc;
+
+		if (!old)
+			continue;
+		ofi_ctl_shut(old);
+		ofi_ctl_drain(oia);
+		ofi_ctl_free(old);
+		src.sin_port = htons(ofi_qual_port(osp->qual));
+		rc = ofi_ctl_open(oia, oia->gen->av, &src, osp->sp, &osp->lep);
+		if (rc) {
+			osp->lep = NULL;
+			dapl_dbg(DAPL_DBG_ERR,
+				 "ofi: the listener on port %u could not open "
+				 "again on the IA's new control endpoint: %s",
+				 ofi_qual_port(osp->qual), fi_strerror(-rc));
+		}
+	}
 }
 
 /* ofi_any_listen's try: sp's listening endpoint at src (arg: sp, and
@@ -1699,13 +1784,13 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	if (oia->info->addr_format == FI_ADDR_STR) {
 		/* shm: a look at the listener's region, which picks the
 		 * address to send there under (ofi_addr_dest) */
-		listening = ofi_addr_dest(oia, &dst, &c->dest);
+		listening = ofi_addr_dest(oia, c->gen, &dst, &c->dest);
 		rc = listening < 0;
 	} else {
 		uint8_t a[OFI_ADDR_MAX];
 		size_t n = ofi_addr_make(oia, &dst, a, sizeof(a));
 
-		rc = !n || ofi_av_insert(oia, a, n, &c->dest);
+		rc = !n || ofi_av_insert(oia, c, a, n, &c->dest);
 		listening = rc ? 0 : ofi_addr_listening(oia, &dst);
 	}
 	if (rc) {
@@ -1740,7 +1825,7 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	     : !listening	    ? -ECONNREFUSED
 				    : 1;
 	if (rc == 1) {
-		rc = ofi_ctl_send(oia, c->dest, c->id, m);
+		rc = ofi_ctl_send(oia, c->gen, c->dest, c->id, m);
 		if (rc) {
 			ofi_conn_free(oia, c);
 			pthread_mutex_unlock(&oia->lock);
@@ -1807,7 +1892,7 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	m.pdata_len = (uint16_t)plen;
 	if (plen)
 		memcpy(m.pdata, pdata, (size_t)plen);
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &m);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 	pthread_mutex_unlock(&oia->lock);
 	return DAT_SUCCESS;
 }

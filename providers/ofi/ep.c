@@ -517,7 +517,8 @@ static int ofi_ep_fep_open(struct dapl_tp_ep *oep)
 			oep->av = NULL;
 	}
 	if (!rc)
-		rc = ofi_ep_open(oia, &oia->addr, oep->av ? oep->av : oia->av,
+		rc = ofi_ep_open(oia, &oia->addr,
+				 oep->av ? oep->av : oia->gen->av,
 				 tx, rx, &fep);
 	if (!rc) {
 		oep->namelen = sizeof(oep->name);
@@ -984,7 +985,8 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 			m.src_id = oep->conn->id;
 			m.dst_id = oep->conn->peer_id;
 			m.key = ask[i];
-			ofi_ctl_send(oep->oia, oep->conn->peer_ctl,
+			ofi_ctl_send(oep->oia, oep->conn->gen,
+				     oep->conn->peer_ctl,
 				     oep->conn->id, &m);
 		}
 	}

@@ -176,14 +176,11 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 {
 	/* first: then its walk of the guards runs no more */
 	dapl_watchdog_remove(oia->watchdog);
-	if (oia->ctl)
-		ofi_ctl_close(oia->ctl);
+	ofi_gens_close(oia); /* gen.c: the control endpoints, the AVs */
 	if (oia->ctl_cq)
 		fi_close(&oia->ctl_cq->fid);
 	if (oia->null_cq)
 		fi_close(&oia->null_cq->fid);
-	if (oia->av)
-		fi_close(&oia->av->fid);
 	ofi_msg_ia_close(oia);
 	ofi_global_enter();
 	if (oia->domain)
@@ -193,7 +190,6 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	ofi_global_leave();
 	if (oia->info)
 		fi_freeinfo(oia->info);
-	ofi_addr_dests_free(oia);
 	ofi_wake_ia_close(oia);
 	pthread_mutex_destroy(&oia->guard_lock);
 	pthread_mutex_destroy(&oia->lock);
@@ -286,7 +282,6 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps)
 {
 	struct dapl_tp_ia *oia;
-	struct fi_av_attr aa = {.type = FI_AV_UNSPEC};
 	DAT_RETURN ret = DAPL_ERR(DAT_INTERNAL_ERROR, 0);
 	uint64_t ka_min_ms;
 	int rc;
@@ -305,7 +300,6 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	dapl_list_init(&oia->notes);
 	dapl_list_init(&oia->lingering);
 	dapl_list_init(&oia->lingering_leps);
-	dapl_list_init(&oia->shm_dests);
 	dapl_list_init(&oia->wakes);
 	pthread_mutex_init(&oia->wake_lock, NULL);
 	pthread_mutex_init(&oia->guard_lock, NULL);
@@ -313,7 +307,6 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->wake_epfd = -1;
 	oia->wake_off = 1;
 	oia->bell_tx = -1;
-	dapl_list_init(&oia->shm_peers);
 	oia->linger_ns =
 	    ofi_env_num("DAPL_OFI_LINGER_MS", 5000, 600000) * 1000000ull;
 	oia->ia = ia;
@@ -385,8 +378,6 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		rc = ofi_mr_distinct(oia);
 	if (!rc && ofi_is_msg(oia))
 		rc = ofi_msg_ia_open(oia); /* msg.c: the EQ, fab */
-	else if (!rc)
-		rc = fi_av_open(oia->domain, &aa, &oia->av, NULL);
 	if (rc)
 		goto err_fi;
 	/*
@@ -408,13 +399,14 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	ofi_wake_ia_open(oia); /* wake.c: before the first endpoint */
 	if (oia->info->addr_format == FI_ADDR_STR)
 		ofi_shm_sweep_stale(); /* shm: before its first endpoint */
-	/* MSG: no control endpoint, the connections carry it (msg.c) */
-	rc = ofi_is_msg(oia) ? 0
-			     : ofi_ctl_open(oia, &oia->addr, NULL, &oia->ctl);
+	/* the AV and the control endpoint (gen.c); MSG: no control
+	 * endpoint, the connections carry it (msg.c) */
+	rc = ofi_gen_open(oia);
 	if (rc)
 		goto err_fi;
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
-	oia->fab.atomics = oia->ctl && ofi_atomic_probe(oia, oia->ctl->ep);
+	oia->fab.atomics = ofi_ctl_of(oia) &&
+			   ofi_atomic_probe(oia, ofi_ctl_of(oia)->ep);
 	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
 					  86400000) * 1000000ull; /* ep.c */
 	/* shm: locks a dead peer left held (shm_guard.c); without the
@@ -456,13 +448,11 @@ void ofi_ia_close(struct dapl_ia *ia)
 		free(c);
 	}
 	ofi_lep_linger_end(oia, 1);
-	/* the control endpoint goes first: then libfabric holds none;
-	 * once what it sent has arrived (cm.c ofi_ctl_sent_wait) */
-	if (oia->ctl) {
+	/* the control endpoints go first: then libfabric holds none;
+	 * once what they sent has arrived (cm.c ofi_ctl_sent_wait) */
+	if (ofi_ctl_of(oia))
 		ofi_ctl_sent_wait(oia);
-		ofi_ctl_close(oia->ctl);
-		oia->ctl = NULL;
-	}
+	ofi_gens_close(oia); /* gen.c */
 	dapl_list_for_each_safe(pos, tmp, &oia->txbufs) {
 		struct ofi_txbuf *tb = dapl_container_of(pos, struct ofi_txbuf,
 							 link);

@@ -609,7 +609,7 @@ static void ofi_msg_attach(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	ofi_wire_init(oia, &w, type);
 	w.src_id = c->id;
 	w.dst_id = c->peer_id;
-	ofi_ctl_send(oia, c->peer_ctl, c->id, &w);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &w);
 }
 
 static void ofi_msg_connected(struct dapl_tp_ia *oia, const void *fid,

@@ -12,11 +12,13 @@
  *
  * One IA is one libfabric fabric + domain (FI_THREAD_SAFE: the progress
  * engine and consumer threads call into it at once), one address vector
- * shared by every endpoint of the IA, and FI_EP_RDM endpoints:
+ * shared by its endpoints (over shm: the control and listening ones, in
+ * generations, gen.c; each data endpoint has one of its own), and
+ * FI_EP_RDM endpoints:
  *
- *   - the control endpoint (ctl_ep, an ephemeral port of the IA address)
- *     sends every message of our connection protocol (cm.c) and receives
- *     the replies;
+ *   - the control endpoint (an ephemeral port of the IA address: struct
+ *     ofi_ctl_gen) sends every message of our connection protocol (cm.c)
+ *     and receives the replies;
  *   - one listening endpoint per PSP/RSP, bound to the port its
  *     qualifier maps to (addr.c), which receives connection requests;
  *   - one data endpoint per DAT EP (ep.c), bound to the CQs of its EVDs.
@@ -110,6 +112,32 @@ struct ofi_fabcaps {
 	size_t cm_data;			/* MSG: room for connect data */
 };
 
+/*
+ * The IA's control endpoint and the address vector it shares with the
+ * listening endpoints, with what addr.c keeps of the names in it.
+ * libfabric 1.17's shm lets an AV take 256 names in its life (one a
+ * peer IA, one a listener generation the IA connected to: addr.c), and
+ * none can leave it; so over shm, once the current one has taken
+ * OFI_GEN_ROLL names (DAPL_OFI_SHM_AV_NAMES: fewer), the IA moves on to
+ * a new one (gen.c ofi_gen_roll): new connections and the listeners
+ * (opened again on it) use the new one, and the old one closes once no
+ * connection and no control message is left on it.  Other fabrics keep
+ * the first for the IA's life.
+ */
+struct ofi_ctl_gen {
+	struct dapl_list link;		/* oia->old_gens */
+	struct fid_av *av;		/* NULL on MSG */
+	struct ofi_ctl_ep *ctl;		/* NULL on MSG (msg.c) */
+	unsigned conns;			/* connections on it (ofi_conn.gen) */
+	struct dapl_list shm_dests;	/* addr.c, shm: the listener names
+					 * sent to (ofi_shm_dest) */
+	struct dapl_list shm_peers;	/* addr.c, shm: the other names in
+					 * the AV (ofi_shm_peer) */
+	unsigned shm_names;		/* addr.c, shm: names the AV took
+					 * (ofi_shm_names_count) */
+	int shm_names_out;		/* and the AV refused one since */
+};
+
 struct dapl_tp_ia {
 	struct dapl_ia *ia;
 	pthread_mutex_t lock;
@@ -118,13 +146,18 @@ struct dapl_tp_ia {
 	struct fid_eq *eq;		/* MSG: connection events (msg.c) */
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
-	struct fid_av *av;
+	struct ofi_ctl_gen *gen;	/* the control endpoint and AV that
+					 * new connections and the listeners
+					 * use (gen.c) */
+	struct dapl_list old_gens;	/* gen.c, shm: the ones before it,
+					 * open while something is on them */
+	int gen_rolling;		/* gen.c: moving to a new one now */
+	unsigned gen_roll;		/* gen.c, shm: at so many names */
 	uint64_t dto_timeout_ns;	/* errors: a request with no
 					 * completion this long fails */
 	char prov_name[64];
 	struct sockaddr_in addr;	/* the IA address (port 0) */
 	struct fid_cq *ctl_cq;
-	struct ofi_ctl_ep *ctl;		/* the control endpoint */
 	struct fid_cq *null_cq;		/* for an EP without a recv or req EVD */
 	struct dapl_list sps;		/* ofi_sp.link */
 	struct dapl_list conns;		/* ofi_conn.link */
@@ -142,13 +175,6 @@ struct dapl_tp_ia {
 	unsigned nlingering;
 	uint64_t linger_ns;		/* cm.c, shm: how long they linger
 					 * (DAPL_OFI_LINGER_MS) */
-	struct dapl_list shm_dests;	/* addr.c, shm: the listener names
-					 * this IA sent to (ofi_shm_dest) */
-	struct dapl_list shm_peers;	/* addr.c, shm: the other names in
-					 * the IA's AV (ofi_shm_peer) */
-	unsigned shm_names;		/* addr.c, shm: names the IA's AV
-					 * took (ofi_shm_names_count) */
-	int shm_names_out;		/* and the AV refused one since */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
@@ -184,6 +210,8 @@ struct ofi_ctl_ep {
 	struct dapl_tp_ia *oia;
 	struct dapl_sp *sp;		/* listener: its service point */
 	int closing;			/* its buffers' completions are stale */
+	int control;			/* a control endpoint (gen.c), not a
+					 * listener */
 	struct dapl_list link;		/* oia->lingering_leps */
 	uint16_t port;			/* lingering: its qualifier's port */
 	uint64_t linger_end;		/* lingering: closes then */
@@ -255,6 +283,8 @@ struct ofi_txbuf {
 	uint64_t since;			/* held since (cm.c ofi_rxm_unstick) */
 	uint64_t stuck_ns;		/* TCP: held that long: rxm's
 					 * connection is started anew */
+	struct ofi_ctl_gen *gen;	/* sent through its control endpoint;
+					 * dest is in its AV */
 	fi_addr_t dest;
 	uint64_t conn_id;		/* whose message (errors), 0: none */
 	struct ofi_wire msg;
@@ -282,6 +312,8 @@ struct ofi_conn {
 	struct dapl_ep *ep;		/* bound EP (active, or accepted) */
 	struct dapl_sp *sp;		/* passive: the listener */
 	struct dapl_cr *cr;		/* passive: the CR udapl made */
+	struct ofi_ctl_gen *gen;	/* our control endpoint and the AV
+					 * peer_ctl and dest are in (gen.c) */
 	fi_addr_t peer_ctl;		/* where our control messages go */
 	fi_addr_t dest;			/* active: the listener */
 	uint8_t peer_data[OFI_ADDR_MAX];
@@ -632,15 +664,19 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
  * 1 someone listens there (or unknown), 0 no one, -1 no address,
  * OFI_ADDR_PLANTED no listener's region at its name (nothing inserted).
  * ofi_addr_dest_stale: a connect sent there and heard nothing: the next
- * one takes a fresh address.  ofi_addr_dests_free: at the IA's close. */
-int ofi_addr_dest(struct dapl_tp_ia *oia, const struct sockaddr_in *sin,
-		  fi_addr_t *dest) DAPL_HIDDEN;
-void ofi_addr_dest_stale(struct dapl_tp_ia *oia,
+ * one takes a fresh address.  ofi_addr_gen_free: the names kept of
+ * g's AV, at its close.  g: the connection's (gen.c). */
+int ofi_addr_dest(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		  const struct sockaddr_in *sin, fi_addr_t *dest) DAPL_HIDDEN;
+void ofi_addr_dest_stale(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 			 const struct sockaddr_in *sin) DAPL_HIDDEN;
-void ofi_addr_dests_free(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* A peer's address (len bytes) into the AV av (the IA's, or an EP's own:
- * ep.c), its fi_addr in *out; 0, or -1.  Into the IA's AV over shm each
- * name goes once (addr.c says why). */
+void ofi_addr_gen_free(struct ofi_ctl_gen *g) DAPL_HIDDEN;
+/* A peer's address (len bytes) into g's AV (ofi_addr_insert_gen; over
+ * shm each name goes in once: addr.c says why) or into an EP's own AV
+ * av (ep.c), its fi_addr in *out; 0, or -1. */
+int ofi_addr_insert_gen(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+			const void *addr, size_t len,
+			fi_addr_t *out) DAPL_HIDDEN;
 int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 		    const void *addr, size_t len, fi_addr_t *out) DAPL_HIDDEN;
 /* shm_sweep.c: before the first shm endpoint of a process, removes the
@@ -746,22 +782,51 @@ void ofi_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
 DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
 /* oia->lock held: the EP is going away, its connection forgets it */
 void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* A control endpoint and its receive buffers (oia->lock or at open). */
-int ofi_ctl_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
-		 struct dapl_sp *sp, struct ofi_ctl_ep **out) DAPL_HIDDEN;
+/* A control endpoint on av and its receive buffers (oia->lock or at
+ * open); ofi_ctl_close: closed, its CQ entries read, freed. */
+int ofi_ctl_open(struct dapl_tp_ia *oia, struct fid_av *av,
+		 const struct sockaddr_in *src, struct dapl_sp *sp,
+		 struct ofi_ctl_ep **out) DAPL_HIDDEN;
 void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+/* oia->lock held: c's receive buffers that could not be posted
+ * (-FI_EAGAIN) posted again; how many went */
+int ofi_ctl_rx_repost(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+/* oia->lock held: the listening endpoint of every service point closed
+ * and opened again on the current AV (gen.c ofi_gen_roll) */
+void ofi_listeners_reopen(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_ctl_sent_wait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all) DAPL_HIDDEN;
 /* oia->lock held: reads the control CQ; how many entries */
 int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* oia->lock held: sends (or holds on -FI_EAGAIN) a control message */
-int ofi_ctl_send(struct dapl_tp_ia *oia, fi_addr_t dest, uint64_t conn_id,
+/* oia->lock held: sends (or holds on -FI_EAGAIN) a control message to
+ * dest, an address in g's AV, through g's control endpoint */
+int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		 fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg) DAPL_HIDDEN;
 void ofi_ctl_backlog(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 		   enum ofi_msg_type type) DAPL_HIDDEN;
 /* oia->lock held: keepalives, connect timeouts, broken connections */
 void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
+
+/* gen.c: the IA's control endpoint and AV (struct ofi_ctl_gen).
+ * ofi_gen_open: the first, at IA open (oia->gen).  ofi_gen_roll, locked
+ * and outside the control CQ's handlers: over shm, a new one once the
+ * current one's AV has taken OFI_GEN_ROLL names.  ofi_gens_reap,
+ * locked: the old ones nothing is on any more, closed.  ofi_gens_close:
+ * all, at the IA's close. */
+int ofi_gen_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* locked: every control endpoint's receive buffers posted (cm.c
+ * ofi_ctl_rx_repost); how many went */
+int ofi_ctl_repost(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_gen_roll(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_gens_reap(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_gens_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* the current control endpoint of a fabric that has one (not MSG) */
+static inline struct ofi_ctl_ep *ofi_ctl_of(const struct dapl_tp_ia *oia)
+{
+	return oia->gen ? oia->gen->ctl : NULL;
+}
 /* oia->lock held: a failed DTO of oep breaks its connection */
 void ofi_conn_broken(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* shm: oep's peer died in a lock (shm_guard.c): the connection ends

@@ -22,18 +22,14 @@ int ofi_progress(struct dapl_ia *ia)
 	pthread_mutex_lock(&oia->lock);
 	did += ofi_ctl_drain(oia);
 	ofi_ctl_backlog(oia);
-	if (oia->ctl)
-		for (i = 0; i < OFI_CTL_RX; i++)
-			if (!oia->ctl->rx[i].posted)
-				did += !fi_recv(oia->ctl->ep,
-						&oia->ctl->rx[i].msg,
-						sizeof(oia->ctl->rx[i].msg),
-						NULL, FI_ADDR_UNSPEC,
-						&oia->ctl->rx[i]) &&
-				       (oia->ctl->rx[i].posted = 1);
+	did += ofi_ctl_repost(oia);
 	if (ofi_is_msg(oia)) /* msg.c: events, control messages */
 		did += ofi_msg_progress(oia, dapl_now_ns());
 	ofi_cm_timers(oia, dapl_now_ns());
+	/* shm: a new control endpoint when the AV fills, the old ones
+	 * closed once nothing is left on them (gen.c) */
+	ofi_gen_roll(oia);
+	ofi_gens_reap(oia);
 	dapl_list_for_each_safe(pos, tmp, &oia->cqs) {
 		struct dapl_tp_evd *ocq =
 		    dapl_container_of(pos, struct dapl_tp_evd, ia_link);
