@@ -248,7 +248,7 @@ verbs_group = $(if $(filter $(2),$(VERBS_SUITES)),$(1)=$(subst \
 # (scm=..., providers/scm/scm.mk: about 2 minutes), the small groups,
 # then VERBS_LONG, then the rest.
 VERBS_LANES ?= 2
-VERBS_ALONE := test/vm/selftest.bats test/verbs/connect.bats \
+VERBS_ALONE := test/vm/selftest.bats test/verbs/rtu-lost.bats \
 	test/verbs/faults.bats test/verbs/netem.bats test/vm/witness.bats
 VERBS_LONG := test/verbs/compat.bats test/dapltest/dapltest.bats \
 	test/verbs/dto.bats

@@ -17,7 +17,8 @@ $(VERBS_TEST): $(VERBS_TEST_OBJS) $(B)/lib/libdat.so
 
 test-programs: $(VERBS_TEST)
 
-VERBS_SUITES += test/verbs/connect.bats test/verbs/dto.bats \
+VERBS_SUITES += test/verbs/connect.bats test/verbs/rtu-lost.bats \
+	test/verbs/dto.bats \
 	test/verbs/evd.bats test/verbs/legacy.bats
 
 # dattest-stress (test/verbs/stress.c): threads, EVD overflow and IA close
