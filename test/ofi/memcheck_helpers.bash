@@ -20,20 +20,15 @@ vg() {
 # vg_pair PROG TEST [SERVER ARGS...] [-- CLIENT ARGS...]: server and
 # client of TEST, each under valgrind
 vg_pair() {
-	local prog=$1 t=$2 srv=() cli=()
+	local prog=$1 t=$2
 	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		srv+=("$1")
-		shift
-	done
-	[ $# -gt 0 ] && shift
-	cli=("$@")
+	pair_args "$@" # verbs_helpers.bash
 	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
-	vg "$prog" "$t" server -i "$OFI_A" "${srv[@]}" > "$SRV_OUT" 2>&1 3>&- &
+	vg "$prog" "$t" server -i "$OFI_A" "${SRV_ARGS[@]}" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	SCALE=$((SCALE * 4)) wait_listening
 	run vg "$prog" "$t" client -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" \
-		-q "$QUAL" "${cli[@]}"
+		-q "$QUAL" "${CLI_ARGS[@]}"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server

@@ -130,20 +130,27 @@ run_client() {
 	echo "$output"
 }
 
-# pair TEST [SERVER ARGS...] [-- CLIENT ARGS...]: server and client of
-# TEST, both must pass
-pair() {
-	local t=$1 srv=() cli=()
-	shift
+# pair_args [SERVER ARGS...] [-- CLIENT ARGS...]: the words before "--"
+# in SRV_ARGS, those after it in CLI_ARGS
+pair_args() {
+	SRV_ARGS=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		srv+=("$1")
+		SRV_ARGS+=("$1")
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	cli=("$@")
-	start_server "$t" "${srv[@]}"
+	CLI_ARGS=("$@")
+}
+
+# pair TEST [SERVER ARGS...] [-- CLIENT ARGS...]: server and client of
+# TEST, both must pass
+pair() {
+	local t=$1
+	shift
+	pair_args "$@"
+	start_server "$t" "${SRV_ARGS[@]}"
 	wait_listening
-	run_client "$t" -q "$QUAL" "${cli[@]}"
+	run_client "$t" -q "$QUAL" "${CLI_ARGS[@]}"
 	wait_server
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"

@@ -261,25 +261,31 @@ static int serial_server(const struct vt_opts *o)
 	return 0;
 }
 
+/* Connection i of serial's client, on the open IA v: connect, one
+ * message, disconnect. */
+static void serial_one(struct vt *v, const struct vt_opts *o, int i, int n)
+{
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	char tag[sizeof(m.tag)];
+
+	serial_step(i, n, tag, sizeof(tag));
+	ep = vt_ep(v, NULL);
+	vt_connect(v, ep, o->addr, o->qual, NULL, 0);
+	vt_msg_init(&m, tag);
+	vt_ctl_send(v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_disconnect(v, ep);
+	vt_ep_free(ep);
+}
+
 static int serial_client(const struct vt_opts *o)
 {
 	int i, n = serial_count(o);
 	struct vt v;
 
 	vt_open(&v, o->ia_name);
-	for (i = 0; i < n; i++) {
-		DAT_EP_HANDLE ep;
-		struct vt_msg m;
-		char tag[sizeof(m.tag)];
-
-		serial_step(i, n, tag, sizeof(tag));
-		ep = vt_ep(&v, NULL);
-		vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
-		vt_msg_init(&m, tag);
-		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
-		vt_disconnect(&v, ep);
-		vt_ep_free(ep);
-	}
+	for (i = 0; i < n; i++)
+		serial_one(&v, o, i, n);
 	vt_quiet = 0;
 	vt_note("ok %d connections made, one after another, each on a new EP",
 		n);
@@ -301,19 +307,12 @@ static int serial_ias_client(const struct vt_opts *o)
 	int i, n = serial_count(o);
 
 	for (i = 0; i < n; i++) {
-		DAT_EP_HANDLE ep;
-		struct vt_msg m;
 		struct vt v;
-		char tag[sizeof(m.tag)];
 
-		serial_step(i, n, tag, sizeof(tag));
+		/* vt_open's lines only for the first and the last */
+		vt_quiet = i > 0 && i < n - 1;
 		vt_open(&v, o->ia_name);
-		ep = vt_ep(&v, NULL);
-		vt_connect(&v, ep, o->addr, o->qual, NULL, 0);
-		vt_msg_init(&m, tag);
-		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
-		vt_disconnect(&v, ep);
-		vt_ep_free(ep);
+		serial_one(&v, o, i, n);
 		vt_close(&v);
 	}
 	vt_quiet = 0;
