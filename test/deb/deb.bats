@@ -79,12 +79,16 @@ run_installed() {
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "datadm: -u writes the drop-in file /etc/dat.conf.d/libdaplcma1.conf; /etc/dat.conf is not edited" ]
-	[ "${lines[1]}" = "/etc/dat.conf.d/libdaplcma1.conf: 4 entries for the RDMA devices present (0 removed)" ]
+	# rdma_cm's two a netdev, and the socket CM's two a port
+	# (libdaplscm.so.1, shipped in libdaplcma1)
+	[ "${lines[1]}" = "/etc/dat.conf.d/libdaplcma1.conf: 8 entries for the RDMA devices present (0 removed)" ]
 	md5sum -c "$STATE/dat2.md5"
 	grep -qx 'OpenIB-cma-roe-vethA u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "vethA 0" "" # datadm:auto' /etc/dat.conf.d/libdaplcma1.conf
+	grep -qx 'OpenIB-rxe0-1 u1.2 nonthreadsafe default libdaplscm.so.1 dapl.1.2 "rxe0 1" "" # datadm:auto' /etc/dat.conf.d/libdaplcma1.conf
 	run env -u DAT_OVERRIDE /usr/sbin/datadm -v
 	printf '%s\n' "$output"
 	[ "$(grep -c '^[0-9]* *OpenIB-cma-roe-veth[AB] .* auto *yes *ok$' <<< "$output")" -eq 4 ]
+	[ "$(grep -c '^[0-9]* *OpenIB-rxe[01]-1 .* auto *yes *ok$' <<< "$output")" -eq 4 ]
 	[ "$(grep -c '^# /etc/dat.conf.d/libdaplcma1.conf$' <<< "$output")" -eq 1 ]
 }
 
@@ -99,7 +103,7 @@ run_installed() {
 	echo "left:$left"
 	[ -z "$left" ]
 	[ ! -e /etc/dat.conf.d ]
-	[ "$(ldconfig -p | grep -c 'libdat.so.1\|libdaplcma.so.1\|libdaplofi.so.1' || :)" -eq 0 ]
+	[ "$(ldconfig -p | grep -c 'libdat.so.1\|libdaplcma.so.1\|libdaplscm.so.1\|libdaplofi.so.1' || :)" -eq 0 ]
 	md5sum -c "$STATE/dat2.md5"
 }
 
