@@ -618,6 +618,9 @@ void ofi_global_leave(void) DAPL_HIDDEN;
 /* init.c, under ofi_global, right before fi_getinfo or fi_endpoint for
  * an IA: FI_OFI_RXM_USE_SRX as that IA needs it (over verbs or not). */
 void ofi_env_rxm_srx(int over_verbs) DAPL_HIDDEN;
+/* At the provider's load: does the consumer's environment set
+ * FI_OFI_RXM_USE_SRX?  (Then ofi_env_rxm_srx leaves it as it is.) */
+void ofi_env_srx_init(void) DAPL_HIDDEN;
 DAT_RETURN ofi_fi_err(int err, DAT_RETURN resource) DAPL_HIDDEN;
 /* A number from the environment in [min, max], else def (and a
  * warning, once a process); ofi_env_num: in [1, max]. */
