@@ -233,3 +233,35 @@ DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
 	dapl_lmr_set_tp(lmr, NULL);
 	return DAT_SUCCESS;
 }
+
+uint32_t ofi_key_next(struct dapl_tp_ia *oia)
+{
+	uint32_t k;
+
+	do
+		k = __atomic_fetch_add(&oia->next_key, 1, __ATOMIC_RELAXED);
+	while (!k);
+	return k;
+}
+
+/* oia->lock held: conn was told the window's key (cm.c, KEYR); 0, or -1
+ * if there is no memory to remember it (the key is then not told). */
+int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->ntold; i++)
+		if (m->told[i] == conn)
+			return 0;
+	if (m->ntold == m->maxtold) {
+		uint32_t n = m->maxtold ? 2 * m->maxtold : 4;
+		uint64_t *t = realloc(m->told, n * sizeof(*t));
+
+		if (!t)
+			return -1;
+		m->told = t;
+		m->maxtold = n;
+	}
+	m->told[m->ntold++] = conn;
+	return 0;
+}

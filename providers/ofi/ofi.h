@@ -862,6 +862,9 @@ DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
 		       const struct dapl_post *p) DAPL_HIDDEN;
 /* oep locked: a bind op leaves HELD without running */
 void ofi_mw_unhold(struct ofi_op *op) DAPL_HIDDEN;
+/* One reference on the window dropped (the RMR's or a HELD bind's): the
+ * last frees it. */
+void ofi_mw_put(struct dapl_tp_rmr *w) DAPL_HIDDEN;
 /* oia->lock held, oep locked: runs the bind at the head of the send
  * ring if every earlier request completed: 0 if it did not run, 1 if it
  * ran, 2 if it failed (the connection is to break) */

@@ -49,16 +49,6 @@
 
 #include "ofi.h"
 
-uint32_t ofi_key_next(struct dapl_tp_ia *oia)
-{
-	uint32_t k;
-
-	do
-		k = __atomic_fetch_add(&oia->next_key, 1, __ATOMIC_RELAXED);
-	while (!k);
-	return k;
-}
-
 DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 {
 	struct dapl_tp_rmr *w = calloc(1, sizeof(*w));
@@ -73,36 +63,6 @@ DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 	/* a rebind replaces the binding itself (type 1 windows) */
 	dapl_rmr_set_inv_first(rmr, 0);
 	return DAT_SUCCESS;
-}
-
-static void ofi_mw_put(struct dapl_tp_rmr *w)
-{
-	if (__atomic_sub_fetch(&w->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		free(w->wait);
-		free(w);
-	}
-}
-
-/* oia->lock held: conn was told the window's key (cm.c, KEYR); 0, or -1
- * if there is no memory to remember it (the key is then not told). */
-int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn)
-{
-	uint32_t i;
-
-	for (i = 0; i < m->ntold; i++)
-		if (m->told[i] == conn)
-			return 0;
-	if (m->ntold == m->maxtold) {
-		uint32_t n = m->maxtold ? 2 * m->maxtold : 4;
-		uint64_t *t = realloc(m->told, n * sizeof(*t));
-
-		if (!t)
-			return -1;
-		m->told = t;
-		m->maxtold = n;
-	}
-	m->told[m->ntold++] = conn;
-	return 0;
 }
 
 /*
@@ -186,34 +146,6 @@ void ofi_mw_free(struct dapl_rmr *rmr)
 	pthread_mutex_unlock(&oia->lock);
 	dapl_rmr_set_tp(rmr, NULL);
 	ofi_mw_put(w); /* a bind still held in a ring keeps it */
-}
-
-DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
-		       const struct dapl_post *p)
-{
-	struct dapl_mw_post *m = p->mw;
-	struct dapl_tp_rmr *w = m ? dapl_rmr_tp(m->rmr) : NULL;
-
-	if (!w)
-		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_RMR);
-	__atomic_add_fetch(&w->refs, 1, __ATOMIC_RELAXED);
-	op->rmr = w;
-	op->remote_addr = m->addr;
-	op->mw_len = m->length;
-	op->mw_priv = (uint32_t)m->priv;
-	op->mw_flush = (uint8_t)!!m->flush;
-	op->mw_ran = 0;
-	op->rkey = m->length && !m->flush ? ofi_key_next(oep->oia) : 0;
-	m->context = op->rkey;
-	return DAT_SUCCESS;
-}
-
-void ofi_mw_unhold(struct ofi_op *op)
-{
-	if (op->op == DAPL_OP_BIND_MW && op->rmr) {
-		ofi_mw_put(op->rmr);
-		op->rmr = NULL;
-	}
 }
 
 /* oia->lock held: the bind's registration; its DAT status. */
