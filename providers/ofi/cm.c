@@ -1649,33 +1649,6 @@ static int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 	return ofi_any_listen(oia, src, ofi_listen_try, &t);
 }
 
-/*
- * oia->lock held: the end of a listen, RDM (ofi_listen) or MSG (msg.c).
- * rc nonzero undoes it (unlocks, frees osp) and gives the DAT error;
- * else sp listens through osp on qualifier q, given back in *qual.
- */
-DAT_RETURN ofi_listen_done(struct dapl_tp_ia *oia, struct dapl_sp *sp,
-			   struct dapl_tp_sp *osp, int rc, DAT_CONN_QUAL q,
-			   DAT_CONN_QUAL *qual)
-{
-	if (rc) {
-		pthread_mutex_unlock(&oia->lock);
-		free(osp);
-		dapl_dbg(DAPL_DBG_CM, "ofi: listen on port %u: %s",
-			 ofi_qual_port(q), fi_strerror(-rc));
-		return rc == -FI_EADDRINUSE || rc == -FI_EBUSY
-			   ? DAPL_ERR(DAT_CONN_QUAL_IN_USE, 0)
-			   : ofi_fi_err(rc, DAT_RESOURCE_MEMORY);
-	}
-	osp->sp = sp;
-	osp->qual = q;
-	dapl_list_add_tail(&oia->sps, &osp->link);
-	dapl_sp_set_tp(sp, osp);
-	pthread_mutex_unlock(&oia->lock);
-	*qual = q;
-	return DAT_SUCCESS;
-}
-
 DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(sp);
