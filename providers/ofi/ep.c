@@ -937,7 +937,7 @@ void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)
 }
 
 /* ocq locked, then oep: makes the ring ready if its oldest op is done. */
-static void ofi_ring_ready_locked(struct ofi_ring *r)
+void ofi_ring_ready_locked(struct ofi_ring *r)
 {
 	if (r->ocq)
 		dapl_lock(&r->ocq->lock);
@@ -949,66 +949,6 @@ static void ofi_ring_ready_locked(struct ofi_ring *r)
 			ofi_cq_notify(r->ocq);
 		dapl_unlock(&r->ocq->lock);
 	}
-}
-
-int ofi_ep_work(struct dapl_tp_ep *oep)
-{
-	uint32_t w = __atomic_exchange_n(&oep->work, 0, __ATOMIC_ACQ_REL);
-	struct ofi_wire m;
-	uint32_t ask[OFI_KEYCACHE];
-	int nask = 0, i;
-
-	if (!w)
-		return 0;
-	/* the peer died in a lock: nothing more for it (the connection's
-	 * end flushes what waits, ofi_conn_peer_gone) */
-	if (w & OFI_WORK_DEAD)
-		return 3;
-	if (w & OFI_WORK_RETRY) {
-		dapl_lock(&oep->lock);
-		if (oep->fep) {
-			ofi_ring_kick(&oep->rq);
-			ofi_ring_kick(&oep->sq);
-		}
-		dapl_unlock(&oep->lock);
-	}
-	if (w & OFI_WORK_KEYS) {
-		dapl_lock(&oep->lock);
-		for (i = 0; i < OFI_KEYCACHE; i++)
-			if (oep->keys[i].state == OFI_KEY_WANTED) {
-				oep->keys[i].state = OFI_KEY_ASKED;
-				ask[nask++] = oep->keys[i].key;
-			}
-		dapl_unlock(&oep->lock);
-		for (i = 0; i < nask && oep->conn; i++) {
-			ofi_wire_init(oep->oia, &m, OFI_MSG_KEYQ);
-			m.src_id = oep->conn->id;
-			m.dst_id = oep->conn->peer_id;
-			m.key = ask[i];
-			ofi_ctl_send(oep->oia, oep->conn->gen,
-				     oep->conn->peer_ctl,
-				     oep->conn->id, &m);
-		}
-	}
-	if (w & OFI_WORK_BIND) {
-		dapl_lock(&oep->lock);
-		switch (ofi_mw_run(oep)) { /* rmr.c */
-		case 2:
-			w |= OFI_WORK_BROKEN;
-			/* fall through */
-		case 1:
-			w |= OFI_WORK_READY;
-			break;
-		default:
-			break;
-		}
-		dapl_unlock(&oep->lock);
-	}
-	if (w & (OFI_WORK_READY | OFI_WORK_BROKEN)) {
-		ofi_ring_ready_locked(&oep->sq);
-		ofi_ring_ready_locked(&oep->rq);
-	}
-	return (int)(w & OFI_WORK_BROKEN) ? 2 : 1;
 }
 
 /* ---- errors: a request that never completes ---- */

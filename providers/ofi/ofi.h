@@ -745,6 +745,8 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len) DAPL_HIDDEN;
 /* oep locked: issues what was held and may go now */
 void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
+/* ocq locked, then oep: makes the ring ready if its oldest op is done */
+void ofi_ring_ready_locked(struct ofi_ring *r) DAPL_HIDDEN;
 /* oia->lock held: closes the data endpoint and completes every
  * outstanding op as flushed (takes the CQ and EP locks). */
 void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
