@@ -750,6 +750,15 @@ void ofi_ring_ready_locked(struct ofi_ring *r) DAPL_HIDDEN;
 /* oia->lock held: closes the data endpoint and completes every
  * outstanding op as flushed (takes the CQ and EP locks). */
 void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* oia->lock held: the EP's data endpoint opened and bound to its EVDs'
+ * CQs (qp_create, qp_reset) */
+int ofi_ep_fep_open(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* oia->lock held: the data endpoint closed; nothing more lands in the
+ * consumer's buffers and nothing more completes */
+void ofi_ep_close_fep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* The ring's CQ read, then what is still outstanding completed as
+ * flushed or, with clear, forgotten (the EP goes away or starts again) */
+void ofi_ring_drain(struct ofi_ring *r, int clear) DAPL_HIDDEN;
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		       uint64_t base, uint64_t len, uint32_t perm,
