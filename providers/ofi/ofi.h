@@ -745,6 +745,9 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len) DAPL_HIDDEN;
 /* oep locked: issues what was held and may go now */
 void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
+/* ocq and oep locked: a ring whose oldest op is done is ready; a ring
+ * without an EVD retires its done ops at once */
+void ofi_ring_ready(struct ofi_ring *r) DAPL_HIDDEN;
 /* ocq locked, then oep: makes the ring ready if its oldest op is done */
 void ofi_ring_ready_locked(struct ofi_ring *r) DAPL_HIDDEN;
 /* oia->lock held: closes the data endpoint and completes every
