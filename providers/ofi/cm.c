@@ -828,8 +828,8 @@ int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
 	return 0;
 }
 
-static void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
-		       const struct ofi_wire *m)
+void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+		const struct ofi_wire *m)
 {
 	struct dapl_tp_sp *osp = lep->sp ? dapl_sp_tp(lep->sp) : NULL;
 	struct ofi_conn *c;
@@ -1081,10 +1081,10 @@ static void ofi_ctl_rx(struct dapl_tp_ia *oia, struct ofi_rxbuf *rb,
 		/* to a listener, or a lingering one (no service point:
 		 * ofi_rx_req rejects it as finding nobody) */
 		if (!rb->owner->control)
-			ofi_rx_req(oia, rb->owner, m);
+			oia->cm->rx_req(oia, rb->owner, m);
 		return;
 	}
-	ofi_rx_conn(oia, m);
+	oia->cm->rx(oia, m);
 }
 
 static int ofi_av_renew(struct fid_av *av, fi_addr_t dest);
@@ -1120,8 +1120,8 @@ static int ofi_req_kept(struct dapl_tp_ia *oia, const struct ofi_conn *c)
 }
 
 /* A control send failed: libfabric could not reach the peer. */
-static void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
-			      int err)
+void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
+		       int err)
 {
 	struct ofi_conn *c = tb->conn_id ? ofi_conn_find(oia, tb->conn_id)
 					 : NULL;
@@ -1201,7 +1201,7 @@ static void ofi_ctl_entry(struct dapl_tp_ia *oia, void *ctx, int err,
 
 		dapl_list_del(&tb->link);
 		if (err)
-			ofi_ctl_tx_failed(oia, tb, err);
+			oia->cm->tx_failed(oia, tb, err);
 		else if (tb->msg.type == OFI_MSG_REQ && tb->conn_id)
 			ofi_req_delivered(oia, tb->conn_id);
 		free(tb);

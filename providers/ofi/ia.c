@@ -93,6 +93,13 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	free(oia);
 }
 
+/* The connection state machine's upcalls (ofi.h struct ofi_cm_upcalls) */
+static const struct ofi_cm_upcalls ofi_cm_up = {
+	.rx = ofi_rx_conn,
+	.rx_req = ofi_rx_req,
+	.tx_failed = ofi_ctl_tx_failed,
+};
+
 /* What we report where libfabric sets no limit. */
 #define OFI_DEFAULT_LIMIT 65536
 
@@ -187,6 +194,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (!oia)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
+	oia->cm = &ofi_cm_up;
 	pthread_mutex_init(&oia->lock, NULL);
 	dapl_list_init(&oia->sps);
 	dapl_list_init(&oia->conns);

@@ -504,7 +504,7 @@ static int ofi_msg_read(struct dapl_tp_ia *oia, struct ofi_conn *c)
 			ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
 			break;
 		}
-		ofi_rx_conn(oia, &w); /* cm.c */
+		oia->cm->rx(oia, &w); /* cm.c ofi_rx_conn */
 	}
 	fep = ofi_msg_fep(c);
 	if (m->rx_seq != m->credit_sent && fep &&

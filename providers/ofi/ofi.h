@@ -138,6 +138,8 @@ struct ofi_ctl_gen {
 	int shm_names_out;		/* and the AV refused one since */
 };
 
+struct ofi_cm_upcalls;
+
 struct dapl_tp_ia {
 	struct dapl_ia *ia;
 	pthread_mutex_t lock;
@@ -202,6 +204,9 @@ struct dapl_tp_ia {
 	pthread_mutex_t guard_lock;	/* guards; taken last, never held
 					 * into libfabric */
 	struct dapl_list guards;	/* ofi_shm_guard.link */
+	/* what the control endpoints (RDM) and the MSG channel hand up to the
+	 * connection state machine, set at open (ia.c) */
+	const struct ofi_cm_upcalls *cm;
 };
 
 /* An endpoint that receives control messages (the IA's, or a listener's). */
@@ -900,6 +905,31 @@ int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
 		 struct ofi_conn *c, const void *pdata, int plen) DAPL_HIDDEN;
 /* a control message for one of our connections (not a REQ) */
 void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
+/* RDM, oia->lock held: a REQ read on listening endpoint lep */
+void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+		const struct ofi_wire *m) DAPL_HIDDEN;
+/* RDM, oia->lock held: libfabric could not deliver control message tb
+ * (err: a positive FI_* code) */
+void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
+		       int err) DAPL_HIDDEN;
+/*
+ * What the layers under the connection state machine hand up to it, set
+ * at IA open (ia.c): a control message read on a control endpoint (RDM)
+ * or on a connection's channel (MSG), a REQ read on a listening
+ * endpoint, a control send that failed.  oia->lock held, no other ofi
+ * lock; never on the data path.
+ */
+struct ofi_cm_upcalls {
+	/* a control message for one of our connections (not a REQ) */
+	void (*rx)(struct dapl_tp_ia *oia, const struct ofi_wire *m);
+	/* RDM: a REQ on a listening (or lingering) endpoint */
+	void (*rx_req)(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+		       const struct ofi_wire *m);
+	/* RDM: libfabric could not deliver a control message (err: a
+	 * positive FI_* code) */
+	void (*tx_failed)(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
+			  int err);
+};
 
 /* msg.c: the FI_EP_MSG path */
 static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
