@@ -503,7 +503,8 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 	int rc;
 
 	if (ofi_is_msg(oia)) /* on the connection itself */
-		return ofi_msg_send(oia, msg);
+		return ofi_msg_send(oia, ofi_conn_find(oia, msg->src_id),
+				    msg);
 	tb = malloc(sizeof(*tb));
 	if (!tb)
 		return -FI_ENOMEM;

@@ -440,9 +440,9 @@ static void ofi_msg_reject(struct dapl_tp_ia *oia, struct fid_pep *pep,
 	fi_freeinfo(info);
 }
 
-int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *w)
+int ofi_msg_send(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		 const struct ofi_wire *w)
 {
-	struct ofi_conn *c = ofi_conn_find(oia, w->src_id);
 	struct ofi_msg_pend *p;
 
 	if (!c || !c->m)
@@ -1028,7 +1028,7 @@ void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c)
 		w.len = oep->sends_issued;
 		dapl_unlock(&oep->lock);
 	}
-	ofi_msg_send(oia, &w);
+	ofi_msg_send(oia, c, &w);
 	c->state = OFI_CONN_DISCONNECTING;
 	c->m->disc_end = dapl_now_ns() +
 			 ofi_env_num("DAPL_OFI_DISC_MS", 2000, 600000) *

@@ -955,7 +955,8 @@ void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 void ofi_msg_catch_up(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 /* oia->lock held: a control message on the connection (ofi_ctl_send) */
-int ofi_msg_send(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
+int ofi_msg_send(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		 const struct ofi_wire *m) DAPL_HIDDEN;
 /* oia->lock held: the connection ends: its endpoint if not the EP's */
 void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 void ofi_msg_conn_free(struct ofi_conn *c) DAPL_HIDDEN;
