@@ -81,4 +81,23 @@ struct ofi_msg_linger {
 	uint16_t port;
 };
 
+/* msg_chan.c, for msg.c (oia->lock held) */
+struct ofi_msg_linger *ofi_msg_linger_of(struct dapl_tp_ia *oia,
+					 const void *fid) DAPL_HIDDEN;
+int ofi_msg_pep_pending(struct dapl_tp_ia *oia,
+			const struct fid_pep *pep) DAPL_HIDDEN;
+void ofi_msg_pep_answered(struct dapl_tp_ia *oia,
+			  struct fid_pep *pep) DAPL_HIDDEN;
+struct ofi_msg_conn *ofi_msg_conn_new(struct dapl_tp_ia *oia,
+				      struct ofi_conn *c) DAPL_HIDDEN;
+struct fid_ep *ofi_msg_fep(struct ofi_conn *c) DAPL_HIDDEN;
+uint64_t ofi_msg_raddr(struct dapl_tp_ia *oia, struct ofi_msg_conn *m,
+		       size_t off) DAPL_HIDDEN;
+void ofi_msg_hdr_init(struct dapl_tp_ia *oia, struct ofi_msg_hdr *h,
+		      int type, struct ofi_conn *c) DAPL_HIDDEN;
+int ofi_msg_hdr_ok(const void *data, size_t len, int type) DAPL_HIDDEN;
+void ofi_msg_flush(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+void ofi_msg_reject(struct dapl_tp_ia *oia, struct fid_pep *pep,
+		    struct fi_info *info, int peer) DAPL_HIDDEN;
+
 #endif
