@@ -105,56 +105,6 @@ static inline struct ofi_conn *ofi_cr_conn(struct dapl_cr *cr)
 	return (struct ofi_conn *)(void *)dapl_cr_tp(cr);
 }
 
-/* ---- notes: upcalls made after the lock is dropped ---- */
-
-enum ofi_note_kind { OFI_NOTE_EP, OFI_NOTE_REQ };
-
-struct ofi_note {
-	struct dapl_list link;
-	enum ofi_note_kind kind;
-	struct dapl_ep *ep;
-	struct dapl_sp *sp;
-	struct ofi_conn *conn;		/* REQ */
-	enum dapl_cm_event event;
-	int plen;
-	unsigned char pdata[OFI_MAX_PDATA];
-};
-
-static struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia,
-				     const void *pdata, int plen)
-{
-	struct ofi_note *n;
-
-	n = calloc(1, sizeof(*n));
-	if (!n) {
-		dapl_dbg(DAPL_DBG_ERR, "ofi: connection event lost");
-		return NULL;
-	}
-	if (plen > 0 && plen <= OFI_MAX_PDATA) {
-		memcpy(n->pdata, pdata, (size_t)plen);
-		n->plen = plen;
-	}
-	dapl_list_add_tail(&oia->notes, &n->link);
-	return n;
-}
-
-/* locked: an event for ep, delivered after the lock is dropped */
-void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
-			enum dapl_cm_event ev, const void *pdata, int plen)
-{
-	struct ofi_note *n;
-
-	if (!ep)
-		return;
-	n = ofi_note_new(oia, pdata, plen);
-	if (!n)
-		return;
-	n->kind = OFI_NOTE_EP;
-	n->ep = ep;
-	n->event = ev;
-	dapl_progress_kick(oia->ia);
-}
-
 static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			     uint64_t now);
 static void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
@@ -207,21 +157,6 @@ void ofi_notes_deliver(struct dapl_tp_ia *oia)
 				pthread_mutex_unlock(&oia->lock);
 			}
 		}
-		free(n);
-	}
-}
-
-void ofi_notes_forget(struct dapl_tp_ia *oia, const void *obj)
-{
-	struct dapl_list *pos, *tmp;
-
-	dapl_list_for_each_safe(pos, tmp, &oia->notes) {
-		struct ofi_note *n = dapl_container_of(pos, struct ofi_note,
-						       link);
-
-		if (n->kind != OFI_NOTE_EP || (const void *)n->ep != obj)
-			continue;
-		dapl_list_del(&n->link);
 		free(n);
 	}
 }
@@ -454,17 +389,6 @@ static struct ofi_ctl_ep *ofi_lep_take(struct dapl_tp_ia *oia, uint16_t port)
 		}
 	}
 	return NULL;
-}
-
-void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
-		   enum ofi_msg_type type)
-{
-	memset(m, 0, offsetof(struct ofi_wire, pdata));
-	m->magic = OFI_WIRE_MAGIC;
-	m->version = OFI_WIRE_VERSION;
-	m->type = (uint16_t)type;
-	/* ctl_addr: the control endpoint it goes through (ofi_ctl_send) */
-	m->ia_addr = oia->addr;
 }
 
 static int ofi_tx_try(struct dapl_tp_ia *oia, struct ofi_txbuf *tb)
@@ -813,20 +737,6 @@ static void ofi_req_forget(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		    !memcmp(s->addr, m->ctl_addr, m->ctl_len))
 			s->len = 0;
 	}
-}
-
-int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
-		 struct ofi_conn *c, const void *pdata, int plen)
-{
-	struct ofi_note *n = ofi_note_new(oia, pdata, plen);
-
-	if (!n)
-		return -1;
-	n->kind = OFI_NOTE_REQ;
-	n->sp = sp;
-	n->conn = c;
-	dapl_progress_kick(oia->ia);
-	return 0;
 }
 
 void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,

@@ -869,6 +869,25 @@ void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_notes_forget(struct dapl_tp_ia *oia, const void *ep) DAPL_HIDDEN;
 /* IA close: forgets upcalls never made (their brackets closed). */
 void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* A connection event queued under oia->lock, made as an upcall without
+ * it (ofi_notes_deliver). */
+enum ofi_note_kind { OFI_NOTE_EP, OFI_NOTE_REQ };
+
+struct ofi_note {
+	struct dapl_list link;
+	enum ofi_note_kind kind;
+	struct dapl_ep *ep;
+	struct dapl_sp *sp;
+	struct ofi_conn *conn;		/* REQ */
+	enum dapl_cm_event event;
+	int plen;
+	unsigned char pdata[OFI_MAX_PDATA];
+};
+
+/* oia->lock held: a new note on oia->notes with pdata, the rest for the
+ * caller to fill; NULL if out of memory */
+struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia, const void *pdata,
+			      int plen) DAPL_HIDDEN;
 
 /* rmr.c */
 DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
