@@ -420,15 +420,12 @@ static int ofi_tx_held_to(struct dapl_tp_ia *oia, const struct ofi_ctl_gen *g,
 	return 0;
 }
 
-int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+int ofi_ctl_post(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 		 fi_addr_t dest, uint64_t conn_id, const struct ofi_wire *msg)
 {
 	struct ofi_txbuf *tb;
 	int rc;
 
-	if (ofi_is_msg(oia)) /* on the connection itself */
-		return ofi_msg_send(oia, ofi_conn_find(oia, msg->src_id),
-				    msg);
 	tb = malloc(sizeof(*tb));
 	if (!tb)
 		return -FI_ENOMEM;
@@ -462,6 +459,15 @@ int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 		free(tb);
 	}
 	return rc;
+}
+
+int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		 fi_addr_t dest, uint64_t conn_id, const struct ofi_wire *msg)
+{
+	if (ofi_is_msg(oia)) /* on the connection itself */
+		return ofi_msg_send(oia, ofi_conn_find(oia, msg->src_id),
+				    msg);
+	return ofi_ctl_post(oia, g, dest, conn_id, msg);
 }
 
 void ofi_ctl_backlog(struct dapl_tp_ia *oia)

@@ -825,6 +825,10 @@ int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 		 fi_addr_t dest, uint64_t conn_id,
 		 const struct ofi_wire *msg) DAPL_HIDDEN;
+/* RDM: ofi_ctl_send's half that sends through g's control endpoint */
+int ofi_ctl_post(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		 fi_addr_t dest, uint64_t conn_id,
+		 const struct ofi_wire *msg) DAPL_HIDDEN;
 void ofi_ctl_backlog(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 		   enum ofi_msg_type type) DAPL_HIDDEN;
