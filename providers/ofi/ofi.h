@@ -810,6 +810,22 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, struct fid_av *av,
 		 const struct sockaddr_in *src, struct dapl_sp *sp,
 		 struct ofi_ctl_ep **out) DAPL_HIDDEN;
 void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+/* oia->lock held: the control CQ read a bounded number of times, then
+ * c's endpoint closed (its buffers' completions are stale from then);
+ * ofi_ctl_free: c and its buffers freed */
+void ofi_ctl_shut(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+void ofi_ctl_free(struct ofi_ctl_ep *c) DAPL_HIDDEN;
+/* oia->lock held: is a control message to dest of g's AV held back? */
+int ofi_tx_held_to(struct dapl_tp_ia *oia, const struct ofi_ctl_gen *g,
+		   fi_addr_t dest) DAPL_HIDDEN;
+/* oia->lock held: rxm's connection to dest closed and the address
+ * inserted again under the same fi_addr_t, so that the next send
+ * connects afresh; 0 if so */
+int ofi_av_renew(struct fid_av *av, fi_addr_t dest) DAPL_HIDDEN;
+/* oia->lock held, TCP: a REQ to dest waited in rxm too long: rxm's
+ * connection to dest is started anew */
+void ofi_rxm_unstick(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
+		     fi_addr_t dest, uint64_t now) DAPL_HIDDEN;
 /* oia->lock held: c's receive buffers that could not be posted
  * (-FI_EAGAIN) posted again; how many went */
 int ofi_ctl_rx_repost(struct ofi_ctl_ep *c) DAPL_HIDDEN;
