@@ -834,6 +834,14 @@ int ofi_ctl_rx_repost(struct ofi_ctl_ep *c) DAPL_HIDDEN;
 void ofi_listeners_reopen(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_ctl_sent_wait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all) DAPL_HIDDEN;
+/* shm, oia->lock held: the listening endpoint of a freed PSP lingers
+ * at its qualifier's port */
+void ofi_lep_linger(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
+		    uint16_t port) DAPL_HIDDEN;
+/* oia->lock held: a listening endpoint for sp at src; port 0 (PSP_any):
+ * at the first free port of PSP_any's range */
+int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+		    struct dapl_sp *sp, struct ofi_ctl_ep **lep) DAPL_HIDDEN;
 /* oia->lock held: reads the control CQ; how many entries */
 int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* oia->lock held: sends (or holds on -FI_EAGAIN) a control message to
