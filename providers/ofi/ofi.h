@@ -945,6 +945,10 @@ void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 /* the connection's last event; tell_peer: a DISC first */
 void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		  enum dapl_cm_event ev, int tell_peer) DAPL_HIDDEN;
+/* passive: a REJECT to the requester (peer: the consumer rejected; 0:
+ * nobody listens), and the connection is closed */
+void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		     int peer) DAPL_HIDDEN;
 void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
 		 enum dapl_cm_event ev, const void *pdata, int plen) DAPL_HIDDEN;
 /* a connection request for sp, handed to udapl as a CR */
