@@ -815,7 +815,7 @@ int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id, uint32_t key)
 	return !c || c->state != OFI_CONN_ESTABLISHED || c->keyx_acked == key;
 }
 
-DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+DAT_RETURN ofi_rdm_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(sp);
 	struct sockaddr_in src = oia->addr;
@@ -823,10 +823,6 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	DAT_CONN_QUAL q = *qual;
 	int rc;
 
-	if (ofi_is_msg(oia)) {
-		free(osp);
-		return ofi_msg_listen(sp, qual);
-	}
 	if (!osp)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -838,6 +834,13 @@ DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 	if (!rc && !q)
 		q = ofi_addr_port(oia, osp->lep->name, osp->lep->namelen);
 	return ofi_listen_done(oia, sp, osp, rc, q, qual);
+}
+
+DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
+{
+	if (ofi_is_msg(ofi_ia_of(sp)))
+		return ofi_msg_listen(sp, qual);
+	return ofi_rdm_listen(sp, qual);
 }
 
 void ofi_listen_stop(struct dapl_sp *sp)
@@ -884,28 +887,17 @@ void ofi_listen_stop(struct dapl_sp *sp)
 	free(osp);
 }
 
-DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
-		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-		       const void *pdata, DAT_COUNT plen)
+DAT_RETURN ofi_rdm_connect(struct dapl_ep *ep, const struct sockaddr_in *to,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   const void *pdata, DAT_COUNT plen)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(ep);
 	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
-	struct sockaddr_in dst;
+	struct sockaddr_in dst = *to;
 	struct ofi_conn *c;
 	struct ofi_wire *m;
 	int rc, listening;
 
-	if (remote->sa_family != AF_INET)
-		return DAPL_ERR(DAT_INVALID_ADDRESS,
-				DAT_INVALID_ADDRESS_UNSUPPORTED);
-	if (!qual)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
-	if (plen < 0 || plen > OFI_MAX_PDATA)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
-	memcpy(&dst, remote, sizeof(dst));
-	dst.sin_port = htons(ofi_qual_port(qual));
-	if (ofi_is_msg(oia))
-		return ofi_msg_connect(ep, &dst, qual, timeout, pdata, plen);
 	pthread_mutex_lock(&oia->lock);
 	if (!oep || !oep->fep || oep->conn) {
 		pthread_mutex_unlock(&oia->lock);
@@ -982,8 +974,28 @@ DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
 	return DAT_SUCCESS;
 }
 
-DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
-		      DAT_COUNT plen)
+DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
+		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+		       const void *pdata, DAT_COUNT plen)
+{
+	struct sockaddr_in dst;
+
+	if (remote->sa_family != AF_INET)
+		return DAPL_ERR(DAT_INVALID_ADDRESS,
+				DAT_INVALID_ADDRESS_UNSUPPORTED);
+	if (!qual)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3);
+	if (plen < 0 || plen > OFI_MAX_PDATA)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG5);
+	memcpy(&dst, remote, sizeof(dst));
+	dst.sin_port = htons(ofi_qual_port(qual));
+	if (ofi_is_msg(ofi_ia_of(ep)))
+		return ofi_msg_connect(ep, &dst, qual, timeout, pdata, plen);
+	return ofi_rdm_connect(ep, &dst, qual, timeout, pdata, plen);
+}
+
+DAT_RETURN ofi_rdm_accept(struct dapl_cr *cr, struct dapl_ep *ep,
+			  const void *pdata, DAT_COUNT plen)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(cr);
 	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
@@ -991,10 +1003,6 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	struct ofi_wire m;
 	fi_addr_t peer;
 
-	if (plen < 0 || plen > OFI_MAX_PDATA)
-		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
-	if (ofi_is_msg(oia))
-		return ofi_msg_accept(cr, ep, pdata, plen);
 	pthread_mutex_lock(&oia->lock);
 	c = ofi_cr_conn(cr);
 	if (!c || c->ep || !oep || !oep->fep || oep->conn) {
@@ -1034,6 +1042,16 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 	pthread_mutex_unlock(&oia->lock);
 	return DAT_SUCCESS;
+}
+
+DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
+		      DAT_COUNT plen)
+{
+	if (plen < 0 || plen > OFI_MAX_PDATA)
+		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG4);
+	if (ofi_is_msg(ofi_ia_of(cr)))
+		return ofi_msg_accept(cr, ep, pdata, plen);
+	return ofi_rdm_accept(cr, ep, pdata, plen);
 }
 
 DAT_RETURN ofi_reject(struct dapl_cr *cr)

@@ -802,6 +802,14 @@ DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 DAT_RETURN ofi_reject(struct dapl_cr *cr) DAPL_HIDDEN;
 void ofi_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
 DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
+/* RDM: listen, connect and accept after ofi_listen, ofi_connect and
+ * ofi_accept checked the arguments (the same as msg.c's for MSG) */
+DAT_RETURN ofi_rdm_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+DAT_RETURN ofi_rdm_connect(struct dapl_ep *ep, const struct sockaddr_in *to,
+			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
+			   const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
+DAT_RETURN ofi_rdm_accept(struct dapl_cr *cr, struct dapl_ep *ep,
+			  const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
 /* oia->lock held: the EP is going away, its connection forgets it */
 void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* A control endpoint on av and its receive buffers (oia->lock or at
