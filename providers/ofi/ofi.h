@@ -352,6 +352,18 @@ struct ofi_conn {
 	struct ofi_msg_conn *m;		/* MSG only (msg.c) */
 };
 
+/* A connection request is a CR: the CR's transport data is the
+ * connection itself. */
+static inline struct dapl_tp_cr *ofi_conn_cr(struct ofi_conn *c)
+{
+	return (struct dapl_tp_cr *)(void *)c;
+}
+
+static inline struct ofi_conn *ofi_cr_conn(struct dapl_cr *cr)
+{
+	return (struct ofi_conn *)(void *)dapl_cr_tp(cr);
+}
+
 struct dapl_tp_sp {
 	struct dapl_list link;		/* oia->sps */
 	struct dapl_sp *sp;
@@ -866,6 +878,15 @@ void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 		   enum ofi_msg_type type) DAPL_HIDDEN;
 /* oia->lock held: keepalives, connect timeouts, broken connections */
 void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
+/* RDM, oia->lock held: the listener's ACCEPT of active connection c */
+void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
+		   const struct ofi_wire *m) DAPL_HIDDEN;
+/* RDM, oia->lock held: c's listener probe finished?  Then the REQ
+ * goes, or the connection ends. */
+void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
+/* RDM, oia->lock held: no REQACK came: the REQ again, once somebody
+ * listens there */
+void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 
 /* gen.c: the IA's control endpoint and AV (struct ofi_ctl_gen).
  * ofi_gen_open: the first, at IA open (oia->gen).  ofi_gen_roll, locked
