@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include "ofi.h"
+#include "data.h"
 
 void ofi_mw_put(struct dapl_tp_rmr *w)
 {

@@ -19,6 +19,9 @@
 #include <sys/socket.h>
 
 #include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 
 /* How long a disconnect waits for the peer's last sends (they travel on
  * another libfabric connection than the DISC). */

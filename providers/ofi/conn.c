@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "ofi.h"
+#include "cm.h"
 
 /* ---- connections ---- */
 

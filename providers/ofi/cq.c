@@ -17,6 +17,7 @@
 #include <sys/eventfd.h>
 
 #include "ofi.h"
+#include "data.h"
 
 enum { OFI_CQ_BATCH = 16 };
 

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "ofi.h"
+#include "wire.h"
+#include "cm.h"
 
 /* Reads of the control CQ before a control endpoint closes
  * (ofi_ctl_shut) */

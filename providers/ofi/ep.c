@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ofi.h"
+#include "data.h"
 
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring
  * without an EVD retires its done ops at once. */

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include "ofi.h"
+#include "data.h"
 
 /* ocq locked (if any), then oep: the ring leaves the ready list and
  * starts again empty. */

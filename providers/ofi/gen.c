@@ -38,6 +38,8 @@
 #include <arpa/inet.h>
 
 #include "ofi.h"
+#include "wire.h"
+#include "cm.h"
 
 /* shm: the names an AV takes before the IA moves on (of the 256 that
  * libfabric 1.17's shm allows: addr.c); DAPL_OFI_SHM_AV_NAMES picks

@@ -16,6 +16,9 @@
 #include <arpa/inet.h>
 
 #include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 
 /* The libfabric calls of the IA's selection (select.c): the library's own */
 static const struct ofi_fi_calls ofi_fi_calls = {

@@ -118,6 +118,8 @@
 #include <sys/auxv.h>
 
 #include "ofi.h"
+#include "data.h"
+#include "cm.h"
 
 const struct dapl_ops ofi_ops = {
     .ia_open = ofi_ia_open,

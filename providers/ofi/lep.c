@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include "ofi.h"
+#include "cm.h"
 
 /* shm: how many freed listeners' endpoints may linger at once (each
  * holds a shm region of 16 MB); how long: oia->linger_ns

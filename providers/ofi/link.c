@@ -4,6 +4,9 @@
  * (RDM: ctl.c, MSG: msg_chan.c) and its end
  */
 #include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 
 int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 		 fi_addr_t dest, uint64_t conn_id, const struct ofi_wire *msg)

@@ -59,6 +59,10 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 #include "msg.h"
 
 #define OFI_MSG_DISC_NS (2ull * 1000000000ull)

@@ -6,7 +6,7 @@
 #ifndef DAPL_OFI_MSG_H
 #define DAPL_OFI_MSG_H
 
-#include "ofi.h"
+#include "cm.h"
 
 /* The connect, accept and reject data before the DAT private data. */
 enum { OFI_HDR_REQ = 1, OFI_HDR_ACCEPT, OFI_HDR_REJECT };

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ofi.h"
+#include "wire.h"
+#include "cm.h"
 #include "msg.h"
 
 struct ofi_msg_linger *ofi_msg_linger_of(struct dapl_tp_ia *oia,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ofi.h"
+#include "cm.h"
 
 /* ---- notes: upcalls made after the lock is dropped ---- */
 

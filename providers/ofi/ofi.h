@@ -209,161 +209,6 @@ struct dapl_tp_ia {
 	const struct ofi_cm_upcalls *cm;
 };
 
-/* An endpoint that receives control messages (the IA's, or a listener's). */
-struct ofi_ctl_ep {
-	struct fid_ep *ep;
-	struct dapl_tp_ia *oia;
-	struct dapl_sp *sp;		/* listener: its service point */
-	int closing;			/* its buffers' completions are stale */
-	int control;			/* a control endpoint (gen.c), not a
-					 * listener */
-	struct dapl_list link;		/* oia->lingering_leps */
-	uint16_t port;			/* lingering: its qualifier's port */
-	uint64_t linger_end;		/* lingering: closes then */
-	struct ofi_rxbuf *rx;		/* OFI_CTL_RX buffers */
-	uint8_t name[OFI_ADDR_MAX];	/* fi_getname */
-	size_t namelen;
-};
-
-/* ---- the connection protocol (cm.c) -------------------------------------- */
-
-enum ofi_msg_type {
-	OFI_MSG_REQ = 1,	/* active -> listener: connect */
-	OFI_MSG_ACCEPT,		/* passive -> active (MSG: on the channel,
-				 * after the passive FI_CONNECTED; msg.c) */
-	OFI_MSG_REJECT,		/* passive -> active (status: peer or not) */
-	OFI_MSG_RTU,		/* active -> passive: ready to use */
-	OFI_MSG_DISC,		/* either way: the connection is over */
-	OFI_MSG_KA,		/* either way: keepalive */
-	OFI_MSG_KEYQ,		/* where is the registration of key? */
-	OFI_MSG_KEYR,		/* its base and length (status 0) or none */
-	OFI_MSG_KEYX,		/* a window's key is revoked (rmr.c) */
-	OFI_MSG_KEYXA,		/* the peer forgot it */
-	OFI_MSG_REQACK,		/* passive -> active: the REQ was read */
-};
-
-#define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
-/* 2: on MSG the active side waits for the passive side's ACCEPT on the
- * channel before it reports ESTABLISHED (msg.c) */
-#define OFI_WIRE_VERSION 2
-
-/* DISC's status: the sender's end of the connection broke (a failed DTO,
- * a request that never completed), so the peer ends it BROKEN too, at
- * once, instead of draining it into a graceful DISCONNECTED. */
-#define OFI_DISC_BROKEN 1u
-
-/* A control message.  Host byte order: both ends are one host's kind. */
-struct ofi_wire {
-	uint32_t magic;
-	uint16_t version;
-	uint16_t type;
-	uint64_t qual;			/* REQ: the full 64-bit qualifier */
-	uint64_t src_id, dst_id;	/* connection ids of sender, receiver */
-	uint64_t key, base, len;	/* KEYQ, KEYR; DISC: len = sends,
-					 * base = the peer's messages received
-					 * (cm.c) */
-	uint64_t fkey;			/* KEYR: the registration's libfabric
-					 * key (dapl_tp_lmr.fkey) */
-	uint32_t status;		/* REJECT: 1 peer, 0 nobody; KEYR;
-					 * DISC: OFI_DISC_BROKEN or 0 */
-	uint16_t ctl_len, data_len;
-	uint8_t ctl_addr[OFI_ADDR_MAX];	/* sender's control endpoint */
-	uint8_t data_addr[OFI_ADDR_MAX];	/* REQ, ACCEPT: its data endpoint */
-	struct sockaddr_in ia_addr;	/* REQ: the sender's IA address */
-	uint16_t pdata_len;
-	uint8_t pdata[OFI_MAX_PDATA];
-};
-
-struct ofi_rxbuf {
-	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_RX */
-	struct ofi_ctl_ep *owner;
-	int posted;			/* 0: -FI_EAGAIN, the engine retries */
-	struct ofi_wire msg;
-};
-
-struct ofi_txbuf {
-	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_TX */
-	struct dapl_list link;		/* oia->txbufs */
-	int held;			/* not handed to libfabric yet */
-	uint64_t since;			/* held since (cm.c ofi_rxm_unstick) */
-	uint64_t stuck_ns;		/* TCP: held that long: rxm's
-					 * connection is started anew */
-	struct ofi_ctl_gen *gen;	/* sent through its control endpoint;
-					 * dest is in its AV */
-	fi_addr_t dest;
-	uint64_t conn_id;		/* whose message (errors), 0: none */
-	struct ofi_wire msg;
-};
-
-enum ofi_conn_state {
-	OFI_CONN_CONNECTING,	/* active: REQ sent */
-	OFI_CONN_REQUEST,	/* passive: CR not yet answered */
-	OFI_CONN_ACCEPTING,	/* passive: ACCEPT sent, waiting for RTU */
-	OFI_CONN_ESTABLISHED,
-	OFI_CONN_DRAINING,	/* the peer disconnected: its last sends
-				 * may still be on their way */
-	OFI_CONN_CLOSED,	/* its last event was reported */
-	OFI_CONN_DISCONNECTING,	/* MSG: our DISC went, the peer's close or
-				 * the bound ends it (msg.c) */
-};
-
-struct ofi_msg_conn;	/* msg.c: a connection's libfabric side on MSG */
-
-struct ofi_conn {
-	struct dapl_list link;		/* oia->conns */
-	uint64_t id, peer_id;
-	enum ofi_conn_state state;
-	int active;
-	struct dapl_ep *ep;		/* bound EP (active, or accepted) */
-	struct dapl_sp *sp;		/* passive: the listener */
-	struct dapl_cr *cr;		/* passive: the CR udapl made */
-	struct ofi_ctl_gen *gen;	/* our control endpoint and the AV
-					 * peer_ctl and dest are in (gen.c) */
-	fi_addr_t peer_ctl;		/* where our control messages go */
-	fi_addr_t dest;			/* active: the listener */
-	uint8_t peer_data[OFI_ADDR_MAX];
-	size_t peer_data_len;
-	struct sockaddr_in peer_ia;	/* passive: the requester's IA */
-	DAT_CONN_QUAL peer_port;
-	uint64_t deadline;		/* active: connect timeout, 0: none */
-	uint64_t last_heard;		/* keepalive */
-	int probe_fd;			/* active, TCP: the listener probe */
-	struct ofi_wire *req;		/* active: the REQ (probe, resend) */
-	uint64_t req_resend;		/* active: when to send the REQ again
-					 * unless the listener read it (REQACK),
-					 * 0: not sent yet, or read */
-	uint64_t req_gap;		/* active: the next wait for REQACK */
-	int req_delivered;		/* active: libfabric completed a REQ
-					 * (cm.c ofi_ctl_tx_failed) */
-	uint64_t req_delivered_at;	/* active: when it did, first */
-	int listener_heard;		/* active: the listener read the REQ
-					 * (REQACK) or spoke since: from then
-					 * on its silence ends the connect,
-					 * whatever the consumer's timeout */
-	struct sockaddr_in dst;		/* active: the listener's address */
-	uint8_t peer_ctl_addr[OFI_ADDR_MAX]; /* passive: the requester's */
-	uint16_t peer_ctl_len;
-	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
-	uint64_t drain_end;		/* DRAINING: give up waiting then */
-	uint64_t keyx_acked;		/* the last revoked key the peer
-					 * confirmed (KEYXA) */
-	unsigned char pdata[OFI_MAX_PDATA];
-	int plen;
-	struct ofi_msg_conn *m;		/* MSG only (msg.c) */
-};
-
-/* A connection request is a CR: the CR's transport data is the
- * connection itself. */
-static inline struct dapl_tp_cr *ofi_conn_cr(struct ofi_conn *c)
-{
-	return (struct dapl_tp_cr *)(void *)c;
-}
-
-static inline struct ofi_conn *ofi_cr_conn(struct dapl_cr *cr)
-{
-	return (struct ofi_conn *)(void *)dapl_cr_tp(cr);
-}
-
 struct dapl_tp_sp {
 	struct dapl_list link;		/* oia->sps */
 	struct dapl_sp *sp;
@@ -599,35 +444,26 @@ struct dapl_tp_rmr {
 DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps) DAPL_HIDDEN;
 void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
-/* Opens an RDM endpoint on src, bound to av and the CQs, enabled. */
-int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
-		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
-		struct fid_ep **ep) DAPL_HIDDEN;
-void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
-/* wake.c: each endpoint's wake-up (its fid context), for the engine */
-struct ofi_wake;
-void ofi_wake_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_wake_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia,
-			       struct fid_ep *ep) DAPL_HIDDEN;
-void ofi_wake_arm(struct ofi_wake *w) DAPL_HIDDEN;
-void ofi_wake_disarm(struct ofi_wake *w) DAPL_HIDDEN;
-void ofi_wake_close(struct ofi_wake *w) DAPL_HIDDEN;
-int ofi_wake_trywait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
-			const uint8_t *name, size_t len) DAPL_HIDDEN;
-void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
-			size_t len) DAPL_HIDDEN;
-void ofi_wake_ring(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
-			fi_addr_t dest) DAPL_HIDDEN;
-/* local.c, shm: the endpoints this process has open, whose names go
- * into an AV under an alias (addr.c ofi_shm_insert); add, del and any
- * under ofi_global */
-int ofi_local_any(void) DAPL_HIDDEN;
-void ofi_local_add(const void *name, size_t len) DAPL_HIDDEN;
-void ofi_local_del(const void *name, size_t len) DAPL_HIDDEN;
-int ofi_local_has(const void *name, size_t len) DAPL_HIDDEN;
+
+/* progress.c */
+int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
+/* oia->lock held: what the EP's work flags ask for; nonzero if any */
+int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+
+/* qp.c */
+DAT_RETURN ofi_qp_create(struct dapl_ep *ep) DAPL_HIDDEN;
+void ofi_qp_destroy(struct dapl_ep *ep) DAPL_HIDDEN;
+DAT_RETURN ofi_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
+
+/* rmr.c */
+DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
+void ofi_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
+/* oia->lock held, oep locked: runs the bind at the head of the send
+ * ring if every earlier request completed: 0 if it did not run, 1 if it
+ * ran, 2 if it failed (the connection is to break) */
+int ofi_mw_run(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+
+/* env.c */
 /* IA and endpoint open and close reach libfabric's process-wide state
  * under this lock, which fork() waits for (init.c). */
 void ofi_global_enter(void) DAPL_HIDDEN;
@@ -646,27 +482,45 @@ uint64_t ofi_env_range(const char *name, uint64_t def, uint64_t min,
 uint64_t ofi_env_num(const char *name, uint64_t def,
 		     uint64_t max) DAPL_HIDDEN;
 
+/* local.c, shm: the endpoints this process has open, whose names go
+ * into an AV under an alias (addr.c ofi_shm_insert); add, del and any
+ * under ofi_global */
+int ofi_local_any(void) DAPL_HIDDEN;
+void ofi_local_add(const void *name, size_t len) DAPL_HIDDEN;
+void ofi_local_del(const void *name, size_t len) DAPL_HIDDEN;
+int ofi_local_has(const void *name, size_t len) DAPL_HIDDEN;
+
+/* wake.c: each endpoint's wake-up (its fid context), for the engine */
+struct ofi_wake;
+void ofi_wake_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wake_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia,
+			       struct fid_ep *ep) DAPL_HIDDEN;
+void ofi_wake_arm(struct ofi_wake *w) DAPL_HIDDEN;
+void ofi_wake_disarm(struct ofi_wake *w) DAPL_HIDDEN;
+void ofi_wake_close(struct ofi_wake *w) DAPL_HIDDEN;
+int ofi_wake_trywait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
+			const uint8_t *name, size_t len) DAPL_HIDDEN;
+void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
+			size_t len) DAPL_HIDDEN;
+void ofi_wake_ring(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
+			fi_addr_t dest) DAPL_HIDDEN;
+
+/* shm_sweep.c: before the first shm endpoint of a process, removes the
+ * regions a dead process of the same pid left in /dev/shm, and those of
+ * processes that are gone; the sweep of one directory for one pid and
+ * start time returns how many it removed. */
+void ofi_shm_sweep_stale(void) DAPL_HIDDEN;
+int ofi_shm_sweep(const char *dir, pid_t pid, time_t start) DAPL_HIDDEN;
+/* The regions in dir of processes that are gone (shm_sweep.c): how many
+ * it removed. */
+int ofi_shm_sweep_dead(const char *dir) DAPL_HIDDEN;
+
 /* addr.c */
 int ofi_params_parse(const char *params, char *prov, size_t provlen,
 		     struct sockaddr_in *addr) DAPL_HIDDEN;
-/* The port of a qualifier: one of OFI_QUAL_PORT_MIN..MAX (addr.c says
- * why); 0 for 0 */
-#define OFI_QUAL_PORT_MIN 1024
-#define OFI_QUAL_PORT_MAX 32767
-#define OFI_QUAL_PORTS (OFI_QUAL_PORT_MAX - OFI_QUAL_PORT_MIN + 1)
-uint16_t ofi_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
-/* oia->lock held: a service point of the IA listens on port */
-int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port) DAPL_HIDDEN;
-/* PSP_any (oia->lock held): open_at(oia, src, arg) at src's address and
- * the free ports of OFI_ANY_PORT_MIN..OFI_QUAL_PORT_MAX in turn, past the
- * IA's own service points' and those in use, until one opens (0, src's
- * port the qualifier) or fails otherwise (its error) */
-#define OFI_ANY_PORT_MIN 24576
-#define OFI_ANY_PORTS (OFI_QUAL_PORT_MAX - OFI_ANY_PORT_MIN + 1)
-int ofi_any_listen(struct dapl_tp_ia *oia, struct sockaddr_in *src,
-		   int (*open_at)(struct dapl_tp_ia *oia,
-				  const struct sockaddr_in *src, void *arg),
-		   void *arg) DAPL_HIDDEN;
 /* The libfabric address of the endpoint at (IP, port) in the IA's
  * provider's format; its length, 0 if it has none. */
 size_t ofi_addr_make(const struct dapl_tp_ia *oia,
@@ -699,18 +553,39 @@ int ofi_addr_insert_gen(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 			fi_addr_t *out) DAPL_HIDDEN;
 int ofi_addr_insert(struct dapl_tp_ia *oia, struct fid_av *av,
 		    const void *addr, size_t len, fi_addr_t *out) DAPL_HIDDEN;
-/* shm_sweep.c: before the first shm endpoint of a process, removes the
- * regions a dead process of the same pid left in /dev/shm, and those of
- * processes that are gone; the sweep of one directory for one pid and
- * start time returns how many it removed. */
-void ofi_shm_sweep_stale(void) DAPL_HIDDEN;
-int ofi_shm_sweep(const char *dir, pid_t pid, time_t start) DAPL_HIDDEN;
-/* The regions in dir of processes that are gone (shm_sweep.c): how many
- * it removed. */
-int ofi_shm_sweep_dead(const char *dir) DAPL_HIDDEN;
 /* The port of one of our libfabric addresses, 0 if it has none. */
 uint16_t ofi_addr_port(const struct dapl_tp_ia *oia, const void *addr,
 		       size_t len) DAPL_HIDDEN;
+
+/* sp.c */
+/* The port of a qualifier: one of OFI_QUAL_PORT_MIN..MAX (addr.c says
+ * why); 0 for 0 */
+#define OFI_QUAL_PORT_MIN 1024
+#define OFI_QUAL_PORT_MAX 32767
+#define OFI_QUAL_PORTS (OFI_QUAL_PORT_MAX - OFI_QUAL_PORT_MIN + 1)
+uint16_t ofi_qual_port(DAT_CONN_QUAL qual) DAPL_HIDDEN;
+/* oia->lock held: a service point of the IA listens on port */
+int ofi_sp_port_taken(struct dapl_tp_ia *oia, uint16_t port) DAPL_HIDDEN;
+/* PSP_any (oia->lock held): open_at(oia, src, arg) at src's address and
+ * the free ports of OFI_ANY_PORT_MIN..OFI_QUAL_PORT_MAX in turn, past the
+ * IA's own service points' and those in use, until one opens (0, src's
+ * port the qualifier) or fails otherwise (its error) */
+#define OFI_ANY_PORT_MIN 24576
+#define OFI_ANY_PORTS (OFI_QUAL_PORT_MAX - OFI_ANY_PORT_MIN + 1)
+int ofi_any_listen(struct dapl_tp_ia *oia, struct sockaddr_in *src,
+		   int (*open_at)(struct dapl_tp_ia *oia,
+				  const struct sockaddr_in *src, void *arg),
+		   void *arg) DAPL_HIDDEN;
+DAT_RETURN ofi_listen_done(struct dapl_tp_ia *oia, struct dapl_sp *sp,
+			   struct dapl_tp_sp *osp, int rc, DAT_CONN_QUAL q,
+			   DAT_CONN_QUAL *qual) DAPL_HIDDEN;
+
+/* fabric.c */
+/* Opens an RDM endpoint on src, bound to av and the CQs, enabled. */
+int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
+		struct fid_av *av, struct fid_cq *tx, struct fid_cq *rx,
+		struct fid_ep **ep) DAPL_HIDDEN;
+void ofi_ep_close(struct fid_ep *ep) DAPL_HIDDEN;
 
 /* mr.c */
 DAT_RETURN ofi_pz_create(struct dapl_pz *pz) DAPL_HIDDEN;
@@ -720,19 +595,19 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr,
 			struct dapl_lmr *orig) DAPL_HIDDEN;
 DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN;
+/* oia->lock held: connection conn was told window m's key (cm.c KEYQ);
+ * -1 if it cannot be remembered (then it must not be told) */
+int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn) DAPL_HIDDEN;
+/* A fresh application key, never 0, never reused while the IA is open */
+uint32_t ofi_key_next(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 
-/* cq.c */
-DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen,
-			 int *fd) DAPL_HIDDEN;
-DAT_RETURN ofi_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen) DAPL_HIDDEN;
-void ofi_cq_destroy(struct dapl_evd *evd) DAPL_HIDDEN;
-int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe,
-		int max) DAPL_HIDDEN;
-DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
-void ofi_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
-/* locked (ocq): reads what libfabric has; how many it read */
-int ofi_cq_read_locked(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
-void ofi_cq_complete(void *op_context, int err, uint32_t len) DAPL_HIDDEN;
+/* atomic.c */
+/* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */
+int ofi_atomic_probe(struct dapl_tp_ia *oia, struct fid_ep *ep) DAPL_HIDDEN;
+/* oep locked: issues an atomic to target offset or address addr of the
+ * registration of libfabric key fkey */
+int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op,
+		     uint64_t addr, uint64_t fkey) DAPL_HIDDEN;
 
 /*
  * The code of a libfabric error entry, as the positive FI_* errno that
@@ -747,318 +622,23 @@ static inline int ofi_err_code(int err)
 		err = -err;
 	return err ? err : FI_EIO;
 }
-void ofi_cq_notify(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
 
-/* ep.c */
-DAT_RETURN ofi_qp_create(struct dapl_ep *ep) DAPL_HIDDEN;
-void ofi_qp_destroy(struct dapl_ep *ep) DAPL_HIDDEN;
-DAT_RETURN ofi_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
-DAT_RETURN ofi_post_send(struct dapl_ep *ep,
-			 const struct dapl_post *p) DAPL_HIDDEN;
-DAT_RETURN ofi_post_recv(struct dapl_ep *ep,
-			 const struct dapl_post *p) DAPL_HIDDEN;
-/* locked (ocq, then oep): a libfabric completion of op */
-void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
-		     uint32_t len) DAPL_HIDDEN;
-/* oep locked: issues what was held and may go now */
-void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
-/* ocq and oep locked: a ring whose oldest op is done is ready; a ring
- * without an EVD retires its done ops at once */
-void ofi_ring_ready(struct ofi_ring *r) DAPL_HIDDEN;
-/* ocq locked, then oep: makes the ring ready if its oldest op is done */
-void ofi_ring_ready_locked(struct ofi_ring *r) DAPL_HIDDEN;
-/* oia->lock held: closes the data endpoint and completes every
- * outstanding op as flushed (takes the CQ and EP locks). */
-void ofi_ep_flush(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* oia->lock held: the EP's data endpoint opened and bound to its EVDs'
- * CQs (qp_create, qp_reset) */
-int ofi_ep_fep_open(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* oia->lock held: the data endpoint closed; nothing more lands in the
- * consumer's buffers and nothing more completes */
-void ofi_ep_close_fep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* The ring's CQ read, then what is still outstanding completed as
- * flushed or, with clear, forgotten (the EP goes away or starts again) */
-void ofi_ring_drain(struct ofi_ring *r, int clear) DAPL_HIDDEN;
-/* The peer's answer about a key (cm.c, oia->lock held) */
-void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len, uint32_t perm,
-		       uint64_t fkey) DAPL_HIDDEN;
-/* The number of the peer's messages received here: the receives
- * complete in posting order from the first (they match the peer's sends
- * in its order), for the DISC (cm.c). */
-uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* The peer's DISC said it received the first n of our sends. */
-void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
-/* A send of ours the peer received that has not completed here yet. */
-int ofi_ep_sends_pending(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* oia->lock held: what the EP's work flags ask for; nonzero if any */
-int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* shm: the dead-peer guard of oep's connection to the endpoint named
- * peer (oia->lock held); the watchdog's walk over the IA's guards */
-void ofi_ep_guard(struct dapl_tp_ep *oep, const uint8_t *peer,
-		  size_t len) DAPL_HIDDEN;
-void ofi_ep_guards_watch(void *arg) DAPL_HIDDEN;
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
 {
 	__atomic_or_fetch(&oep->work, work, __ATOMIC_RELEASE);
 }
-
-/* cm.c */
-DAT_RETURN ofi_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-void ofi_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
-DAT_RETURN ofi_connect(struct dapl_ep *ep, const struct sockaddr *remote,
-		       DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-		       const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
-DAT_RETURN ofi_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
-		      DAT_COUNT plen) DAPL_HIDDEN;
-DAT_RETURN ofi_reject(struct dapl_cr *cr) DAPL_HIDDEN;
-void ofi_cr_destroy(struct dapl_cr *cr) DAPL_HIDDEN;
-DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt) DAPL_HIDDEN;
-/* RDM: listen, connect and accept after ofi_listen, ofi_connect and
- * ofi_accept checked the arguments (the same as msg.c's for MSG) */
-DAT_RETURN ofi_rdm_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-DAT_RETURN ofi_rdm_connect(struct dapl_ep *ep, const struct sockaddr_in *to,
-			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-			   const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
-DAT_RETURN ofi_rdm_accept(struct dapl_cr *cr, struct dapl_ep *ep,
-			  const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
-/* oia->lock held: the EP is going away, its connection forgets it */
-void ofi_conn_detach_ep(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* A control endpoint on av and its receive buffers (oia->lock or at
- * open); ofi_ctl_close: closed, its CQ entries read, freed. */
-int ofi_ctl_open(struct dapl_tp_ia *oia, struct fid_av *av,
-		 const struct sockaddr_in *src, struct dapl_sp *sp,
-		 struct ofi_ctl_ep **out) DAPL_HIDDEN;
-void ofi_ctl_close(struct ofi_ctl_ep *c) DAPL_HIDDEN;
-/* oia->lock held: the control CQ read a bounded number of times, then
- * c's endpoint closed (its buffers' completions are stale from then);
- * ofi_ctl_free: c and its buffers freed */
-void ofi_ctl_shut(struct ofi_ctl_ep *c) DAPL_HIDDEN;
-void ofi_ctl_free(struct ofi_ctl_ep *c) DAPL_HIDDEN;
-/* oia->lock held: is a control message to dest of g's AV held back? */
-int ofi_tx_held_to(struct dapl_tp_ia *oia, const struct ofi_ctl_gen *g,
-		   fi_addr_t dest) DAPL_HIDDEN;
-/* oia->lock held: rxm's connection to dest closed and the address
- * inserted again under the same fi_addr_t, so that the next send
- * connects afresh; 0 if so */
-int ofi_av_renew(struct fid_av *av, fi_addr_t dest) DAPL_HIDDEN;
-/* oia->lock held, TCP: a REQ to dest waited in rxm too long: rxm's
- * connection to dest is started anew */
-void ofi_rxm_unstick(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
-		     fi_addr_t dest, uint64_t now) DAPL_HIDDEN;
-/* oia->lock held: c's receive buffers that could not be posted
- * (-FI_EAGAIN) posted again; how many went */
-int ofi_ctl_rx_repost(struct ofi_ctl_ep *c) DAPL_HIDDEN;
-/* oia->lock held: the listening endpoint of every service point closed
- * and opened again on the current AV (gen.c ofi_gen_roll) */
-void ofi_listeners_reopen(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_ctl_sent_wait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_lep_linger_end(struct dapl_tp_ia *oia, int all) DAPL_HIDDEN;
-/* shm, oia->lock held: the listening endpoint of a freed PSP lingers
- * at its qualifier's port */
-void ofi_lep_linger(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
-		    uint16_t port) DAPL_HIDDEN;
-/* oia->lock held: a listening endpoint for sp at src; port 0 (PSP_any):
- * at the first free port of PSP_any's range */
-int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
-		    struct dapl_sp *sp, struct ofi_ctl_ep **lep) DAPL_HIDDEN;
-/* oia->lock held: reads the control CQ; how many entries */
-int ofi_ctl_drain(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* oia->lock held: sends (or holds on -FI_EAGAIN) a control message to
- * dest, an address in g's AV, through g's control endpoint */
-int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
-		 fi_addr_t dest, uint64_t conn_id,
-		 const struct ofi_wire *msg) DAPL_HIDDEN;
-/* RDM: ofi_ctl_send's half that sends through g's control endpoint */
-int ofi_ctl_post(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
-		 fi_addr_t dest, uint64_t conn_id,
-		 const struct ofi_wire *msg) DAPL_HIDDEN;
-void ofi_ctl_backlog(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
-		   enum ofi_msg_type type) DAPL_HIDDEN;
-/* oia->lock held: keepalives, connect timeouts, broken connections */
-void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
-/* RDM, oia->lock held: the listener's ACCEPT of active connection c */
-void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
-		   const struct ofi_wire *m) DAPL_HIDDEN;
-/* RDM, oia->lock held: c's listener probe finished?  Then the REQ
- * goes, or the connection ends. */
-void ofi_probe_check(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-/* RDM, oia->lock held: no REQACK came: the REQ again, once somebody
- * listens there */
-void ofi_req_resend(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-
-/* gen.c: the IA's control endpoint and AV (struct ofi_ctl_gen).
- * ofi_gen_open: the first, at IA open (oia->gen).  ofi_gen_roll, locked
- * and outside the control CQ's handlers: over shm, a new one once the
- * current one's AV has taken OFI_GEN_ROLL names.  ofi_gens_reap,
- * locked: the old ones nothing is on any more, closed.  ofi_gens_close:
- * all, at the IA's close. */
-int ofi_gen_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* locked: every control endpoint's receive buffers posted (cm.c
- * ofi_ctl_rx_repost); how many went */
-int ofi_ctl_repost(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_gen_roll(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_gens_reap(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_gens_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* the current control endpoint of a fabric that has one (not MSG) */
-static inline struct ofi_ctl_ep *ofi_ctl_of(const struct dapl_tp_ia *oia)
-{
-	return oia->gen ? oia->gen->ctl : NULL;
-}
-/* oia->lock held: a failed DTO of oep breaks its connection */
-void ofi_conn_broken(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* shm: oep's peer died in a lock (shm_guard.c): the connection ends
- * without a word to the peer */
-void ofi_conn_peer_gone(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* oia->lock held: tells the peer of connection conn_id that key is
- * revoked (rmr.c); 1 if it was told, 0 if the connection is gone. */
-int ofi_keyx_send(struct dapl_tp_ia *oia, uint64_t conn_id,
-		  uint32_t key) DAPL_HIDDEN;
-/* oia->lock held: the peer confirmed key, or the connection is over */
-int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id,
-		  uint32_t key) DAPL_HIDDEN;
-/* oia->lock held: the key of a window the peer revoked is bad now */
-void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key) DAPL_HIDDEN;
-/* Without the lock: makes the upcalls queued so far. */
-void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* oia->lock held: the EP goes away, its events not yet made with it */
-void ofi_notes_forget(struct dapl_tp_ia *oia, const void *ep) DAPL_HIDDEN;
-/* IA close: forgets upcalls never made (their brackets closed). */
-void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* A connection event queued under oia->lock, made as an upcall without
- * it (ofi_notes_deliver). */
-enum ofi_note_kind { OFI_NOTE_EP, OFI_NOTE_REQ };
-
-struct ofi_note {
-	struct dapl_list link;
-	enum ofi_note_kind kind;
-	struct dapl_ep *ep;
-	struct dapl_sp *sp;
-	struct ofi_conn *conn;		/* REQ */
-	enum dapl_cm_event event;
-	int plen;
-	unsigned char pdata[OFI_MAX_PDATA];
-};
-
-/* oia->lock held: a new note on oia->notes with pdata, the rest for the
- * caller to fill; NULL if out of memory */
-struct ofi_note *ofi_note_new(struct dapl_tp_ia *oia, const void *pdata,
-			      int plen) DAPL_HIDDEN;
-
-/* rmr.c */
-DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr) DAPL_HIDDEN;
-void ofi_mw_free(struct dapl_rmr *rmr) DAPL_HIDDEN;
-/* oia->lock held: connection conn was told window m's key (cm.c KEYQ);
- * -1 if it cannot be remembered (then it must not be told) */
-int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn) DAPL_HIDDEN;
-/* post_send of DAPL_OP_BIND_MW: fills op (a reference on the window) */
-DAT_RETURN ofi_mw_post(struct dapl_tp_ep *oep, struct ofi_op *op,
-		       const struct dapl_post *p) DAPL_HIDDEN;
-/* oep locked: a bind op leaves HELD without running */
-void ofi_mw_unhold(struct ofi_op *op) DAPL_HIDDEN;
-/* One reference on the window dropped (the RMR's or a HELD bind's): the
- * last frees it. */
-void ofi_mw_put(struct dapl_tp_rmr *w) DAPL_HIDDEN;
-/* oia->lock held, oep locked: runs the bind at the head of the send
- * ring if every earlier request completed: 0 if it did not run, 1 if it
- * ran, 2 if it failed (the connection is to break) */
-int ofi_mw_run(struct dapl_tp_ep *oep) DAPL_HIDDEN;
-/* A fresh application key, never 0, never reused while the IA is open */
-uint32_t ofi_key_next(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-
-/* cm.c, shared with msg.c (oia->lock held) */
-struct ofi_conn *ofi_conn_new(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-struct ofi_conn *ofi_conn_find(struct dapl_tp_ia *oia, uint64_t id) DAPL_HIDDEN;
-void ofi_conn_free(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-/* the connection's last event; tell_peer: a DISC first */
-void ofi_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c,
-		  enum dapl_cm_event ev, int tell_peer) DAPL_HIDDEN;
-/* passive: a REJECT to the requester (peer: the consumer rejected; 0:
- * nobody listens), and the connection is closed */
-void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
-		     int peer) DAPL_HIDDEN;
-void ofi_note_ep(struct dapl_tp_ia *oia, struct dapl_ep *ep,
-		 enum dapl_cm_event ev, const void *pdata, int plen) DAPL_HIDDEN;
-/* a connection request for sp, handed to udapl as a CR */
-int ofi_note_req(struct dapl_tp_ia *oia, struct dapl_sp *sp,
-		 struct ofi_conn *c, const void *pdata, int plen) DAPL_HIDDEN;
-/* a control message for one of our connections (not a REQ) */
-void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
-/* RDM, oia->lock held: a REQ read on listening endpoint lep */
-void ofi_rx_req(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
-		const struct ofi_wire *m) DAPL_HIDDEN;
-/* RDM, oia->lock held: libfabric could not deliver control message tb
- * (err: a positive FI_* code) */
-void ofi_ctl_tx_failed(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
-		       int err) DAPL_HIDDEN;
-/*
- * What the layers under the connection state machine hand up to it, set
- * at IA open (ia.c): a control message read on a control endpoint (RDM)
- * or on a connection's channel (MSG), a REQ read on a listening
- * endpoint, a control send that failed.  oia->lock held, no other ofi
- * lock; never on the data path.
- */
-struct ofi_cm_upcalls {
-	/* a control message for one of our connections (not a REQ) */
-	void (*rx)(struct dapl_tp_ia *oia, const struct ofi_wire *m);
-	/* RDM: a REQ on a listening (or lingering) endpoint */
-	void (*rx_req)(struct dapl_tp_ia *oia, struct ofi_ctl_ep *lep,
-		       const struct ofi_wire *m);
-	/* RDM: libfabric could not deliver a control message (err: a
-	 * positive FI_* code) */
-	void (*tx_failed)(struct dapl_tp_ia *oia, struct ofi_txbuf *tb,
-			  int err);
-};
 
 /* msg.c: the FI_EP_MSG path */
 static inline int ofi_is_msg(const struct dapl_tp_ia *oia)
 {
 	return oia->fab.ep_type == FI_EP_MSG;
 }
-/* ofi_msg_wanted: select.h */
-int ofi_msg_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-void ofi_msg_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-DAT_RETURN ofi_listen_done(struct dapl_tp_ia *oia, struct dapl_sp *sp,
-			   struct dapl_tp_sp *osp, int rc, DAT_CONN_QUAL q,
-			   DAT_CONN_QUAL *qual) DAPL_HIDDEN;
-/* oia->lock held: closes the passive endpoint of osp */
-void ofi_msg_listen_close(struct dapl_tp_sp *osp) DAPL_HIDDEN;
-DAT_RETURN ofi_msg_connect(struct dapl_ep *ep, const struct sockaddr_in *dst,
-			   DAT_CONN_QUAL qual, DAT_TIMEOUT timeout,
-			   const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
-DAT_RETURN ofi_msg_accept(struct dapl_cr *cr, struct dapl_ep *ep,
-			  const void *pdata, DAT_COUNT plen) DAPL_HIDDEN;
-/* oia->lock held: a graceful disconnect of an established connection */
-void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-void ofi_msg_ready(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-void ofi_msg_catch_up(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-/* oia->lock held: a control message on the connection (ofi_ctl_send) */
-int ofi_msg_send(struct dapl_tp_ia *oia, struct ofi_conn *c,
-		 const struct ofi_wire *m) DAPL_HIDDEN;
-/* oia->lock held: the connection ends: its endpoint if not the EP's */
-void ofi_msg_conn_end(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
-void ofi_msg_conn_free(struct ofi_conn *c) DAPL_HIDDEN;
-/* oia->lock held: connection events, control messages, timers */
-int ofi_msg_progress(struct dapl_tp_ia *oia, uint64_t now) DAPL_HIDDEN;
-/* ep.c: the connected endpoint becomes the EP's; held posts go */
-void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep) DAPL_HIDDEN;
 
-/* atomic.c */
-/* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */
-int ofi_atomic_probe(struct dapl_tp_ia *oia, struct fid_ep *ep) DAPL_HIDDEN;
-/* oep locked: issues an atomic to target offset or address addr of the
- * registration of libfabric key fkey */
-int ofi_atomic_issue(struct dapl_tp_ep *oep, struct ofi_op *op,
-		     uint64_t addr, uint64_t fkey) DAPL_HIDDEN;
-
-/* ep.c, errors: oia->lock held; fails the oldest issued request of oep
- * once it went without a completion for oia->dto_timeout_ns */
-void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now) DAPL_HIDDEN;
-
-/* progress.c */
-int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
+/* the current control endpoint of a fabric that has one (not MSG) */
+static inline struct ofi_ctl_ep *ofi_ctl_of(const struct dapl_tp_ia *oia)
+{
+	return oia->gen ? oia->gen->ctl : NULL;
+}
 
 static inline struct dapl_tp_ia *ofi_ia_of(const void *obj)
 {

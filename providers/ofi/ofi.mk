@@ -13,7 +13,7 @@ LDLIBS_OFI := -lfabric -lpthread
 all: $(OFI_PROVIDER)
 provider: $(OFI_PROVIDER)
 
-$(OFI_OBJS): providers/ofi/ofi.h
+$(OFI_OBJS): $(wildcard providers/ofi/*.h)
 
 $(OFI_PROVIDER): $(UDAPL_OBJS) $(OFI_OBJS) providers/provider.map \
 		$(B)/lib/libdat.so

@@ -10,6 +10,9 @@
  * without the lock, the upcalls.
  */
 #include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 
 int ofi_progress(struct dapl_ia *ia)
 {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ofi.h"
+#include "data.h"
+#include "cm.h"
 
 static uint32_t ofi_pow2(uint32_t n)
 {

@@ -62,6 +62,9 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "ofi.h"
+#include "data.h"
+#include "wire.h"
+#include "cm.h"
 
 /* How long a connect waits for the listener's REQACK before it sends the
  * REQ again (doubling up to the max): a REQ that reached a listening

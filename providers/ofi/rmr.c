@@ -48,6 +48,8 @@
 #include <unistd.h>
 
 #include "ofi.h"
+#include "data.h"
+#include "cm.h"
 
 DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 {

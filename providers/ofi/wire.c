@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "ofi.h"
+#include "wire.h"
 
 void ofi_wire_init(struct dapl_tp_ia *oia, struct ofi_wire *m,
 		   enum ofi_msg_type type)
