@@ -178,7 +178,7 @@ int ofi_addr_listening(const struct dapl_tp_ia *oia,
  * to it, and keeps that mapping while the name is in the AV: inserting
  * the name again finds it in shm's map (smr_map_add) and maps nothing.
  * A listener closed and opened again on its qualifier (its lingering
- * endpoint gone, cm.c ofi_lep_linger) has a new region under the same
+ * endpoint gone, lep.c ofi_lep_linger) has a new region under the same
  * name, and what this IA sent there went on through its old mapping,
  * where nobody reads it: the connect timed out.  Removing the name from
  * the AV is no way out in libfabric 1.17: smr_av_remove clears shm's map
@@ -373,7 +373,7 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
  * every request and accept failed (datbench scale_server, 130 EP pairs).
  * So the IA's AV gets each name once (this list), and each EP's data
  * endpoint has an AV of its own for its peer, closed with the endpoint
- * (ep.c ofi_ep_fep_open).  What stays: 256 names an AV's life, one a
+ * (fep.c ofi_ep_fep_open).  What stays: 256 names an AV's life, one a
  * peer IA and one a listener generation, and the IA moves on to a new AV
  * before they run out (gen.c).
  */

@@ -38,7 +38,7 @@ enum ofi_conn_state {
 				 * the bound ends it (msg.c) */
 };
 
-struct ofi_msg_conn;	/* msg.c: a connection's libfabric side on MSG */
+struct ofi_msg_conn;	/* msg.h: a connection's libfabric side on MSG */
 
 struct ofi_conn {
 	struct dapl_list link;		/* oia->conns */
@@ -65,7 +65,7 @@ struct ofi_conn {
 					 * 0: not sent yet, or read */
 	uint64_t req_gap;		/* active: the next wait for REQACK */
 	int req_delivered;		/* active: libfabric completed a REQ
-					 * (cm.c ofi_ctl_tx_failed) */
+					 * (rdm.c ofi_ctl_tx_failed) */
 	uint64_t req_delivered_at;	/* active: when it did, first */
 	int listener_heard;		/* active: the listener read the REQ
 					 * (REQACK) or spoke since: from then
@@ -80,7 +80,7 @@ struct ofi_conn {
 					 * confirmed (KEYXA) */
 	unsigned char pdata[OFI_MAX_PDATA];
 	int plen;
-	struct ofi_msg_conn *m;		/* MSG only (msg.c) */
+	struct ofi_msg_conn *m;		/* MSG only (msg.h) */
 };
 
 /* A connection request is a CR: the CR's transport data is the
@@ -226,7 +226,7 @@ void ofi_listeners_reopen(struct dapl_tp_ia *oia) DAPL_HIDDEN;
  * locked: the old ones nothing is on any more, closed.  ofi_gens_close:
  * all, at the IA's close. */
 int ofi_gen_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-/* locked: every control endpoint's receive buffers posted (cm.c
+/* locked: every control endpoint's receive buffers posted (ctl.c
  * ofi_ctl_rx_repost); how many went */
 int ofi_ctl_repost(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 void ofi_gen_roll(struct dapl_tp_ia *oia) DAPL_HIDDEN;

@@ -101,7 +101,7 @@ int ofi_ctl_open(struct dapl_tp_ia *oia, struct fid_av *av,
  * bounded number of its verbs completions per read of our CQ (64 over
  * verbs, init.c), and a read
  * that returns nothing may still have handled some: a bounded number
- * of reads, as for a DAT EP's data endpoint (ep.c ofi_ep_settle).  A
+ * of reads, as for a DAT EP's data endpoint (fep.c ofi_ep_settle).  A
  * REQ read here finds the listener gone (ofi_listen_stop cleared its
  * service point first): nobody there.  A message that arrives between
  * these reads and the close is libfabric's risk still.

@@ -28,7 +28,7 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		       uint64_t fkey) DAPL_HIDDEN;
 /* The number of the peer's messages received here: the receives
  * complete in posting order from the first (they match the peer's sends
- * in its order), for the DISC (cm.c). */
+ * in its order), for the DISC (link.c). */
 uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* The peer's DISC said it received the first n of our sends. */
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
@@ -74,7 +74,7 @@ void ofi_ring_drain(struct ofi_ring *r, int clear) DAPL_HIDDEN;
 void ofi_ep_guard(struct dapl_tp_ep *oep, const uint8_t *peer,
 		  size_t len) DAPL_HIDDEN;
 void ofi_ep_guards_watch(void *arg) DAPL_HIDDEN;
-/* ep.c: the connected endpoint becomes the EP's; held posts go */
+/* fep.c: the connected endpoint becomes the EP's; held posts go */
 void ofi_ep_attach(struct dapl_tp_ep *oep, struct fid_ep *fep) DAPL_HIDDEN;
 
 /* bind.c */

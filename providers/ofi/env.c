@@ -38,10 +38,11 @@ void ofi_global_leave(void)
 /*
  * FI_OFI_RXM_USE_SRX is the one setting here that libfabric 1.17 reads
  * again at each fi_getinfo and endpoint open (rxm_use_srx), not once: so
- * each IA gets its own, set right before those calls (ia.c, both under
- * ofi_global): 1 over verbs, 0 elsewhere (above).  A verbs IA opened
+ * each IA gets its own, set right before those calls (ia.c and
+ * fabric.c, both under ofi_global): 1 over verbs, 0 elsewhere (init.c).
+ * A verbs IA opened
  * after a tcp one in the same process had no shared receive context
- * before, and with it the crash above.  Unless the consumer's
+ * before, and with it the crash init.c tells of.  Unless the consumer's
  * environment had the variable before our first IA: then it stays.
  */
 static int ofi_srx_consumer = -1; /* -1: not looked yet */

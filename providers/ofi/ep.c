@@ -363,7 +363,7 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 	op->operand[1] = p->swap;
 	op->rmr = NULL;
 	if (p->op == DAPL_OP_BIND_MW) {
-		DAT_RETURN rc = ofi_mw_post(oep, op, p); /* rmr.c */
+		DAT_RETURN rc = ofi_mw_post(oep, op, p); /* bind.c */
 
 		if (rc) {
 			dapl_unlock(&oep->lock);

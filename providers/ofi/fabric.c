@@ -38,7 +38,7 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		memcpy(info->src_addr, a, n);
 		info->src_addrlen = n;
 	}
-	/* shm names its endpoints in a process-wide list (init.c) */
+	/* shm names its endpoints in a process-wide list (env.c) */
 	ofi_global_enter();
 	ofi_env_rxm_srx(oia->fab.rxm_srx);
 	rc = fi_endpoint(oia->domain, info, &ep, NULL);

@@ -16,7 +16,7 @@
  * So over shm, once the current AV has taken OFI_GEN_ROLL names, the IA
  * opens a new AV and a new control endpoint on it (a new name: shm picks
  * it), and its listeners' endpoints close and open again under their own
- * names on the new AV (cm.c ofi_listeners_reopen).  New connections are
+ * names on the new AV (lep.c ofi_listeners_reopen).  New connections are
  * made on the new one; the old one stays open, and keeps receiving,
  * while a connection made on it (ofi_conn.gen: its keepalives, its DISC,
  * its key questions go through the control endpoint that made it) or a
@@ -25,11 +25,11 @@
  *
  * The move happens outside the handlers of the control CQ (it closes
  * endpoints whose buffers those handlers use): in the engine's round
- * (progress.c) and at a connect (cm.c ofi_connect), whose own names go
+ * (progress.c) and at a connect (rdm.c ofi_rdm_connect), whose own names go
  * into the AV; the room left above OFI_GEN_ROLL takes the names that
  * come between two rounds.  A REQ that finds the AV full (a burst of
  * that many new peers in one round) is dropped unanswered and forgotten
- * (cm.c ofi_req_forget): its connect sends it again, after the move.
+ * (rdm.c ofi_req_forget): its connect sends it again, after the move.
  *
  * Other fabrics' AVs have no such limit: their IA keeps its first
  * generation for its life.
@@ -125,7 +125,7 @@ void ofi_gen_roll(struct dapl_tp_ia *oia)
 		 "new connections go through a new one",
 		 ip, oia->gen->shm_names);
 	oia->gen = g;
-	ofi_listeners_reopen(oia); /* cm.c */
+	ofi_listeners_reopen(oia); /* lep.c */
 	oia->gen_rolling = 0;
 }
 

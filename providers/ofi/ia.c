@@ -96,11 +96,11 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	free(oia);
 }
 
-/* The connection state machine's upcalls (ofi.h struct ofi_cm_upcalls) */
+/* The connection state machine's upcalls (cm.h struct ofi_cm_upcalls) */
 static const struct ofi_cm_upcalls ofi_cm_up = {
-	.rx = ofi_rx_conn,
-	.rx_req = ofi_rx_req,
-	.tx_failed = ofi_ctl_tx_failed,
+	.rx = ofi_rx_conn,		/* cm.c */
+	.rx_req = ofi_rx_req,		/* rdm.c */
+	.tx_failed = ofi_ctl_tx_failed,	/* rdm.c */
 };
 
 /* What we report where libfabric sets no limit. */
@@ -318,7 +318,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->dto_timeout_ns = ofi_env_num("DAPL_OFI_DTO_TIMEOUT_MS", 30000,
 					  86400000) * 1000000ull; /* ep.c */
 	/* shm: locks a dead peer left held (shm_guard.c); without the
-	 * thread, connections go unguarded (ep.c ofi_ep_guard) */
+	 * thread, connections go unguarded (fep.c ofi_ep_guard) */
 	if (oia->fab.ep_av)
 		oia->watchdog = dapl_watchdog_add(ofi_ep_guards_watch, oia);
 	ofi_caps(oia, caps);
@@ -357,7 +357,7 @@ void ofi_ia_close(struct dapl_ia *ia)
 	}
 	ofi_lep_linger_end(oia, 1);
 	/* the control endpoints go first: then libfabric holds none;
-	 * once what they sent has arrived (cm.c ofi_ctl_sent_wait) */
+	 * once what they sent has arrived (ctl.c ofi_ctl_sent_wait) */
 	if (ofi_ctl_of(oia))
 		ofi_ctl_sent_wait(oia);
 	ofi_gens_close(oia); /* gen.c */

@@ -19,7 +19,7 @@
  *	connection (default 30000; ep.c ofi_ep_stuck).
  *   DAPL_OFI_LINGER_MS=<n>   shm: how long a freed PSP's listening
  *	endpoint stays open for a PSP created on its qualifier to take over
- *	(default 5000; cm.c ofi_lep_linger).  The tests shorten it to reach
+ *	(default 5000; lep.c ofi_lep_linger).  The tests shorten it to reach
  *	the end of a linger without waiting 5 s.
  *   DAPL_OFI_SHM_SWEEP=0   shm: the first IA of a process does not remove
  *	the regions of processes that are gone from /dev/shm (shm_sweep.c
@@ -47,7 +47,7 @@
  *	dat_psp_free, a credit message of the client on the listener's
  *	connection (fi_close, rxm_close_conn, rxm_handle_comp: the credit
  *	case, rxm_post_recv; 1 run in 13), and, with the reads before a
- *	control endpoint's close (cm.c ofi_ctl_shut), the client in the
+ *	control endpoint's close (ctl.c ofi_ctl_shut), the client in the
  *	engine's fi_cq_read, a credit message of the listener whose
  *	connection ended (rxm_conn_progress, rxm_process_shutdown,
  *	rxm_close_conn, the same; 1 run in 48).  The call is the credit
@@ -56,7 +56,7 @@
  *	receive context verbs has no flow control (no credit messages),
  *	and a buffer is posted again on the shared context, which lives as
  *	long as rxm's endpoint: no crash in 223 runs of the pair in four
- *	boots; with the renewal of a REQ canceled (cm.c ofi_ctl_tx_failed)
+ *	boots; with the renewal of a REQ canceled (rdm.c ofi_ctl_tx_failed)
  *	149 of 149 passed in two boots.  A run of the pair took 5-6 s so
  *	(4-5 s without the shared context, 11-15 s with its 4096 buffers).
  *	Unlike the other settings here, set for each IA (ofi_env_rxm_srx
@@ -85,7 +85,7 @@
  *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
  *	an IA over verbs (not tried in the soft-RoCE guest).
  *   FI_AV_REMOVE_CLEANUP=1: fi_av_remove closes rxm's connections to
- *	the address removed (1.17 leaves them by default).  cm.c
+ *	the address removed (1.17 leaves them by default).  ctl.c
  *	ofi_av_renew removes the address of a listener that rxm's
  *	connection to is stuck (TCP: ofi_rxm_unstick; verbs: a REQ
  *	canceled, ofi_ctl_tx_failed), and inserts it again, to connect

@@ -177,7 +177,7 @@ static int ofi_listen_try(struct dapl_tp_ia *oia,
 }
 
 /* locked: a listening endpoint at src; port 0 (PSP_any): at the first
- * free port of PSP_any's range (addr.c ofi_any_listen), never one the
+ * free port of PSP_any's range (sp.c ofi_any_listen), never one the
  * kernel picks (an ephemeral port is no qualifier's port) */
 int ofi_listen_open(struct dapl_tp_ia *oia, struct sockaddr_in *src,
 		    struct dapl_sp *sp, struct ofi_ctl_ep **lep)

@@ -3,7 +3,7 @@
  * The FI_EP_MSG path: DAT connections over the libfabric provider's own
  * connected endpoints, where the provider named alone offers them with
  * what DAT needs (ia.c: libfabric's tcp; tcp;ofi_rxm and shm stay RDM,
- * cm.c).
+ * rdm.c).
  *
  *   - A PSP/RSP is a passive endpoint listening at IP:port(Q), the port
  *     the RDM path maps the qualifier to (addr.c).  The connect data
@@ -287,7 +287,7 @@ static void ofi_msg_attach(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	struct ofi_wire w;
 
 	c->m->attached = 1;
-	ofi_ep_attach(oep, c->m->fep); /* ep.c: held posts go */
+	ofi_ep_attach(oep, c->m->fep); /* fep.c: held posts go */
 	c->m->fep = NULL;
 	c->last_heard = dapl_now_ns();
 	ofi_wire_init(oia, &w, type);
@@ -554,7 +554,7 @@ DAT_RETURN ofi_msg_listen(struct dapl_sp *sp, DAT_CONN_QUAL *qual)
 			 ? -FI_EADDRINUSE
 			 : ofi_msg_pep_at(oia, &src, &osp->pep);
 	} else {
-		/* PSP_any: the first free port of its range (addr.c
+		/* PSP_any: the first free port of its range (sp.c
 		 * ofi_any_listen), which is the qualifier */
 		rc = ofi_any_listen(oia, &src, ofi_msg_pep_at, &osp->pep);
 		q = ntohs(src.sin_port);
@@ -706,7 +706,7 @@ void ofi_msg_disconnect(struct dapl_tp_ia *oia, struct ofi_conn *c)
 	ofi_wire_init(oia, &w, OFI_MSG_DISC);
 	w.src_id = c->id;
 	w.dst_id = c->peer_id;
-	if (oep) { /* what the peer waits for, as on RDM (cm.c) */
+	if (oep) { /* what the peer waits for, as on RDM (link.c) */
 		w.base = ofi_ep_recvd(oep);
 		dapl_lock(&oep->lock);
 		w.len = oep->sends_issued;

@@ -17,11 +17,11 @@
  * FI_EP_RDM endpoints:
  *
  *   - the control endpoint (an ephemeral port of the IA address: struct
- *     ofi_ctl_gen) sends every message of our connection protocol (cm.c)
+ *     ofi_ctl_gen) sends every message of our connection protocol (rdm.c)
  *     and receives the replies;
  *   - one listening endpoint per PSP/RSP, bound to the port its
  *     qualifier maps to (addr.c), which receives connection requests;
- *   - one data endpoint per DAT EP (ep.c), bound to the CQs of its EVDs.
+ *   - one data endpoint per DAT EP (fep.c), bound to the CQs of its EVDs.
  *
  * The control and listening endpoints share ctl_cq.  DTO EVDs are CQs
  * (cq.c).
@@ -89,7 +89,7 @@ enum ofi_ctx_kind {
 /*
  * What the IA's libfabric provider gives, from its fi_info (ia.c), and so
  * which of our two connection paths the IA takes: FI_EP_MSG (msg.c: the
- * provider's own connections) or FI_EP_RDM (cm.c: our protocol over an
+ * provider's own connections) or FI_EP_RDM (rdm.c: our protocol over an
  * address vector).  One record, so that the choice is made in one place.
  */
 struct ofi_fabcaps {
@@ -98,15 +98,15 @@ struct ofi_fabcaps {
 					 * else by offset (ep.c translates) */
 	int atomics;			/* FI_UINT64 fetch SUM, CSWAP valid
 					 * (atomic.c, at IA open; never on MSG) */
-	int tcp_probe;			/* RDM over TCP: see cm.c ofi_probe_* */
+	int tcp_probe;			/* RDM over TCP: see rdm.c ofi_probe_* */
 	int linger;			/* shm: a freed listener's endpoint
-					 * lingers (cm.c ofi_lep_linger) */
+					 * lingers (lep.c ofi_lep_linger) */
 	int renew_canceled;		/* verbs: a REQ canceled renews rxm's
-					 * connection (cm.c ofi_ctl_tx_failed) */
+					 * connection (rdm.c ofi_ctl_tx_failed) */
 	int ep_av;			/* shm: each EP's endpoint has an AV
-					 * of its own (ep.c, addr.c) */
+					 * of its own (fep.c, addr.c) */
 	int rxm_srx;			/* verbs;ofi_rxm: rxm's shared receive
-					 * context (init.c ofi_env_rxm_srx) */
+					 * context (env.c ofi_env_rxm_srx) */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
@@ -168,20 +168,20 @@ struct dapl_tp_ia {
 	struct dapl_list txbufs;	/* ofi_txbuf.link: control sends not
 					 * complete (held ones: by EAGAIN) */
 	struct dapl_list mrs;		/* dapl_tp_lmr.link: remote key lookup */
-	struct dapl_list notes;		/* cm.c: upcalls to make, unlocked */
+	struct dapl_list notes;		/* notes.c: upcalls to make, unlocked */
 	struct dapl_list lingering;	/* msg.c: freed listeners' passive
 					 * endpoints, open for their
 					 * unanswered requests */
-	struct dapl_list lingering_leps; /* cm.c, shm: freed listeners'
+	struct dapl_list lingering_leps; /* lep.c, shm: freed listeners'
 					 * endpoints (ofi_ctl_ep.link) */
 	unsigned nlingering;
-	uint64_t linger_ns;		/* cm.c, shm: how long they linger
+	uint64_t linger_ns;		/* lep.c, shm: how long they linger
 					 * (DAPL_OFI_LINGER_MS) */
 	uint64_t next_conn_id;
 	uint32_t next_key;		/* application-chosen MR keys */
 	uint64_t ka_interval_ns, ka_timeout_ns;
 	uint64_t next_ka;		/* when the next keepalive round is due */
-	/* requests read lately, by requester (cm.c: a retransmitted REQ
+	/* requests read lately, by requester (rdm.c: a retransmitted REQ
 	 * is not a new request) */
 	struct ofi_req_seen {
 		uint64_t id;
@@ -199,7 +199,7 @@ struct dapl_tp_ia {
 	pthread_mutex_t wake_lock;	/* wakes */
 	struct dapl_list wakes;		/* ofi_wake.link, armed ones */
 	/* shm: the connections' dead-peer guards (shm_guard.c), which
-	 * udapl's watchdog walks (ep.c ofi_ep_guards_watch) */
+	 * udapl's watchdog walks (fep.c ofi_ep_guards_watch) */
 	struct dapl_watchdog *watchdog;
 	pthread_mutex_t guard_lock;	/* guards; taken last, never held
 					 * into libfabric */
@@ -468,7 +468,7 @@ int ofi_mw_run(struct dapl_tp_ep *oep) DAPL_HIDDEN;
  * under this lock, which fork() waits for (init.c). */
 void ofi_global_enter(void) DAPL_HIDDEN;
 void ofi_global_leave(void) DAPL_HIDDEN;
-/* init.c, under ofi_global, right before fi_getinfo or fi_endpoint for
+/* env.c, under ofi_global, right before fi_getinfo or fi_endpoint for
  * an IA: FI_OFI_RXM_USE_SRX as that IA needs it (over verbs or not). */
 void ofi_env_rxm_srx(int over_verbs) DAPL_HIDDEN;
 /* At the provider's load: does the consumer's environment set
@@ -527,7 +527,7 @@ size_t ofi_addr_make(const struct dapl_tp_ia *oia,
 		     const struct sockaddr_in *sin, void *buf,
 		     size_t len) DAPL_HIDDEN;
 /* Does someone listen at (IP, port)?  1 yes, 0 no, -1 unknown (the
- * provider's addresses do not tell: tcp probes with a connect, cm.c),
+ * provider's addresses do not tell: tcp probes with a connect, rdm.c),
  * OFI_ADDR_PLANTED (shm) something that is no listener's region is at
  * its name (a FIFO, a directory, ...: addr.c), said on stderr. */
 #define OFI_ADDR_PLANTED (-2)
@@ -547,7 +547,7 @@ void ofi_addr_dest_stale(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 void ofi_addr_gen_free(struct ofi_ctl_gen *g) DAPL_HIDDEN;
 /* A peer's address (len bytes) into g's AV (ofi_addr_insert_gen; over
  * shm each name goes in once: addr.c says why) or into an EP's own AV
- * av (ep.c), its fi_addr in *out; 0, or -1. */
+ * av (fep.c), its fi_addr in *out; 0, or -1. */
 int ofi_addr_insert_gen(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 			const void *addr, size_t len,
 			fi_addr_t *out) DAPL_HIDDEN;

@@ -103,7 +103,7 @@ check-ofi: test-programs
 #     Removing and inserting the address again crashed libfabric 1.17's
 #     shm (SIGSEGV in smr_generic_sendmsg on a NULL region, core of a
 #     churn client).  A freed listener's endpoint now lingers 5 s, taken
-#     over by a PSP created on its qualifier meanwhile (cm.c
+#     over by a PSP created on its qualifier meanwhile (lep.c
 #     ofi_lep_linger).  A qualifier listened on again after the linger
 #     was still not reached by an IA that sent to it before (its connect
 #     timed out; relisten.bats, shm only): the client now sends to a
@@ -130,7 +130,7 @@ check-ofi: test-programs
 # connections to it; without that setting fi_av_remove leaves them
 # (rxm-stuck.bats with the removal but without the setting: the removal
 # ran 16 times, the socket stayed, the connect timed out), which is
-# likely why removing and inserting the address did not help before (cm.c
+# likely why removing and inserting the address did not help before (ctl.c
 # ofi_rxm_unstick).  rxm-stuck.bats plays a listener that accepted and
 # never answered with a plain TCP socket; with the provider of main before
 # this (307e47b) its second connect TIMED_OUT, 3 of 3 runs (by hand: the
@@ -193,7 +193,7 @@ OFI_FABRICS := tcp shm tcpmsg rxd netrxm net
 #     backtraces and a core: the server died in dat_psp_free (fi_close of
 #     the listener's rxm endpoint, rxm_close_conn, rxm_handle_comp,
 #     rxm_post_recv: 1 run of 13), and, once the control CQ was read
-#     before a listener's close (cm.c ofi_ctl_shut), the client in the
+#     before a listener's close (ctl.c ofi_ctl_shut), the client in the
 #     engine's fi_cq_read (rxm_conn_progress, rxm_process_shutdown of its
 #     connection to a freed listener, rxm_close_conn, the same: 1 of
 #     48).  libfabric 1.17's rxm closes a connection's verbs endpoint and
@@ -204,7 +204,7 @@ OFI_FABRICS := tcp shm tcpmsg rxd netrxm net
 #     the pair in four boots.  With it, a REQ sent on rxm's connection
 #     to a freed listener is now and then canceled (rxm heard no end of
 #     that connection; in 1 of 55 runs, and 2 of 19 with rxm's 4096
-#     buffers, every REQ of the client's last word was); cm.c
+#     buffers, every REQ of the client's last word was); rdm.c
 #     ofi_ctl_tx_failed renews the connection and the REQ goes again:
 #     149 of 149 runs of the pair passed in two boots, and the suite in
 #     two more.  Not understood, seen once before the shared context (1
@@ -230,8 +230,8 @@ OFI_FABRICS := tcp shm tcpmsg rxd netrxm net
 #     rendezvous send, still unread there, had its receive buffer posted
 #     again on the closed verbs endpoint.  The provider now waits, at the
 #     peer's disconnect, until the sends the peer received completed
-#     here, and reads an endpoint's CQs before it closes it (ep.c
-#     ofi_ep_settle, ofi_ep_sends_pending).  The registration cache
+#     here, and reads an endpoint's CQs before it closes it (fep.c
+#     ofi_ep_settle, ep.c ofi_ep_sends_pending).  The registration cache
 #     (off, init.c) has no part in it.
 #   badinput.bats, memcheck.bats, memcheck-part2.bats: valgrind reported
 #     rdma-core's globals (librdmacm's ucma_init and ucma_init_device,

@@ -19,7 +19,7 @@
  * call can help: the lock has to be given back from outside.
  *
  * A data endpoint's region is known only to the two endpoints of one
- * connection (each EP's endpoint has an AV of its own, ep.c), so a held
+ * connection (each EP's endpoint has an AV of its own, fep.c), so a held
  * lock of either region is ours or the peer's.  udapl's watchdog thread
  * (udapl/watchdog.c), which waits for no lock a stuck thread could hold,
  * calls ofi_shm_guard_rescue for each connection every 100 ms, which
@@ -32,7 +32,7 @@
  * thread preempted inside one runs again sooner on a loaded host), and the
  * free value is stored into it: a thread spinning there takes it and goes
  * on.  The connection then ends, BROKEN, without a word to the dead peer
- * (ep.c, cm.c ofi_conn_peer_gone), and its endpoint closes.  What the
+ * (progress.c, cm.c ofi_conn_peer_gone), and its endpoint closes.  What the
  * dead process left half done must not be read: an RDMA write is two
  * commands, and a survivor that read the first without the second died
  * of SIGSEGV in libfabric's progress (test/ofi/shm-dead.bats, before

@@ -9,7 +9,7 @@
 
 #include "ofi.h"
 
-/* ---- the connection protocol (cm.c) -------------------------------------- */
+/* ---- the connection protocol (rdm.c) ------------------------------------- */
 
 enum ofi_msg_type {
 	OFI_MSG_REQ = 1,	/* active -> listener: connect */
@@ -69,7 +69,7 @@ struct ofi_txbuf {
 	enum ofi_ctx_kind kind;		/* OFI_CTX_CTL_TX */
 	struct dapl_list link;		/* oia->txbufs */
 	int held;			/* not handed to libfabric yet */
-	uint64_t since;			/* held since (cm.c ofi_rxm_unstick) */
+	uint64_t since;			/* held since (ctl.c ofi_rxm_unstick) */
 	uint64_t stuck_ns;		/* TCP: held that long: rxm's
 					 * connection is started anew */
 	struct ofi_ctl_gen *gen;	/* sent through its control endpoint;

@@ -6,16 +6,16 @@
 # providers/ofi/ofi.mk, which says what failed before and why): a
 # request sent to a listener that is freed before it reads it is lost
 # (shm reports it sent); the connect sends it again when no REQACK comes
-# (providers/ofi/cm.c), and a freed listener's endpoint lingers,
+# (providers/ofi/rdm.c), and a freed listener's endpoint lingers,
 # rejecting what reaches it as finding nobody, until a PSP on its
 # qualifier takes it over.  Over tcp;ofi_rxm: a connection request that
 # a freed listener accepted but had not read left rxm's connection
-# stuck; the client starts it anew (providers/ofi/cm.c ofi_rxm_unstick,
+# stuck; the client starts it anew (providers/ofi/ctl.c ofi_rxm_unstick,
 # test/ofi/rxm-stuck.bats).  Over verbs;ofi_rxm (make check-verbs, in the
 # soft-RoCE guest): libfabric 1.17's rxm crashed either side now and then
 # (a credit message in the CQ of a connection it closed); verbs IAs use
 # rxm's shared receive context, and a REQ canceled on rxm's connection to
-# a freed listener renews it (providers/ofi/init.c, cm.c
+# a freed listener renews it (providers/ofi/init.c, rdm.c
 # ofi_ctl_tx_failed).  Not over tcpmsg: now and then the server crashes
 # inside libfabric 1.17's tcp (all in ofi.mk).  By hand:
 #   OFI_FABRIC=tcp bats test/ofi/churn.bats

@@ -275,7 +275,7 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 # server had lived longer than the DTO watchdog (DAPL_OFI_DTO_TIMEOUT_MS):
 # the watchdog kept the time it first saw a connection's first send
 # outstanding, and after dat_ep_reset the next connection's first send
-# had the same number (providers/ofi/ep.c ofi_ring_clear).
+# had the same number (providers/ofi/fep.c ofi_ring_clear).
 @test "$OFI_FABRIC: ep-reuse: one server EP serves $REUSE clients one after another (disconnect, event, dat_ep_reset, accept on the same EP); every fifth client is SIGKILLed, every third of the rest exits without a disconnect; 8 KiB both ways checked; every DTO completes, no watchdog" {
 	# the watchdog's line is an EP debug line (DAPL_DBG_EP, 0x10)
 	export DAPL_OFI_DTO_TIMEOUT_MS=5000 DAPL_DBG_TYPE=0x11

@@ -6,7 +6,7 @@
 # progress: providers/ofi/ofi.mk, init.c).
 # Not over shm (ofi.mk): there the client crashes (SIGSEGV) inside
 # libfabric 1.17's shm progress, 3 of 6 runs on 2026-11-26, in the
-# engine's fi_cq_read of the control CQ (cm.c ofi_ctl_drain), after the
+# engine's fi_cq_read of the control CQ (ctl.c ofi_ctl_drain), after the
 # server rejected a request and exited.  The core shows shm's
 # smr_progress_connreq: a peer's first message to an endpoint carries its
 # region's name, and the receiver maps that region when it progresses;

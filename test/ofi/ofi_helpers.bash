@@ -39,7 +39,7 @@ esac
 # the fabric cannot tell "nobody there" from "no answer yet" (verbs:
 # rxm retries what rdma_cm refused, and no TCP probe reaches an rdma_cm
 # port; rxd: datagrams over UDP), the DAT timeout ends it: TIMED_OUT.
-# Elsewhere our TCP probe (tcp, net under rxm: providers/ofi/cm.c), the
+# Elsewhere our TCP probe (tcp, net under rxm: providers/ofi/rdm.c), the
 # refused TCP connect (tcp, net MSG) or the missing name (shm) says it:
 # NON_PEER_REJECTED.
 case $OFI_FABRIC in

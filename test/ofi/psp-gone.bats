@@ -6,7 +6,7 @@
 # at once, not as a connect timeout.  Over tcpmsg (providers/ofi/msg.c)
 # the freed listener's passive endpoint stays open until that reject
 # (fi_reject needs it), and a PSP created on its qualifier meanwhile takes
-# it over.  Over tcp;ofi_rxm and shm (providers/ofi/cm.c) the reject goes
+# it over.  Over tcp;ofi_rxm and shm (providers/ofi/rdm.c) the reject goes
 # from the server's control endpoint, and the new PSP's listener over shm
 # is the freed one's lingering endpoint (ofi_lep_linger).  Over tcp,
 # shm, tcpmsg and (in the soft-RoCE guest) verbs;ofi_rxm: see

@@ -47,7 +47,7 @@
 #define QS_LO 2000
 #define QS_HI 9000
 
-/* the port of a qualifier, as providers/ofi/addr.c ofi_qual_port has it
+/* the port of a qualifier, as providers/ofi/sp.c ofi_qual_port has it
  * (for qualifiers of 1024 up) */
 static unsigned qs_port(DAT_CONN_QUAL q)
 {

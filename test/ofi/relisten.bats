@@ -3,7 +3,7 @@
 # test/ofi/relisten.bats - a PSP created again on its qualifier after the
 # freed one's listening endpoint closed must be reached by a client IA
 # that connected to the freed one (test/ofi/relisten.c).  Over shm: a
-# freed PSP's endpoint lingers (providers/ofi/cm.c ofi_lep_linger), 5 s
+# freed PSP's endpoint lingers (providers/ofi/lep.c ofi_lep_linger), 5 s
 # by default; the server here sets DAPL_OFI_LINGER_MS=1 so that the
 # linger is over at once, and waits until the listener's region is gone
 # before it listens again.  Before providers/ofi/addr.c's

@@ -10,7 +10,7 @@
  *           connection, receives "first", sees the disconnect, frees the
  *           EP and the PSP.  Over shm it then waits until the listener's
  *           region, /dev/shm/dat-<server address>-<port of Q>, is gone:
- *           the freed PSP's endpoint lingered (providers/ofi/cm.c
+ *           the freed PSP's endpoint lingered (providers/ofi/lep.c
  *           ofi_lep_linger; the suite shortens it, DAPL_OFI_LINGER_MS)
  *           and has closed.  Then a PSP on Q again ("listening Q" a
  *           second time), one more connection, whose client sends
@@ -67,7 +67,7 @@ static int region_exists(const char *addr, DAT_CONN_QUAL qual)
 	char name[96];
 	int fd;
 
-	/* the port of the qualifier: providers/ofi/addr.c ofi_qual_port
+	/* the port of the qualifier: providers/ofi/sp.c ofi_qual_port
 	 * (the suite's qualifiers are 1024 or more) */
 	snprintf(name, sizeof(name), "/dat-%s-%u", addr,
 		 (unsigned)(1024 + (qual - 1024) % 31744));

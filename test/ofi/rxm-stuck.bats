@@ -3,7 +3,7 @@
 # test/ofi/rxm-stuck.bats - over tcp;ofi_rxm: a client IA whose connect
 # went to a listener that accepted the TCP connection and never answered
 # (as libfabric 1.17's tcp leaves the connections a freed PSP's listener
-# accepted but had not read: providers/ofi/cm.c ofi_rxm_unstick) must
+# accepted but had not read: providers/ofi/ctl.c ofi_rxm_unstick) must
 # reach the PSP created next on that qualifier.  Before ofi_rxm_unstick,
 # rxm's connection to the address stayed CONNECTING for ever and the
 # second connect timed out (churn.bats hung now and then the same way).
