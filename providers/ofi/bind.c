@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/bind.c - a window bind as an op of an EP's send ring: the
- * reference it holds on the window, its new key
+ * A window bind as an op of an EP's send ring (layer 2, declared in
+ * data.h): the reference the op holds on its window while it is HELD,
+ * and the window's new key, chosen at the post.
+ *
+ * It calls mr.c (ofi_key_next).  ep.c posts and fails bind ops through
+ * it, fep.c's flush lets them go, rmr.c drops the RMR's own reference.
+ * It is not part of ep.c so that ofi_post and ofi_op_fail keep their
+ * code: inlined there, these would change ofi_ring_kick's frame.
  */
 #include <stdlib.h>
 #include "ofi.h"

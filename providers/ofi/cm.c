@@ -1,6 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/cm.c - the connection state machine
+ * The connection state machine (layer 6): the control messages of
+ * connections that exist (ofi_rx_conn: ACCEPT, REJECT, RTU, DISC, KA,
+ * REQACK, KEYX, KEYXA, KEYQ, KEYR), their timers and ends, the upcalls made
+ * from notes, and the CM ops (listen, connect, accept, reject,
+ * disconnect), which check their arguments and go to rdm.c or msg.c.
+ * rdm.c says what the protocol is.
+ *
+ * It calls the layers below: the data path, ctl.c, conn.c, link.c,
+ * notes.c, wire.c, lep.c, rdm.c and msg.c.  init.c's ops table, the
+ * engine (progress.c), rmr.c and ia.c (ofi_rx_conn in the upcall table)
+ * call it.
  *
  * Upcalls: everything here runs under oia->lock; events are queued as
  * notes (qp_destroy and listen_stop drop their object's notes under the

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/conn.c - connection records (struct ofi_conn): new, found by
- * id, freed
+ * Connection records (layer 4): struct ofi_conn, made with a fresh id,
+ * found by id (every control message names one), and freed, with its MSG
+ * side (msg_chan.c).
+ *
+ * It calls msg_chan.c.  The connection code above finds and frees
+ * connections here: ctl.c, link.c, rdm.c, msg.c and cm.c.
  */
 #include <stdlib.h>
 #include <unistd.h>

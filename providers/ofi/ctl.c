@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/ctl.c - RDM: the control and listening endpoints, and the
- * control messages sent through them (txbufs) and read from the control CQ
+ * RDM's control path (layer 4): the control and listening endpoints
+ * (struct ofi_ctl_ep) with their receive buffers, the control messages
+ * sent through them (txbufs, held on -FI_EAGAIN, rxm's stuck connections
+ * renewed), and the control CQ's reader.  What it reads goes up through
+ * the IA's table (cm.h struct ofi_cm_upcalls): a REQ to rx_req, any
+ * other message to rx, a failed send to tx_failed.
+ *
+ * It calls conn.c, fabric.c and wake.c.  gen.c opens and closes the
+ * control endpoints, lep.c the listening ones; link.c sends through
+ * ofi_ctl_post; the engine (progress.c) drains the CQ and retries what
+ * was held; rdm.c, cm.c, ia.c and rmr.c (a bind waiting for its peers)
+ * use the rest.
  */
 #include <stdlib.h>
 #include <string.h>

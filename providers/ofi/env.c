@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/env.c - the environment (DAPL_OFI_*), the lock around
- * libfabric's process-wide state, libfabric errors as DAT's
+ * The provider's bottom (layer 0): the DAPL_OFI_* tunables read from the
+ * environment, the ofi_global lock around libfabric's process-wide state,
+ * FI_OFI_RXM_USE_SRX set per IA, and libfabric errors as DAT returns.
+ *
+ * It calls nothing of ours.  Every layer reads its tunables or maps its
+ * errors here; ia.c and fabric.c take ofi_global around their calls into
+ * libfabric, and init.c's constructor makes fork() wait for it.
  */
 #define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>

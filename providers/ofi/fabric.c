@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/fabric.c - libfabric endpoints opened and closed under
- * ofi_global, with their wake-ups and (shm) their listing
+ * Endpoints (layer 2): ofi_ep_open and ofi_ep_close open and close an
+ * RDM endpoint under ofi_global, with its wake-up (wake.c) and, over
+ * shm, its name in the list of this process's endpoints (local.c).
+ *
+ * It calls addr.c, env.c, local.c and wake.c.  The control and listening
+ * endpoints (ctl.c), a DAT EP's data endpoint (fep.c) and MSG
+ * connections' endpoints (msg_chan.c) open and close through it.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/fep.c - a DAT EP's libfabric endpoint: opened, settled,
- * closed, flushed; its shm dead-peer guard
+ * A DAT EP's libfabric endpoint (layer 3, the data path): opened and
+ * bound to its EVDs' CQs, settled and closed before its rings are
+ * flushed, attached when a MSG connection hands it over, and, over shm,
+ * the guard of its connection against a peer that died holding a lock.
+ *
+ * It calls ep.c (the rings), cq.c (reads before a close), bind.c,
+ * fabric.c and shm_guard.c, and nothing of the connections.  qp.c opens
+ * and closes the endpoint; the connections (link.c, rdm.c, msg.c, cm.c)
+ * flush, guard and attach it; ia.c starts the guards' watch; the engine
+ * (progress.c) makes rings ready.
  */
 #include <stdlib.h>
 #include "ofi.h"

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/lep.c - RDM: listening endpoints: opened at a qualifier's
- * port, lingering after dat_psp_free (shm), opened again on a new AV (gen.c)
+ * RDM's listening endpoints (layer 5): one opened at a qualifier's port
+ * (PSP_any: the first free one), kept lingering after dat_psp_free over
+ * shm until a PSP on its qualifier takes it over or its time is up, and
+ * all of them opened again on a new AV (gen.c).
+ *
+ * It calls addr.c, ctl.c and sp.c.  rdm.c opens listeners here, cm.c
+ * lets them linger and its timers end the lingering ones, gen.c reopens
+ * them, and ia.c's close ends what lingers still.
  */
 #include <arpa/inet.h>
 #include "ofi.h"

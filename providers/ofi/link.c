@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/link.c - a connection's control messages on either path
- * (RDM: ctl.c, MSG: msg_chan.c) and its end
+ * A connection's messages on either path and its end (layer 4):
+ * ofi_ctl_send hands a control message to ctl.c's ofi_ctl_post (RDM) or
+ * msg_chan.c's ofi_msg_send (MSG); ofi_conn_end sends the DISC with its
+ * counts and reports the connection's last event; ofi_send_reject and
+ * ofi_conn_detach_ep.
+ *
+ * It calls conn.c, ctl.c, msg_chan.c, notes.c, wire.c and the data path
+ * (ep.c, fep.c).  Everything above that talks on a connection sends
+ * through it: rdm.c, msg.c, cm.c, qp.c and the engine (progress.c).
  */
 #include "ofi.h"
 #include "data.h"

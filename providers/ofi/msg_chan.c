@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/msg_chan.c - FI_EP_MSG: a connection's libfabric side (its
- * endpoint before the EP takes it, its channel ring) and the channel's
- * writes; the listeners kept open for requests not yet answered
+ * FI_EP_MSG (layer 4): a connection's libfabric side, struct
+ * ofi_msg_conn (its endpoint until the EP takes it, its channel ring),
+ * the control messages written on the channel (ofi_msg_send), the
+ * connect data's header, a connection's end, and the passive endpoints
+ * kept open for requests not answered yet.
+ *
+ * It calls fabric.c and mr.c.  link.c sends through it and conn.c frees
+ * through it; msg.c (the adapter above) uses the helpers msg.h declares;
+ * ia.c's close frees the connections left.
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/notes.c - connection events queued under oia->lock as notes,
- * for the upcalls made without it (cm.c ofi_notes_deliver)
+ * Connection events (layer 4): queued under oia->lock as notes on
+ * oia->notes, made as upcalls without it by cm.c's ofi_notes_deliver
+ * (which says how the upcall brackets keep that safe).  An EP or
+ * service point that goes away forgets its notes here.
+ *
+ * It calls nothing of ours.  The connection code queues its events
+ * here (link.c, rdm.c, msg.c, cm.c); qp.c forgets an EP's.
  */
 #include <stdlib.h>
 #include <string.h>

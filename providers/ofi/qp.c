@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/qp.c - the DAT EP ops: create, reset, destroy
+ * The DAT EP ops (layer 8): create, reset and destroy.  A DAT EP's rings
+ * are made and freed here; its libfabric endpoint comes from fep.c.
+ * Reset and destroy detach the EP from its connection (link.c) and drop
+ * its connection events not yet delivered (notes.c).
+ *
+ * It calls env.c, fep.c, link.c and notes.c.  init.c's ops table names
+ * its three functions.
  */
 #include <stdlib.h>
 #include <string.h>

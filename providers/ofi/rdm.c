@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/rdm.c - RDM: the connection handshake of our protocol (REQ,
- * REQACK, ACCEPT, REJECT, RTU) over the control endpoints, the listener
- * probe, the REQ resent; the RDM path's listen, connect and accept
+ * The RDM path (layer 5): our connection handshake (REQ, REQACK, ACCEPT,
+ * REJECT, RTU) over the control endpoints, the listener probe, the REQ
+ * resent, and the RDM listen, connect and accept, beside msg.c's for
+ * MSG.
+ *
+ * It calls addr.c, sp.c, env.c, wake.c, the data path (fep.c), ctl.c,
+ * conn.c, link.c, notes.c, wire.c and lep.c.  cm.c's listen, connect and
+ * accept and its timers call it; ia.c registers ofi_rx_req and
+ * ofi_ctl_tx_failed in the upcall table, which ctl.c calls.
  *
  * Our connection protocol over FI_EP_RDM, on the IA's control endpoint
  * and the listening endpoints (addr.c: where a qualifier listens).

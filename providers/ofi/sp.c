@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/sp.c - service points: a qualifier's port, the IA's ports in
- * use, PSP_any's walk, a listen's end
+ * Service points (layer 1): the port a qualifier listens on, the ports
+ * the IA's service points hold, PSP_any's walk over the free ports, and
+ * the end every listen shares (ofi_listen_done).  addr.c says why
+ * qualifiers map to ports as they do.
+ *
+ * It calls env.c.  The listens call it: rdm.c and lep.c (RDM) and msg.c
+ * (MSG); cm.c maps a connect's qualifier to its port here.
  */
 #include <stdlib.h>
 #include <unistd.h>

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * providers/ofi/wire.c - the control messages' format (ofi.h struct ofi_wire)
+ * The control message (layer 4): ofi_wire_init zeroes the fixed part of
+ * a struct ofi_wire (wire.h) and gives it its magic, version and type
+ * and the sender's IA address.
+ *
+ * It calls nothing of ours.  Every sender of a control message starts
+ * here: link.c, rdm.c, msg.c, cm.c and the engine's KEYQ (progress.c).
  */
 #include <string.h>
 #include "ofi.h"
