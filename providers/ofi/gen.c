@@ -24,12 +24,13 @@
  * closes (ofi_gens_reap, from the engine's rounds).
  *
  * The move happens outside the handlers of the control CQ (it closes
- * endpoints whose buffers those handlers use): in the engine's round
- * (progress.c) and at a connect (rdm.c ofi_rdm_connect), whose own names go
- * into the AV; the room left above OFI_GEN_ROLL takes the names that
- * come between two rounds.  A REQ that finds the AV full (a burst of
- * that many new peers in one round) is dropped unanswered and forgotten
- * (rdm.c ofi_req_forget): its connect sends it again, after the move.
+ * endpoints whose buffers those handlers use), in the engine's round
+ * (progress.c); the room left above OFI_GEN_ROLL takes the names that
+ * come between two rounds (a connect's, a request's).  A REQ that finds
+ * the AV full (a burst of that many new peers in one round) is dropped
+ * unanswered and forgotten (rdm.c ofi_req_forget): its connect sends it
+ * again, after the move; a connect that finds it full fails
+ * DAT_INVALID_ADDRESS (addr.c says so on stderr).
  *
  * Other fabrics' AVs have no such limit: their IA keeps its first
  * generation for its life.

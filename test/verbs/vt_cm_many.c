@@ -516,6 +516,7 @@ static int names_server(const struct vt_opts *o)
 	DAT_PSP_HANDLE psp;
 	DAT_EP_HANDLE ctl, ep;
 	DAT_CR_HANDLE cr;
+	struct vt_msg done;
 	DAT_EVENT ev;
 	struct vt v;
 
@@ -552,6 +553,13 @@ static int names_server(const struct vt_opts *o)
 	vt_accept(&v, cr, ep, NULL, 0);
 	vt_wait_disconnected(&v, ep);
 	vt_ep_free(ep);
+	/* only now may the client end the control connection: made on the
+	 * IA's first control endpoint, its DISC could overtake the RTU of
+	 * the connection above, made through a later one (another shm
+	 * queue; dat_cr_accept(3DAT) orders no event of one EP against
+	 * another's) */
+	vt_msg_init(&done, "done");
+	vt_ctl_send(&v, ctl, &done, DAT_COMPLETION_DEFAULT_FLAG);
 	vt_wait_disconnected(&v, ctl);
 	vt_ep_free(ctl);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
@@ -604,6 +612,7 @@ static int names_client(const struct vt_opts *o)
 	vt_disconnect(&v, ep);
 	vt_ep_free(ep);
 	vt_note("ok a new EP connects to the listener the IA knew before");
+	vt_ctl_recv(&v, ctl, &m, "done", 0);
 	vt_disconnect(&v, ctl);
 	vt_ep_free(ctl);
 	vt_close(&v);
