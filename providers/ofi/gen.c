@@ -47,6 +47,10 @@
  * fewer (tests: valgrind sees moves within a short run) */
 #define OFI_GEN_ROLL 192
 #define OFI_GEN_ROLL_MIN 4
+/* A move that failed (no AV or endpoint could be opened) is tried again
+ * after this long, not at every round of the engine: each try makes a
+ * region of 16 MB */
+#define OFI_GEN_RETRY_NS (1000ull * 1000000ull)
 
 static void ofi_gen_free(struct ofi_ctl_gen *g)
 {
@@ -113,11 +117,15 @@ void ofi_gen_roll(struct dapl_tp_ia *oia)
 	char ip[INET_ADDRSTRLEN];
 
 	if (oia->info->addr_format != FI_ADDR_STR || oia->gen_rolling ||
-	    oia->gen->shm_names < oia->gen_roll)
+	    oia->gen->shm_names < oia->gen_roll ||
+	    (oia->gen_retry && dapl_now_ns() < oia->gen_retry))
 		return;
 	g = ofi_gen_new(oia);
-	if (!g)
-		return; /* the next round tries again (addr.c says it) */
+	if (!g) { /* addr.c says so when the AV is full */
+		oia->gen_retry = dapl_now_ns() + OFI_GEN_RETRY_NS;
+		return;
+	}
+	oia->gen_retry = 0;
 	oia->gen_rolling = 1;
 	dapl_list_add_tail(&oia->old_gens, &oia->gen->link);
 	inet_ntop(AF_INET, &oia->addr.sin_addr, ip, sizeof(ip));

@@ -155,6 +155,8 @@ struct dapl_tp_ia {
 					 * open while something is on them */
 	int gen_rolling;		/* gen.c: moving to a new one now */
 	unsigned gen_roll;		/* gen.c, shm: at so many names */
+	uint64_t gen_retry;		/* gen.c: a failed move tried again
+					 * then, not before */
 	uint64_t dto_timeout_ns;	/* errors: a request with no
 					 * completion this long fails */
 	char prov_name[64];
