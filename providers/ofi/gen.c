@@ -116,17 +116,15 @@ void ofi_gen_roll(struct dapl_tp_ia *oia)
 	struct ofi_ctl_gen *g;
 	char ip[INET_ADDRSTRLEN];
 
-	if (oia->info->addr_format != FI_ADDR_STR || oia->gen_rolling ||
+	if (oia->info->addr_format != FI_ADDR_STR ||
 	    oia->gen->shm_names < oia->gen_roll ||
-	    (oia->gen_retry && dapl_now_ns() < oia->gen_retry))
+	    dapl_now_ns() < oia->gen_retry)
 		return;
 	g = ofi_gen_new(oia);
 	if (!g) { /* addr.c says so when the AV is full */
 		oia->gen_retry = dapl_now_ns() + OFI_GEN_RETRY_NS;
 		return;
 	}
-	oia->gen_retry = 0;
-	oia->gen_rolling = 1;
 	dapl_list_add_tail(&oia->old_gens, &oia->gen->link);
 	inet_ntop(AF_INET, &oia->addr.sin_addr, ip, sizeof(ip));
 	dapl_dbg(DAPL_DBG_CM,
@@ -135,7 +133,6 @@ void ofi_gen_roll(struct dapl_tp_ia *oia)
 		 ip, oia->gen->shm_names);
 	oia->gen = g;
 	ofi_listeners_reopen(oia); /* lep.c */
-	oia->gen_rolling = 0;
 }
 
 /* locked: a control message on its way through g? */

@@ -153,7 +153,6 @@ struct dapl_tp_ia {
 					 * use (gen.c) */
 	struct dapl_list old_gens;	/* gen.c, shm: the ones before it,
 					 * open while something is on them */
-	int gen_rolling;		/* gen.c: moving to a new one now */
 	unsigned gen_roll;		/* gen.c, shm: at so many names */
 	uint64_t gen_retry;		/* gen.c: a failed move tried again
 					 * then, not before */
