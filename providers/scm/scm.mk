@@ -49,6 +49,15 @@ $(B)/test/fuzz/replay_scm_wire: $(B)/test/fuzz/fuzz_scm_wire.o \
 	$(LINK) -o $@ $^
 TEST_BINS += $(B)/test/fuzz/replay_scm_wire
 
+# scm-peer (test/verbs/scm_peer.c): what answers, or calls, where a
+# socket CM should and is none, for scm.bats; wire.c encodes the REQ it
+# cuts short.
+SCM_PEER := $(B)/test/verbs/scm-peer
+$(B)/test/verbs/scm_peer.o: providers/scm/wire.h
+$(SCM_PEER): $(B)/test/verbs/scm_peer.o $(B)/providers/scm/wire.o
+	$(LINK) -o $@ $^
+test-programs: $(SCM_PEER)
+
 # In the guest, over OpenIB-rxe0-1 and OpenIB-rxe1-1 (test/lib/
 # check-verbs.sh: a group whose name begins with scm runs over them),
 # each group in one bats process.

@@ -13,14 +13,14 @@ load verbs_helpers
 
 setup_file() { verbs_setup_file; }
 
-PEER="$BATS_TEST_DIRNAME/scm_peer.py"
+PEER="$TOP/build/test/verbs/scm-peer"
 
 # dat FIELD: an "attr FIELD VALUE" line of dattest-verbs query
 dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
 }
 
-# fake_listener MODE: scm_peer.py listening on 10.77.0.1 in the
+# fake_listener MODE: scm-peer (test/verbs/scm_peer.c) listening on 10.77.0.1 in the
 # background (PEER_PID), its port in PEER_PORT once it printed
 # "listening PORT" (bounded, as wait_listening)
 fake_listener() {
@@ -28,11 +28,11 @@ fake_listener() {
 	# emptied here, not by the background job's redirection, which may
 	# come after the first look (the last peer's port was read then)
 	: > "$out"
-	python3 "$PEER" listen 10.77.0.1 "$1" "$(secs 60)" > "$out" 3>&- &
+	"$PEER" listen 10.77.0.1 "$1" "$(secs 60)" > "$out" 3>&- &
 	PEER_PID=$!
 	until nth_listening "$out" 1 && [ -n "$QUAL" ]; do
 		if ! kill -0 "$PEER_PID" 2> /dev/null || [ "$SECONDS" -ge "$end" ]; then
-			echo "no listening line from scm_peer.py; its output:"
+			echo "no listening line from scm-peer; its output:"
 			cat "$out"
 			return 1
 		fi
@@ -130,10 +130,10 @@ teardown() {
 	q=$(random_qual)
 	start_server connect -q "$q"
 	wait_listening
-	run python3 "$PEER" connect 10.77.0.1 "$q" garbage "$(secs 20)"
+	run "$PEER" connect 10.77.0.1 "$q" garbage "$(secs 20)"
 	echo "$output"
 	[ "$output" = closed ]
-	python3 "$PEER" connect 10.77.0.1 "$q" half "$(secs 60)" \
+	"$PEER" connect 10.77.0.1 "$q" half "$(secs 60)" \
 		> "$BATS_TEST_TMPDIR/half.out" 3>&- &
 	PEER_PID=$!
 	wait_line "$BATS_TEST_TMPDIR/half.out" "$PEER_PID" sent 30

@@ -56,21 +56,10 @@ witness() {
 	echo "$VERDICT"
 }
 
-# (the three in one run of the fake suite, each planted by a test of its
-# own: a report runs on to the next test's marker, as a call trace would;
-# test/vm/witness-scan.bats checks every kind on the host)
-@test "kernel-witness: refcount underflow, use-after-free and BUG: reports fail it too" {
-	local n reports=("refcount_t: underflow; use-after-free." \
-		"BUG: KASAN: slab-use-after-free in kernel_witness_selftest+0x1/0x2" \
-		"kernel BUG at fake/witness.c:42!")
-	fake_suite "${reports[@]}"
-	witness
-	[ "$status" -eq 0 ]
-	for n in 1 2 3; do
-		grep -qxF "not ok $n - kernel-witness: fake: in test $n 'test $n': ${reports[n - 1]}" <<< "$VERDICT"
-	done
-	[ "$(grep -c '^not ok' <<< "$VERDICT")" -eq 3 ]
-}
+# (The other kinds of report, refcount underflow, use-after-free, BUG:,
+# kernel BUG at and UBSAN:, are the same lines of the same log to the
+# witness: test/vm/witness-scan.bats checks each one on the host.  Their
+# own nested run here cost 21 s of the guest with nothing beside it.)
 
 # (That a suite which leaves nothing in the kernel log passes is what
 # every other suite's own witness line in make check-verbs shows, "ok 1 -
