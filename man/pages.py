@@ -137,7 +137,7 @@ releases the registry entry at dat_ia_close(3) under that value.""",
              arg(1, "libdaplcma: the entry's ia_params name no address, interface or verbs device, or a port the device does not have."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_DEVICE", "libdaplcma: no RDMA device serves the address, or the device cannot be queried."),
              ("DAT_INSUFFICIENT_RESOURCES", "DAT_RESOURCE_MEMORY", "Memory, file descriptors or threads for the IA could not be had."),
-             ("DAT_INVALID_STATE", "DAT_NO_SUBTYPE", "libdaplcma: the calling process is a child forked from a process that had used rdma_cm (opened an IA of libdaplcma): librdmacm cannot start again in a child, which may only close the inherited IAs, exit or exec; a message says so.  (libdaplofi's children open IAs of their own.)"),
+             ("DAT_INVALID_STATE", "DAT_NO_SUBTYPE", "libdaplcma and libdaplscm: the calling process is a child forked from a process that had opened an IA of the same library: librdmacm cannot start again in a child, and libibverbs' device list may be locked by a parent thread; the child may only close the inherited IAs, exit or exec; a message says so.  (libdaplofi's children open IAs of their own.)"),
              ("DAT_INTERNAL_ERROR", "DAT_NO_SUBTYPE", "libdaplcma: an unexpected rdma_cm or verbs failure.")],
      notes="""The not-found subtype is the most precise one: libdat looks at every
 registered key and reports how far the best one matches (name, then major,

@@ -350,38 +350,19 @@ static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
 	return DAT_SUCCESS;
 }
 
-/*
- * The process that first opened an IA here.  librdmacm keeps one state
- * per process (its device list, each device's verbs context and PD,
- * opened on first use) and has no way to start it again: a forked child
- * of a process that used it would open its IA on the parent's contexts,
- * whose queue memory the child may not have (ibv_fork_init) and whose
- * locks a parent thread may hold.  rdma-core supports a child that only
- * exits or execs; so a child's dat_ia_open is refused with a message,
- * never a crash.  (The libfabric provider has no such state: its children
- * open IAs of their own.)
- */
-static _Atomic pid_t cma_used_by;
 
 DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps)
 {
-	pid_t used_by = atomic_load(&cma_used_by), me = dapl_self_pid();
 	struct sockaddr_storage ss;
 	struct dapl_tp_ia *cia;
 	struct verbs_cm *cm;
 	DAT_RETURN ret;
 
-	if (used_by && used_by != me) {
-		dapl_dbg(DAPL_DBG_ERR,
-			 "cma: dat_ia_open in a child forked from process %d, "
-			 "which used rdma_cm: librdmacm cannot start again in "
-			 "a child (open IAs before fork in each process, or exec)",
-			 (int)used_by);
-		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
-	}
-	if (!used_by)
-		atomic_compare_exchange_strong(&cma_used_by, &used_by, me);
+	/* a forked child: librdmacm cannot start again (device.c) */
+	ret = verbs_fork_guard("cma");
+	if (ret != DAT_SUCCESS)
+		return ret;
 	cm = calloc(1, sizeof(*cm));
 	if (!cm)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,

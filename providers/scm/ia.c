@@ -312,6 +312,11 @@ DAT_RETURN scm_ia_open(struct dapl_ia *ia, const char *ia_params,
 	DAT_RETURN ret;
 	uint8_t port = 0;
 
+	/* a forked child: libibverbs' device list may be locked by a parent
+	 * thread that was opening an IA at the fork (device.c) */
+	ret = verbs_fork_guard("scm");
+	if (ret != DAT_SUCCESS)
+		return ret;
 	cm = calloc(1, sizeof(*cm));
 	if (!cm)
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,

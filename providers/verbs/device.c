@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,40 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 	verbs_dev_add_ia(cia->dev, cia);
 	verbs_fill_caps(cia, caps);
 	dapl_ia_set_tp(ia, cia);
+	return DAT_SUCCESS;
+}
+
+/*
+ * The process that first opened an IA of this provider.  rdma-core keeps
+ * state per process that a forked child cannot start again: libibverbs'
+ * device list (and the lock a parent thread may hold at the fork, as the
+ * socket CM's IA open takes it), and librdmacm's device contexts and PDs,
+ * opened on first use, which the child would share with the parent, whose
+ * queue memory it may not have (ibv_fork_init).  rdma-core supports a
+ * child that only exits or execs; so a child's dat_ia_open is refused
+ * with a message, never a hang or a crash.  (The libfabric provider has
+ * no such state: its children open IAs of their own.)  Each provider
+ * library links this file and knows only its own IAs: a child of a
+ * process that used only libdaplcma may open libdaplscm's, which works
+ * unless a parent thread was inside libibverbs' device list at the fork.
+ */
+static _Atomic pid_t verbs_used_by;
+
+DAT_RETURN verbs_fork_guard(const char *cm)
+{
+	pid_t used_by = atomic_load(&verbs_used_by), me = dapl_self_pid();
+
+	if (used_by && used_by != me) {
+		dapl_dbg(DAPL_DBG_ERR,
+			 "%s: dat_ia_open in a child forked from process %d, "
+			 "which used RDMA devices: rdma-core cannot start again "
+			 "in a child (open IAs before fork in each process, or "
+			 "exec)",
+			 cm, (int)used_by);
+		return DAPL_ERR(DAT_INVALID_STATE, DAT_NO_SUBTYPE);
+	}
+	if (!used_by)
+		atomic_compare_exchange_strong(&verbs_used_by, &used_by, me);
 	return DAT_SUCCESS;
 }
 

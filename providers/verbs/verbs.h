@@ -181,6 +181,10 @@ DAT_RETURN verbs_ia_open(struct dapl_ia *ia, struct ibv_context *ctx,
 			 struct dapl_caps *caps) DAPL_HIDDEN;
 void verbs_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 int verbs_ia_forked(const struct dapl_tp_ia *cia) DAPL_HIDDEN;
+/* First thing in a CM's ia_open, before any rdma-core call: in a child
+ * forked from a process that opened an IA of this provider,
+ * DAT_INVALID_STATE and a message naming cm; else DAT_SUCCESS. */
+DAT_RETURN verbs_fork_guard(const char *cm) DAPL_HIDDEN;
 
 /* async.c */
 struct verbs_dev *verbs_dev_get(struct ibv_context *ctx) DAPL_HIDDEN;
