@@ -66,8 +66,10 @@ test-programs: $(SCM_PEER)
 #     functional tests and make demo's script (dapltest.bats, demo.bats:
 #     DAPLTEST_* and DEMO_SERVER_IA/CLIENT_IA).
 #   make check-verbs-scm: those and the verbs suites that are not about
-#     rdma_cm and whose programs take their IAs from DATTEST_SERVER_IA /
-#     DATTEST_CLIENT_IA (data transfer, atomics, SRQ, memory windows):
+#     rdma_cm, whose programs take their IAs from DATTEST_SERVER_IA /
+#     DATTEST_CLIENT_IA (data transfer, atomics, SRQ, memory windows,
+#     EVDs and CNOs, the legacy MPI sequence, threads and overflow, the
+#     hot path, IA close ABRUPT under valgrind, the bad-input matrix):
 #     their paths are the verbs glue's, which make check runs over cma;
 #     with them the group took nearly 5 minutes of the guest under
 #     make check's load (clean-clone make check 17 min 34 s, 4168058).
@@ -81,6 +83,6 @@ check-verbs-scm: WERROR = 1
 check-verbs-scm: test-programs
 	CHECK_VERBS_TARGET=check-verbs-scm test/lib/check-verbs.sh \
 		"$(RESULTS)/verbs-scm" "$(TESTS)" \
-		scm=test/verbs/scm.bats,test/verbs/dto.bats,test/verbs/atomic.bats,test/verbs/srq.bats,test/verbs/rmr.bats \
+		scm=test/verbs/scm.bats,test/verbs/dto.bats,test/verbs/atomic.bats,test/verbs/srq.bats,test/verbs/rmr.bats,test/verbs/evd.bats,test/verbs/legacy.bats,test/verbs/stress.bats,test/verbs/hotpath.bats,test/verbs/memcheck.bats,test/verbs/badinput.bats \
 		$(SCM_VERBS_DT)
 	test/lib/summary.sh $(RESULTS)/verbs-scm

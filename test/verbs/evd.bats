@@ -7,7 +7,7 @@ load verbs_helpers
 setup_file() { verbs_setup_file; }
 
 @test "software EVD: thresholds, timeouts with nmore, woken waiters, unwaitable, full queue" {
-	local_test evd-sw local -i rxe0-cma
+	local_test evd-sw local -i "${DATTEST_SERVER_IA:-rxe0-cma}"
 }
 
 @test "DTO EVD: wait with threshold 4 and 2, DAT_TIMEOUT_EXPIRED with nmore" {

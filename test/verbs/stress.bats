@@ -50,7 +50,7 @@ stress_pair() {
 # refuses the child's dat_ia_open with DAT_INVALID_STATE and a message: the
 # child neither hangs nor crashes, and the registry works in it.  (Over
 # libfabric the children open IAs of their own: test/ofi/fork.bats.)
-@test "fork storm (RDMAV_FORK_SAFE=1): 20 children forked while 2 threads open, post and close rxe0-cma IAs; each child's dat_ia_open is refused (DAT_INVALID_STATE), it lists the registry and exits" {
+@test "fork storm (RDMAV_FORK_SAFE=1): 20 children forked while 2 threads open, post and close IAs of the server's entry; each child's dat_ia_open is refused (DAT_INVALID_STATE), it lists the registry and exits" {
 	RDMAV_FORK_SAFE=1 run timeout -k 5 "$(secs 170)" "$STRESS" forkstorm server -p 2 -n 20 -r
 	echo "$output"
 	[ "$status" -eq 0 ]

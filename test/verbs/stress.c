@@ -2,7 +2,8 @@
 /*
  * stress.c - dattest-stress: the hardening tests of the verbs provider
  * that need threads, tiny queues or a whole-IA teardown (issue 5), as a
- * server process on rxe0-cma and a client process on rxe1-cma.
+ * server process on rxe0-cma and a client process on rxe1-cma (or the
+ * IAs DATTEST_SERVER_IA and DATTEST_CLIENT_IA name: vt_role_ia).
  *
  *   dattest-stress TEST ROLE [-q QUAL] [-a ADDR] [-n OPS] [-p POSTERS] [-r]
  *
@@ -1114,7 +1115,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.vo.test = argv[1];
 	o.vo.role = argv[2];
-	o.vo.ia_name = strcmp(o.vo.role, "client") ? "rxe0-cma" : "rxe1-cma";
+	o.vo.ia_name = vt_role_ia(o.vo.role);
 	o.vo.addr = VT_SERVER_ADDR;
 	o.ops = 100000;
 	o.posters = 8;

@@ -833,16 +833,20 @@ const char *vt_client_addr(void)
 	return vt_env("DATTEST_CLIENT_ADDR", "10.77.0.2");
 }
 
+const char *vt_role_ia(const char *role)
+{
+	return strcmp(role, "client") ?
+		       vt_env("DATTEST_SERVER_IA", "rxe0-cma") :
+		       vt_env("DATTEST_CLIENT_IA", "rxe1-cma");
+}
+
 static void run_parse(int argc, char **argv, struct vt_opts *o)
 {
 	int c;
 
 	o->test = argv[1];
 	o->role = argv[2];
-	o->ia_name = strcmp(o->role, "client") ? vt_env("DATTEST_SERVER_IA",
-							"rxe0-cma")
-					       : vt_env("DATTEST_CLIENT_IA",
-							"rxe1-cma");
+	o->ia_name = vt_role_ia(o->role);
 	o->addr = VT_SERVER_ADDR;
 	optind = 3;
 	while ((c = getopt(argc, argv, "i:a:q:n:")) != -1) {
