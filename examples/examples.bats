@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-3-Clause
 # examples/examples.bats - each example program as a server on rxe0-cma
-# (10.77.0.1) and a client on rxe1-cma, in the soft-RoCE guest (make
+# (10.77.0.1) and a client on rxe1-cma (or DATTEST_SERVER_IA and
+# DATTEST_CLIENT_IA: make check-verbs-scm), in the soft-RoCE guest (make
 # check-verbs).  The programs check their own data; here both sides must
 # exit 0 and say what they checked.
 
@@ -24,12 +25,12 @@ setup_file() {
 example() {
 	local prog=$1 qual=$2
 	shift 2
-	timeout -k 5 "$(secs 100)" "$EX/$prog" -D rxe0-cma -q "$qual" "$@" \
+	timeout -k 5 "$(secs 100)" "$EX/$prog" -D "${DATTEST_SERVER_IA:-rxe0-cma}" -q "$qual" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_listening
 	[ "$QUAL" = "$qual" ]
-	run timeout -k 5 "$(secs 100)" "$EX/$prog" -D rxe1-cma -q "$qual" "$@" 10.77.0.1
+	run timeout -k 5 "$(secs 100)" "$EX/$prog" -D "${DATTEST_CLIENT_IA:-rxe1-cma}" -q "$qual" "$@" 10.77.0.1
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server
