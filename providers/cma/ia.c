@@ -350,7 +350,6 @@ static DAT_RETURN cma_cm_open(struct verbs_cm *cm, const char *ia_params,
 	return DAT_SUCCESS;
 }
 
-
 DAT_RETURN cma_ia_open(struct dapl_ia *ia, const char *ia_params,
 		       struct dapl_caps *caps)
 {

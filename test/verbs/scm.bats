@@ -20,9 +20,9 @@ dat() {
 	sed -n "s/^attr $1 //p" <<< "$output" | head -n 1
 }
 
-# fake_listener MODE: scm-peer (test/verbs/scm_peer.c) listening on 10.77.0.1 in the
-# background (PEER_PID), its port in PEER_PORT once it printed
-# "listening PORT" (bounded, as wait_listening)
+# fake_listener MODE: scm-peer (test/verbs/scm_peer.c) listening on
+# 10.77.0.1 in the background (PEER_PID), its port in PEER_PORT once it
+# printed "listening PORT" (bounded, as wait_listening)
 fake_listener() {
 	local out=$BATS_TEST_TMPDIR/peer.out end=$((SECONDS + $(secs 30)))
 	# emptied here, not by the background job's redirection, which may

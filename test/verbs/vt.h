@@ -75,11 +75,11 @@ struct vt_msg {
  * DATTEST_SERVER_IA / DATTEST_CLIENT_IA name the IAs). */
 const char *vt_server_addr(void);
 const char *vt_client_addr(void);
+#define VT_SERVER_ADDR	vt_server_addr()
+#define VT_CLIENT_ADDR	vt_client_addr()
 /* the IA of a role: DATTEST_CLIENT_IA for "client" (rxe1-cma unset),
  * else DATTEST_SERVER_IA (rxe0-cma unset) */
 const char *vt_role_ia(const char *role);
-#define VT_SERVER_ADDR	vt_server_addr()
-#define VT_CLIENT_ADDR	vt_client_addr()
 
 #define VT_CTL_SLOTS	8
 #define VT_CTL_SLOT	256
