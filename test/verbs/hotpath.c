@@ -6,7 +6,8 @@
  *
  * One process opens rxe0-cma (passive side, 10.77.0.1) and rxe1-cma
  * (active side, 10.77.0.2), or the IAs DATTEST_SERVER_IA and
- * DATTEST_CLIENT_IA name (the socket CM's, make check-verbs-scm), and
+ * DATTEST_CLIENT_IA name (vt_role_ia: the socket CM's, make
+ * check-verbs-scm), and
  * connects an EP pair through a PSP.  The
  * measured loop then runs N times: dat_ep_post_send of 64 bytes on the
  * active EP, dat_evd_dequeue on its request EVD until the completion
@@ -27,6 +28,7 @@
 #include <dat/udat.h>
 
 #include "hotpath.h"
+#include "vt.h"
 
 #define MSG 64
 #define WARMUP 16
@@ -57,14 +59,6 @@ struct side {
 	DAT_LMR_HANDLE lmr;
 	DAT_LMR_TRIPLET iov;
 };
-
-/* the IA the variable name names, def when it is unset or empty */
-static const char *ia_env(const char *name, const char *def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? s : def;
-}
 
 static void side_open(struct side *s, const char *name)
 {
@@ -234,8 +228,8 @@ int main(int argc, char **argv)
 	if (n < 1)
 		n = 1000;
 	alarm(120 * (unsigned)scale);
-	side_open(&srv, ia_env("DATTEST_SERVER_IA", "rxe0-cma"));
-	side_open(&cli, ia_env("DATTEST_CLIENT_IA", "rxe1-cma"));
+	side_open(&srv, vt_role_ia("server"));
+	side_open(&cli, vt_role_ia("client"));
 	connect_pair(&srv, &cli);
 	c.as_64 = 0;
 	must("first dat_ep_post_recv",

@@ -38,8 +38,11 @@ HOTPATH_DAT := $(B)/test/verbs/hotpath-dat
 HOTPATH_VERBS := $(B)/test/verbs/hotpath-verbs
 $(B)/test/verbs/hotpath.o $(B)/test/verbs/hotpath_verbs.o: \
 	test/verbs/hotpath.h
-$(HOTPATH_DAT): $(B)/test/verbs/hotpath.o $(B)/lib/libdat.so
-	$(LINK) -o $@ $(B)/test/verbs/hotpath.o -L$(B)/lib -ldat -lpthread
+$(B)/test/verbs/hotpath.o: test/verbs/vt.h
+$(HOTPATH_DAT): $(B)/test/verbs/hotpath.o $(B)/test/verbs/vt_util.o \
+		$(B)/lib/libdat.so
+	$(LINK) -o $@ $(B)/test/verbs/hotpath.o $(B)/test/verbs/vt_util.o \
+		-L$(B)/lib -ldat -lpthread
 $(HOTPATH_VERBS): $(B)/test/verbs/hotpath_verbs.o
 	$(LINK) -o $@ $(B)/test/verbs/hotpath_verbs.o -libverbs -lrdmacm
 
