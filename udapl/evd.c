@@ -989,8 +989,10 @@ static void evd_block(struct dapl_evd *evd, int ms)
 			 * checks again under the lock, and the eventfd left
 			 * set only makes the next wait look once more. */
 			if (__atomic_load_n(&evd->ring.count, __ATOMIC_RELAXED) >=
-			    evd->threshold)
+			    evd->threshold) {
+				dapl_lock(&evd->lock);
 				return;
+			}
 			t = dapl_now_ns();
 			spun = t - t0;
 			if (spun >= spin)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -653,6 +654,7 @@ struct waiter {
 	DAT_RETURN rc;
 	DAT_EVENT ev;
 	DAT_COUNT nmore;
+	int done;			/* dat_evd_wait returned (atomic) */
 	pthread_t th;
 };
 
@@ -661,6 +663,7 @@ static void *wait_thread(void *arg)
 	struct waiter *w = arg;
 
 	w->rc = dapl_evd_wait(w->evd, w->timeout, 1, &w->ev, &w->nmore);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -737,6 +740,65 @@ static void test_evd_block(void)
 	      "abrupt close with a blocked waiter");
 	pthread_join(w.th, NULL);
 	CHECK(RC_IS(w.rc, DAT_ABORT, 0), "the waiter returns DAT_ABORT");
+}
+
+/* ---- DAPL_EVD_WAIT_SPIN_US (read once per process: run in a child)
+ * ------------------------------------------------------------------- */
+
+/*
+ * The spinning waiter that sees its event in the ring returns from the
+ * spin holding the EVD's lock, as from a sleep.  It used to return
+ * without it, take the event unlocked and then release the lock whoever
+ * held it had.  So the event is queued here as dat_evd_post_se queues
+ * it, under the lock, and the lock is held 100 ms more: the waiter must
+ * not return meanwhile, and must return with the event after.
+ */
+static int spin_child(void)
+{
+	DAT_EVD_HANDLE async, evd;
+	DAT_IA_HANDLE ia = ia_open(&async);
+	DAT_EVENT ev = sw_event((void *)9);
+	struct dapl_event_ring *r;
+	struct dapl_evd *e;
+	struct waiter w;
+	int early, ok;
+
+	if (!ia || dapl_evd_create(ia, 4, NULL, DAT_EVD_SOFTWARE_FLAG,
+				   &evd) != DAT_SUCCESS)
+		return 2;
+	e = evd;
+	r = &e->ring;
+	waiter_start(&w, evd);
+	dapl_lock(&e->lock);
+	ev.evd_handle = evd;
+	r->ev[(r->head + r->count) % r->size] = ev;
+	__atomic_store_n(&r->count, r->count + 1, __ATOMIC_RELEASE);
+	usleep(100000);
+	early = __atomic_load_n(&w.done, __ATOMIC_ACQUIRE);
+	dapl_unlock(&e->lock);
+	pthread_join(w.th, NULL);
+	ok = !early && w.rc == DAT_SUCCESS &&
+	     w.ev.event_data.software_event_data.pointer == (void *)9;
+	dapl_evd_free(evd);
+	dapl_ia_close(ia, DAT_CLOSE_ABRUPT_FLAG);
+	return ok ? 0 : 1;
+}
+
+static void test_evd_spin(const char *self)
+{
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(self, self, "--spin-child", (char *)NULL);
+		_exit(3);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "DAPL_EVD_WAIT_SPIN_US: a waiter that sees its event while "
+	      "spinning takes it under the EVD's lock (it waits while "
+	      "another thread holds the lock)");
 }
 
 /* ---- CQ-backed EVDs
@@ -1382,11 +1444,15 @@ static void test_lock(void)
 	      "waiter, which returns holding it");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	/* what dapl_provider_init does for a registered entry */
 	fake_entry.ops = fake_ops;
 	dapl_ops_fill_defaults(&fake_entry.ops);
+	if (argc > 1 && !strcmp(argv[1], "--spin-child")) {
+		setenv("DAPL_EVD_WAIT_SPIN_US", "1000000", 1);
+		return spin_child();
+	}
 	test_ia_open();
 	test_handles();
 	test_evd_software();
@@ -1409,6 +1475,7 @@ int main(void)
 	      "errors converted by cq_direct_cqe");
 	fake_direct = 0;
 	test_lock();
+	test_evd_spin(argv[0]);
 	dapl_obj_release_all();
 	return tap_done();
 }
