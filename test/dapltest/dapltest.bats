@@ -43,7 +43,7 @@ setup() {
 	SRV_OUT=$BATS_TEST_TMPDIR/server.out
 	# as verbs_helpers.bash random_qual: each lane of check-verbs.sh its
 	# own ports, below the ephemeral ones
-	PORT=$((20000 + ${VERBS_LANE:-0} * 6000 + RANDOM % 6000))
+	PORT=$((20000 + ${VERBS_LANE:-0} * 4000 + RANDOM % 4000))
 }
 
 teardown() {

@@ -30,7 +30,7 @@ SRV_ADDR=${DEMO_SERVER_ADDR:-10.77.0.2}
 CLI_IA=${DEMO_CLIENT_IA:-rxe0-cma}
 # (each lane of check-verbs.sh its own ports, below the ephemeral ones:
 # test/verbs/verbs_helpers.bash random_qual)
-PORT=${DEMO_PORT:-$((20000 + ${VERBS_LANE:-0} * 6000 + RANDOM % 6000))}
+PORT=${DEMO_PORT:-$((20000 + ${VERBS_LANE:-0} * 4000 + RANDOM % 4000))}
 
 # named IAs (make demo's native libfabric run) need no RDMA device
 if [ -z "${DEMO_SERVER_IA:-}" ] && [ -z "$(ls /sys/class/infiniband 2> /dev/null)" ]; then

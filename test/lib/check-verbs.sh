@@ -13,7 +13,7 @@
 # DATTEST_CLIENT_IA: OpenIB-rxe0-1 and OpenIB-rxe1-1; dapltest's and
 # the demo's, DAPLTEST_* and DEMO_*, the other way round), recorded as
 # verbs-<name>.
-# With VERBS_LANES=N (the Makefile: 2) the suites run N at a time, after
+# With VERBS_LANES=N (the Makefile: 3) the suites run N at a time, after
 # those VERBS_ALONE lists, which run first, one after another, with
 # nothing beside them (see run_lane below).
 # The verbs suites run against real RDMA devices only.  Where this machine
@@ -155,10 +155,11 @@ if have_devices; then
 		exit 0
 	fi
 	# Lanes (issue 34): the guest's suites spend most of their time
-	# waiting for their peers, so two at a time keep its two vCPUs
+	# waiting for their peers, so several at a time keep its two vCPUs
 	# busier.  First the suites that must run alone, one after another,
 	# then the others, LANES at a time, in the order given.  A report in
-	# the kernel log while two suites run fails both their witnesses.
+	# the kernel log while several suites run fails the witness of the
+	# one that started last.
 	alone=() ofi=() items=(ofi)
 	for arg in "$@"; do
 		if is_alone "$arg"; then

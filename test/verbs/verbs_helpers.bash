@@ -169,8 +169,8 @@ local_test() {
 
 # a connection qualifier (port) for tests that need a fixed one: below
 # the kernel's ephemeral ports (32768 up: rdma_cm's PSP_any), and each of
-# check-verbs.sh's lanes (VERBS_LANE 0 or 1) its own 6,000
-random_qual() { echo $((20000 + ${VERBS_LANE:-0} * 6000 + RANDOM % 6000)); }
+# check-verbs.sh's lanes (VERBS_LANE 0, 1 or 2) its own 4,000
+random_qual() { echo $((20000 + ${VERBS_LANE:-0} * 4000 + RANDOM % 4000)); }
 
 # ---- two roles of a fault test in the background (faults.bats of
 # test/verbs and test/ofi); VF is the suite's program ----
