@@ -249,8 +249,9 @@ verbs_group = $(if $(filter $(2),$(VERBS_SUITES)),$(1)=$(subst \
 # the small groups, then VERBS_LONG, then the rest.  Three lanes, not two
 # (issue 34): each lane waits on its peers and timeouts much of the time,
 # so two left the guest's two vCPUs idle at times (1.54 cores busy on
-# average alone); a clean clone's make check took 13 min 44 s with three
-# against 15 min 48 s and 16 min 6 s with two.
+# average alone); clean clones' make check took 13 min 44 s, 15 min 3 s
+# and 16 min 12 s with three against 15 min 48 s and 16 min 6 s with two
+# (the same tree differs by a minute or more from run to run here).
 VERBS_LANES ?= 3
 VERBS_ALONE := test/verbs/rtu-lost.bats \
 	test/verbs/faults.bats test/verbs/netem.bats test/vm/witness.bats
