@@ -7,9 +7,8 @@
  * One process opens rxe0-cma (passive side, 10.77.0.1) and rxe1-cma
  * (active side, 10.77.0.2), or the IAs DATTEST_SERVER_IA and
  * DATTEST_CLIENT_IA name (vt_role_ia: the socket CM's, make
- * check-verbs-scm), and
- * connects an EP pair through a PSP.  The
- * measured loop then runs N times: dat_ep_post_send of 64 bytes on the
+ * check-verbs-scm), and connects an EP pair through a PSP.  The measured
+ * loop then runs N times: dat_ep_post_send of 64 bytes on the
  * active EP, dat_evd_dequeue on its request EVD until the completion
  * comes, dat_evd_dequeue on the passive EP's receive EVD until the
  * receive comes, dat_ep_post_recv to replace it.  hotpath_verbs.c does the
