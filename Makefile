@@ -60,14 +60,15 @@ PROVIDER := $(B)/lib/$(PROVIDER_SONAME)
 TEST_PROVIDER := $(B)/test/libdattest.so.1
 TEST_BINS := $(B)/test/dattest $(B)/test/unit/test_conf \
 	$(B)/test/unit/test_registry_set \
-	$(B)/test/unit/test_abi_layout $(B)/test/fuzz/replay_conf
+	$(B)/test/unit/test_abi_layout $(B)/test/fuzz/replay_conf \
+	$(B)/test/lib/quiet-timeout
 
 # Fragments of the areas that add their own programs and tests: C unit
 # tests that speak TAP go to HOST_TAP_TESTS, host Bats suites to
 # HOST_BATS_SUITES, Bats suites that need RDMA devices to VERBS_SUITES.
 .DEFAULT_GOAL := all
 HOST_TAP_TESTS :=
-HOST_BATS_SUITES := test/bats/summary.bats
+HOST_BATS_SUITES := test/bats/summary.bats test/bats/quiet-timeout.bats
 VERBS_SUITES := test/vm/selftest.bats
 # providers/verbs/verbs.mk first: the other providers' rules name its
 # archive.
@@ -147,6 +148,9 @@ $(B)/test/unit/test_registry_set: $(B)/test/unit/test_registry_set.o \
 	$(LINK) -o $@ $< -L$(B)/lib -ldat
 
 $(B)/test/unit/test_abi_layout: $(B)/test/unit/test_abi_layout.o
+	$(LINK) -o $@ $^
+
+$(B)/test/lib/quiet-timeout: $(B)/test/lib/quiet-timeout.o
 	$(LINK) -o $@ $^
 
 $(B)/test/fuzz/replay_conf: $(B)/test/fuzz/fuzz_conf.o \

@@ -21,7 +21,7 @@ setup() {
 # the server on ofi-a in the background (fd 3 closed, or bats waits)
 dt_server() {
 	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
-	timeout -k 5 "$(secs 300)" "$DT" -T S -D "$OFI_A" -n "$PORT" \
+	"$QT" -t "$(secs 3000)" "$(secs 300)" "$DT" -T S -D "$OFI_A" -n "$PORT" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
@@ -29,7 +29,7 @@ dt_server() {
 
 # dt_stop: -T Q, then the server must exit 0
 dt_stop() {
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT"
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$DT" -T Q -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local rc=0
@@ -43,7 +43,7 @@ dt_stop() {
 
 # dt_client ARGS...: dapltest against the server, bounded; output in $output
 dt_client() {
-	run timeout -k 5 "$(secs 200)" "$DT" -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT" "$@"
+	run "$QT" -t "$(secs 2000)" "$(secs 200)" "$DT" -s "$DATTEST_SERVER_ADDR" -D "$OFI_B" -n "$PORT" "$@"
 	echo "--- client exit status $status:"
 	echo "$output"
 }

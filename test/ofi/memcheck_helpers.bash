@@ -6,10 +6,10 @@
 # report inside rdma_accept (test/ofi/libfabric-verbs.supp: OFI_VG_SUPP,
 # ofi_helpers.bash); none names our code.
 
-# vg PROG ARGS...: under valgrind, bounded; the programs' own waits are
-# stretched (TEST_TIMEOUT_SCALE), valgrind is slow
+# vg PROG ARGS...: under valgrind, bounded ($QT, verbs_helpers.bash); the
+# programs' own waits are stretched (TEST_TIMEOUT_SCALE), valgrind is slow
 vg() {
-	TEST_TIMEOUT_SCALE=$((SCALE * 10)) timeout -k 5 "$(secs 300)" \
+	TEST_TIMEOUT_SCALE=$((SCALE * 10)) "$QT" -t "$(secs 3000)" "$(secs 300)" \
 		valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \

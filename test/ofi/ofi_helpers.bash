@@ -72,8 +72,9 @@ ofi_setup_file() {
 		return 1
 		;;
 	esac
-	if [ ! -e "$TOP/build/lib/libdaplofi.so.1" ] || [ ! -x "$VT" ]; then
-		echo "the provider or $VT is missing: make test-programs" >&2
+	if [ ! -e "$TOP/build/lib/libdaplofi.so.1" ] || [ ! -x "$VT" ] ||
+		[ ! -x "$QT" ]; then
+		echo "the provider, $VT or $QT is missing: make test-programs" >&2
 		return 1
 	fi
 	if [ "$OFI_PROV" = unknown ]; then

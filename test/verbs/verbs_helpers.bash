@@ -10,6 +10,11 @@
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 VT="$TOP/build/test/verbs/dattest-verbs"
+# The bound of a test program: stopped once it printed nothing for N
+# seconds, or ran ten times that (test/lib/quiet-timeout.c: a timeout is
+# there to catch a hang, not a busy machine): "$QT" -t "$(secs 10N)"
+# "$(secs N)" PROGRAM...
+QT="$TOP/build/test/lib/quiet-timeout"
 export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
 export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TEST_TIMEOUT_SCALE="$SCALE"
@@ -34,8 +39,8 @@ verbs_setup_file() {
 			return 1
 		fi
 	done
-	if [ ! -x "$VT" ]; then
-		echo "$VT is missing: make test-programs" >&2
+	if [ ! -x "$VT" ] || [ ! -x "$QT" ]; then
+		echo "$VT or $QT is missing: make test-programs" >&2
 		return 1
 	fi
 	if [ ! -e "$TOP/build/lib/libdaplcma.so.1" ]; then
@@ -59,7 +64,7 @@ teardown() {
 }
 
 # start_server TEST ARGS...: the server role in the background, bounded by
-# timeout; its output goes to $SRV_OUT.  fd 3 is closed, or bats waits for it.
+# $QT; its output goes to $SRV_OUT.  fd 3 is closed, or bats waits for it.
 start_server() {
 	local t=$1
 	shift
@@ -68,7 +73,8 @@ start_server() {
 	# line (a test that starts two servers in turn connected to the
 	# first one's port: NON_PEER_REJECTED, connect.bats connect-ends)
 	: > "$SRV_OUT"
-	timeout -k 5 "$(secs 100)" "$VT" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
+	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" "$t" server "$@" \
+		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 }
 
@@ -125,7 +131,7 @@ readme_has_row() {
 run_client() {
 	local t=$1
 	shift
-	run timeout -k 5 "$(secs 100)" "$VT" "$t" client "$@"
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" "$t" client "$@"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 }
@@ -160,7 +166,7 @@ pair() {
 
 # local_test TEST ARGS...: a one-process test
 local_test() {
-	run timeout -k 5 "$(secs 100)" "$VT" "$@"
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -176,11 +182,11 @@ random_qual() { echo $((20000 + ${VERBS_LANE:-0} * 4000 + RANDOM % 4000)); }
 # test/verbs and test/ofi); VF is the suite's program ----
 
 # fstart VAR OUT TEST ROLE ARGS...: a dattest-faults role in the background,
-# bounded by timeout; its pid (of timeout) in VAR, its output in OUT
+# bounded by $QT; its pid (of quiet-timeout) in VAR, its output in OUT
 fstart() {
 	local var=$1 out=$2
 	shift 2
-	timeout -k 5 "$(secs 150)" "$VF" "$@" > "$out" 2>&1 3>&- &
+	"$QT" -t "$(secs 1500)" "$(secs 150)" "$VF" "$@" > "$out" 2>&1 3>&- &
 	printf -v "$var" %s $!
 }
 
@@ -194,5 +200,5 @@ fwait() {
 	cat "$out"
 }
 
-# pid_of OUT: the program's own pid (its first line), not timeout's
+# pid_of OUT: the program's own pid (its first line), not quiet-timeout's
 pid_of() { sed -n 's/^pid \([0-9][0-9]*\)$/\1/p' "$1" | head -n 1; }
