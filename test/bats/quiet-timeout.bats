@@ -7,6 +7,7 @@
 # as with timeout(1).  The intervals are wide (a line every 0.2-0.5 s
 # against limits of 2-5 s), so that a busy machine does not decide.
 
+bats_require_minimum_version 1.5.0
 load helpers
 load ../lib/wait
 
