@@ -176,6 +176,28 @@ static int ofi_op_target(struct dapl_tp_ep *oep, struct ofi_op *op,
 	return OFI_TARGET_READY;
 }
 
+/*
+ * oep locked: what an RDMA write asks for beyond FI_COMPLETION.  A write
+ * completes once its data is at the target (FI_DELIVERY_COMPLETE): DAT's
+ * completion says the data is there.  Over shm with CMA that holds of
+ * itself: libfabric 1.17's shm writes into the target with
+ * process_vm_writev before fi_writemsg returns (its "fast RMA": one
+ * segment at the target, FI_MR_VIRT_ADDR, no RMA ordering asked, and
+ * neither FI_DELIVERY_COMPLETE nor remote CQ data), and reads the same
+ * byte of our region as ofi_shm_guard_cma to decide.  Asking for delivery
+ * there would instead make the write a command that the target's library
+ * carries out when it progresses: a target that calls nothing then waits
+ * for its engine to wake (issue 35: an RDMA-write ping-pong 9 x raw
+ * libfabric's; issue 38).  Without CMA (FI_SHM_DISABLE_CMA, ptrace
+ * limits) the byte says no and the write asks for delivery, as before.
+ */
+static uint64_t ofi_write_flags(const struct dapl_tp_ep *oep)
+{
+	return oep->guard && ofi_shm_guard_cma(oep->guard)
+		   ? 0
+		   : FI_DELIVERY_COMPLETE;
+}
+
 /* oep locked: issues op; 0, 1 (must wait), or a negative fi error. */
 static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 {
@@ -222,10 +244,10 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		rma.rma_iov_count = 1;
 		rma.context = op;
 		rma.data = 0;
-		return (int)(op->op == DAPL_OP_RDMA_WRITE
-				 ? fi_writemsg(oep->fep, &rma,
-					       FI_COMPLETION | FI_DELIVERY_COMPLETE)
-				 : fi_readmsg(oep->fep, &rma, FI_COMPLETION));
+		if (op->op == DAPL_OP_RDMA_READ)
+			return (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
+		return (int)fi_writemsg(oep->fep, &rma,
+					FI_COMPLETION | ofi_write_flags(oep));
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
 		rc = ofi_op_target(oep, op, &addr, &fkey);
@@ -277,6 +299,10 @@ void ofi_ring_kick(struct ofi_ring *r)
 		if (rc == -FI_EAGAIN) {
 			ofi_ep_want(oep, OFI_WORK_RETRY);
 			dapl_progress_kick(oep->oia->ia);
+			/* shm: the target's queue may be full of what only
+			 * its progress empties (the CMA writes' notices) */
+			if (oep->bell_to_len)
+				ofi_wake_ring(oep);
 			return;
 		}
 		if (rc < 0) {
@@ -287,11 +313,22 @@ void ofi_ring_kick(struct ofi_ring *r)
 			if (r == &oep->sq) {
 				oep->ops_out++;
 				/* shm: a target that calls nothing learns of
-				 * it only if its engine wakes (wake.c) */
-				if (oep->bell_to_len && oep->ops_out == 1 &&
-				    op->op != DAPL_OP_SEND &&
-				    op->op != DAPL_OP_RDMA_READ)
+				 * it only if its engine wakes (wake.c).  A
+				 * CMA write is at the target already; it
+				 * leaves a notice in the target's queue
+				 * that the target's progress removes, so
+				 * every 64th rings (the queue holds 1,024) */
+				if (oep->bell_to_len &&
+				    op->op == DAPL_OP_RDMA_WRITE &&
+				    !ofi_write_flags(oep)) {
+					if (!(oep->cma_writes++ & 63))
+						ofi_wake_ring(oep);
+				} else if (oep->bell_to_len &&
+					   oep->ops_out == 1 &&
+					   op->op != DAPL_OP_SEND &&
+					   op->op != DAPL_OP_RDMA_READ) {
 					ofi_wake_ring(oep);
+				}
 				if (op->op == DAPL_OP_RDMA_WRITE)
 					oep->writes_out++;
 				else if (op->op == DAPL_OP_SEND)

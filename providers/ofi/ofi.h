@@ -257,6 +257,9 @@ void ofi_shm_guard_fini(struct ofi_shm_guard *g) DAPL_HIDDEN;
 /* 1 if it released a lock the dead peer held (it may wait 200 ms to be
  * sure nobody alive holds it) */
 int ofi_shm_guard_rescue(struct ofi_shm_guard *g) DAPL_HIDDEN;
+/* 1 if libfabric writes to the peer itself, with process_vm_writev (its
+ * region says CMA works towards peers) */
+int ofi_shm_guard_cma(const struct ofi_shm_guard *g) DAPL_HIDDEN;
 
 /* ---- EPs (ep.c) ----------------------------------------------------------- */
 
@@ -372,6 +375,7 @@ struct dapl_tp_ep {
 	struct ofi_conn *conn;		/* under oia->lock */
 	struct ofi_ring sq, rq;
 	uint32_t writes_out;		/* issued RDMA writes not complete */
+	uint32_t cma_writes;		/* shm: writes done by CMA (ep.c) */
 	uint32_t ops_out;		/* issued requests not complete */
 	/* a disconnect waits for what the peer sent before it (cm.c) */
 	uint64_t sends_issued, recvs_done;

@@ -190,6 +190,12 @@ int ofi_shm_guard_init(struct ofi_shm_guard *g, const uint8_t *own,
 	return 0;
 }
 
+int ofi_shm_guard_cma(const struct ofi_shm_guard *g)
+{
+	return *(const volatile uint8_t *)((const char *)g->map[0] +
+					   SMR_HDR_CMA_PEER) == SMR_CMA_ON;
+}
+
 void ofi_shm_guard_fini(struct ofi_shm_guard *g)
 {
 	int i;

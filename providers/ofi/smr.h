@@ -4,7 +4,8 @@
  * that read a region from outside libfabric see it: the sweep of stale
  * listener names (shm_sweep.c) and the dead-peer guard (shm_guard.c).
  * Seen in the regions of a streaming pair: a version byte (4 in 1.17),
- * flags, the owner's pid at byte 4, a glibc pthread_spinlock_t at 24, the
+ * flags, the owner's pid at byte 4, whether CMA (process_vm_writev) works
+ * towards its peers at byte 8, a glibc pthread_spinlock_t at 24, the
  * room for commands at 48 (a size_t), the offsets of the command and
  * response queues at 64 and 72, each queue headed by its size, mask,
  * read and write counts.  A region of another version is left alone.
@@ -19,6 +20,9 @@
 enum {
 	SMR_HDR_VERSION = 4,	/* libfabric 1.17's region header */
 	SMR_HDR_PID = 4,	/* byte offsets in it */
+	SMR_HDR_CMA_PEER = 8,	/* a byte: 0 not known yet, 1 yes, 2 no
+				 * (seen: 2 under FI_SHM_DISABLE_CMA=1) */
+	SMR_CMA_ON = 1,
 	SMR_HDR_LOCK = 24,
 	SMR_HDR_CMD_CNT = 48,	/* room for commands, a size_t */
 	SMR_HDR_QUEUES = 64,	/* the two queues' offsets, size_t each */

@@ -25,6 +25,20 @@
  *           (DAPL_OFI_DTO_TIMEOUT_MS) fails it with DAT_DTO_ERR_TRANSPORT
  *           and the connection breaks.  After SIGCONT the server sees the
  *           connection end.
+ *   stopped  an RDMA write to a stopped target: the client writes 64
+ *           bytes (so the target's key is known), prints "have target",
+ *           waits for $DATTEST_GO (the suite stopped the server), then
+ *           writes 64 KiB over them.  dat_ep_post_rdma_write(3DAT): the
+ *           write "requests the transfer of all the data specified by
+ *           the local_iov ... into the remote_buffer", and its completion
+ *           says the transfer is done (the README: a write completes once
+ *           its data is at the target), so with DATTEST_EXPECT=done
+ *           (shm with CMA: libfabric writes into the stopped process
+ *           itself) it completes while the server is stopped; otherwise
+ *           (tcp, rxm, shm without CMA: the target's library must take the
+ *           data) no completion comes for a second, the client prints
+ *           "write waits", and it completes once the suite continued the
+ *           server.  The server finds the data in its LMR either way.
  *   shortrecv  the server posts a 16-byte receive before it accepts, the
  *           client sends 64 bytes into it.  dat_ep_post_recv(3DAT): "If
  *           the size of an incoming message is larger than the size of
@@ -103,7 +117,9 @@ static void conn_end(struct vt *v, DAT_EP_HANDLE ep, const char *who)
 			DAT_EP_STATE_DISCONNECTED);
 }
 
-static int server(const struct vt_opts *o, DAT_VLEN len)
+/* rw_seed: the pattern the client writes into the read-write LMR, or 0
+ * (it is to stay untouched) */
+static int server(const struct vt_opts *o, DAT_VLEN len, uint32_t rw_seed)
 {
 	struct target t;
 	DAT_PSP_HANDLE psp;
@@ -134,8 +150,11 @@ static int server(const struct vt_opts *o, DAT_VLEN len)
 	conn_end(&v, ep, "server");
 	all_sentinel("the remote-read-only LMR", &t.ro);
 	all_sentinel("the remote-write-only LMR", &t.wo);
-	/* badkey's good write was flushed behind the bad one */
-	all_sentinel("the read-write LMR", &t.rw);
+	if (rw_seed)
+		vt_check("the read-write LMR: the client's RDMA writes",
+			 t.rw.buf, t.rw.len, rw_seed);
+	else /* badkey's good write was flushed behind the bad one */
+		all_sentinel("the read-write LMR", &t.rw);
 	vt_ep_free(ep);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
 	vt_mem_free(&t.rw);
@@ -147,12 +166,19 @@ static int server(const struct vt_opts *o, DAT_VLEN len)
 
 static int badkey_server(const struct vt_opts *o)
 {
-	return server(o, AREA);
+	return server(o, AREA, 0);
 }
 
 static int stuck_server(const struct vt_opts *o)
 {
-	return server(o, BIG);
+	return server(o, BIG, 0);
+}
+
+#define STOPPED_SEED 0x570
+
+static int stopped_server(const struct vt_opts *o)
+{
+	return server(o, AREA, STOPPED_SEED);
 }
 
 /* ---- the client ---- */
@@ -209,6 +235,17 @@ static void broken(struct peer *p)
 			DAT_EP_STATE_DISCONNECTED);
 }
 
+/* until the suite created $DATTEST_GO (bounded) */
+static void wait_go(const char *go)
+{
+	uint64_t until = vt_now_us() + 60ull * 1000000;
+
+	while (access(go, F_OK) && vt_now_us() < until)
+		vt_sleep_ms(10);
+	if (access(go, F_OK))
+		vt_die("%s never appeared", go);
+}
+
 static int badkey_client(const struct vt_opts *o)
 {
 	static const char *const what[] = {
@@ -259,7 +296,6 @@ static int stuck_client(const struct vt_opts *o)
 	const char *go = getenv("DATTEST_GO");
 	DAT_RMR_TRIPLET r;
 	struct peer p;
-	uint64_t until;
 
 	if (!go)
 		vt_die("DATTEST_GO names the file the suite creates");
@@ -273,18 +309,59 @@ static int stuck_client(const struct vt_opts *o)
 		      DAT_DTO_SUCCESS, 64);
 	printf("have target\n");
 	fflush(stdout);
-	/* the suite stops the server, then creates the file */
-	until = vt_now_us() + 60ull * 1000000;
-	while (access(go, F_OK) && vt_now_us() < until)
-		vt_sleep_ms(10);
-	if (access(go, F_OK))
-		vt_die("%s never appeared", go);
+	wait_go(go); /* the suite stops the server, then creates the file */
 	r = vt_riov(&p.rw, 0, BIG);
 	vt_expect("1 MiB RDMA read from the stopped server",
 		  post(&p, 1, &r, BIG, 0x51), DAT_SUCCESS);
 	vt_expect_dto("the read no completion came for", p.v.req_evd, p.ep,
 		      0x51, DAT_DTO_ERR_TRANSPORT, (DAT_VLEN)-1);
 	broken(&p);
+	peer_close(&p);
+	return 0;
+}
+
+static int stopped_client(const struct vt_opts *o)
+{
+	const char *go = getenv("DATTEST_GO"),
+		   *expect = getenv("DATTEST_EXPECT");
+	DAT_RMR_TRIPLET r;
+	DAT_EVENT ev;
+	struct peer p;
+	DAT_RETURN rc;
+
+	if (!go || !expect)
+		vt_die("DATTEST_GO names the file the suite creates, "
+		       "DATTEST_EXPECT is done or waits");
+	peer_open(&p, o, AREA);
+	vt_fill(p.mem.buf, AREA, STOPPED_SEED);
+	r = vt_riov(&p.rw, 0, 64);
+	vt_expect("a 64-byte RDMA write", post(&p, 0, &r, 64, 0x60),
+		  DAT_SUCCESS);
+	vt_expect_dto("a 64-byte RDMA write", p.v.req_evd, p.ep, 0x60,
+		      DAT_DTO_SUCCESS, (DAT_VLEN)-1);
+	printf("have target\n");
+	fflush(stdout);
+	wait_go(go); /* the suite stopped the server */
+	r = vt_riov(&p.rw, 0, AREA);
+	vt_expect("64 KiB RDMA write to the stopped server",
+		  post(&p, 0, &r, AREA, 0x61), DAT_SUCCESS);
+	if (strcmp(expect, "done")) {
+		rc = dat_evd_wait(p.v.req_evd, 1000000, 1, &ev, NULL);
+		vt_expect_type("no completion while the target is stopped (1 s)",
+			  rc, DAT_TIMEOUT_EXPIRED);
+		printf("write waits\n"); /* the suite continues the server */
+		fflush(stdout);
+	}
+	if (vt_expect_dto(strcmp(expect, "done")
+			      ? "the write, once the target continued"
+			      : "the write, the target stopped",
+			  p.v.req_evd, p.ep, 0x61, DAT_DTO_SUCCESS,
+			  (DAT_VLEN)-1) &&
+	    !strcmp(expect, "done")) {
+		printf("write done\n"); /* the suite continues the server */
+		fflush(stdout);
+	}
+	vt_disconnect(&p.v, p.ep);
 	peer_close(&p);
 	return 0;
 }
@@ -406,6 +483,7 @@ static const struct vt_test tests[] = {
 	{ "badkey", badkey_server, badkey_client },
 	{ "shortrecv", shortrecv_server, shortrecv_client },
 	{ "stuck", stuck_server, stuck_client },
+	{ "stopped", stopped_server, stopped_client },
 	{ NULL, NULL, NULL },
 };
 
