@@ -204,7 +204,7 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 	struct fi_msg_rma rma;
 	struct fi_rma_iov riov;
 	struct fi_msg msg;
-	uint64_t addr = 0, fkey = 0;
+	uint64_t addr = 0, fkey = 0, flags;
 	int rc;
 
 	switch (op->op) {
@@ -246,8 +246,9 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		rma.data = 0;
 		if (op->op == DAPL_OP_RDMA_READ)
 			return (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
-		return (int)fi_writemsg(oep->fep, &rma,
-					FI_COMPLETION | ofi_write_flags(oep));
+		flags = ofi_write_flags(oep);
+		op->cma = !flags;
+		return (int)fi_writemsg(oep->fep, &rma, FI_COMPLETION | flags);
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
 		rc = ofi_op_target(oep, op, &addr, &fkey);
@@ -319,8 +320,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 				 * that the target's progress removes, so
 				 * every 64th rings (the queue holds 1,024) */
 				if (oep->bell_to_len &&
-				    op->op == DAPL_OP_RDMA_WRITE &&
-				    !ofi_write_flags(oep)) {
+				    op->op == DAPL_OP_RDMA_WRITE && op->cma) {
 					if (!(oep->cma_writes++ & 63))
 						ofi_wake_ring(oep);
 				} else if (oep->bell_to_len &&

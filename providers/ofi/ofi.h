@@ -274,6 +274,8 @@ struct ofi_op {
 	uint8_t state;			/* enum ofi_op_state */
 	uint8_t fence;
 	uint8_t num;
+	uint8_t cma;			/* an RDMA write libfabric did by CMA
+					 * (ep.c ofi_write_flags) */
 	uint64_t wr_id;			/* the udapl cookie */
 	DAT_DTO_COMPLETION_STATUS status;
 	uint32_t len;			/* receives: bytes received */
