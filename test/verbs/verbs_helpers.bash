@@ -14,7 +14,8 @@ VT="$TOP/build/test/verbs/dattest-verbs"
 # seconds, or ran ten times that (test/lib/quiet-timeout.c: a timeout is
 # there to catch a hang, not a busy machine): "$QT" -t "$(secs 10N)"
 # "$(secs N)" PROGRAM...
-QT="$TOP/build/test/lib/quiet-timeout"
+# (from this file's place: examples/examples.bats sets its own TOP)
+QT="$(cd "${BASH_SOURCE[0]%/*}/../.." && pwd)/build/test/lib/quiet-timeout"
 export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
 export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TEST_TIMEOUT_SCALE="$SCALE"

@@ -221,6 +221,10 @@ struct vt_test {
  * its exit status.  Usage errors exit 2.  print_pid: first print
  * "pid <pid>" (for suites that signal the process).
  */
+/* The test goes on: its watchdog (vt_run's alarm_secs, scaled) starts
+ * again.  Every vt_note calls it; a loop that prints its own progress
+ * lines calls it too. */
+void vt_progress(void);
 int vt_run(int argc, char **argv, const char *prog,
 	   const struct vt_test *const *tables, unsigned ntables,
 	   unsigned alarm_secs, int print_pid);

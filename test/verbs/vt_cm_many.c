@@ -223,6 +223,7 @@ static void serial_step(int i, int n, char *tag, size_t tag_size)
 	vt_quiet = i > 0 && i < n - 1;
 	if (i && i % SERIAL_EVERY == 0) {
 		printf("  %d connections so far\n", i);
+		vt_progress();
 		fflush(stdout);
 	}
 }

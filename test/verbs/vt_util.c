@@ -56,10 +56,30 @@ void vt_fail(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* The test's watchdog (vt_run): SIGALRM once the test made no progress
+ * for its alarm_secs x TEST_TIMEOUT_SCALE.  Each note re-arms it
+ * (vt_progress), so that a test that is only slow, on a busy machine,
+ * runs on, and one that hangs ends as before (issue 34). */
+static unsigned run_alarm_secs;
+static pid_t run_pid;
+static void run_alarm(int sig);
+
+void vt_progress(void)
+{
+	struct sigaction sa;
+
+	/* only the watchdog of vt_run, in its own process: not a bound of
+	 * one call (rmr.c) nor a forked child's (faults.c) */
+	if (run_alarm_secs && getpid() == run_pid &&
+	    !sigaction(SIGALRM, NULL, &sa) && sa.sa_handler == run_alarm)
+		alarm(run_alarm_secs * vt_scale);
+}
+
 void vt_note(const char *fmt, ...)
 {
 	va_list ap;
 
+	vt_progress();
 	if (vt_quiet)
 		return;
 	printf("  ");
@@ -808,7 +828,8 @@ static void run_usage(void)
 
 static void run_alarm(int sig)
 {
-	static const char msg[] = "FAIL the whole test took too long\n";
+	static const char msg[] =
+	    "FAIL the test made no progress within its time limit\n";
 
 	(void)sig;
 	if (write(1, msg, sizeof(msg) - 1) < 0)
@@ -898,6 +919,8 @@ int vt_run(int argc, char **argv, const char *prog,
 	if (!fn)
 		run_usage();
 	signal(SIGALRM, run_alarm);
+	run_alarm_secs = alarm_secs;
+	run_pid = getpid();
 	alarm(alarm_secs * vt_scale);
 	if (print_pid)
 		printf("pid %d\n", (int)getpid());
