@@ -73,7 +73,7 @@ static int same_file(void)
 	       a.st_ino == b.st_ino && fa == fb;
 }
 
-/* Copies what fd has to out (-1: drop it); 0 at its end. */
+/* Copies what fd has to out (-1: drop it); what read(2) returned. */
 static ssize_t relay(int fd, int *out)
 {
 	char buf[65536];
@@ -90,7 +90,7 @@ static ssize_t relay(int fd, int *out)
 		}
 		off += w;
 	}
-	return n < 0 && (errno == EINTR || errno == EAGAIN) ? 1 : n;
+	return n;
 }
 
 int main(int argc, char **argv)
@@ -194,7 +194,8 @@ int main(int argc, char **argv)
 			n = relay(pfd[i].fd, &outs[i]);
 			if (n > 0) {
 				heard = now_s();
-			} else if (n == 0) {
+			} else if (n == 0 ||
+				   (errno != EINTR && errno != EAGAIN)) {
 				close(pfd[i].fd);
 				pfd[i].fd = -1;
 				open_fds--;

@@ -20,7 +20,7 @@ setup_file() {
 
 # badinput ARGS...: one run on IAs A and B, bounded; output in $output
 badinput() {
-	run timeout -k 5 "$(secs 100)" "$BI" -a "$OFI_A" -b "$OFI_B" -s "$DATTEST_SERVER_ADDR" "$@"
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" "$BI" -a "$OFI_A" -b "$OFI_B" -s "$DATTEST_SERVER_ADDR" "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 }
@@ -58,7 +58,7 @@ summary_clean() {
 
 @test "$OFI_FABRIC: the matrix under valgrind: no error, no leak" {
 	command -v valgrind > /dev/null || { echo "valgrind is missing" >&2; return 1; }
-	TEST_TIMEOUT_SCALE=$((SCALE * 10)) run timeout -k 5 "$(secs 400)" \
+	TEST_TIMEOUT_SCALE=$((SCALE * 10)) run "$QT" -t "$(secs 4000)" "$(secs 400)" \
 		valgrind --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \

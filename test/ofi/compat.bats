@@ -17,7 +17,7 @@ setup_file() {
 }
 
 @test "$OFI_FABRIC: DAT_PSP_PROVIDER_FLAG: the provider's EP is named by dat_cr_query, set up, accepted with ep_handle NULL, carries data; a reject frees it" {
-	run timeout -k 5 "$(secs 200)" "$VC" provider-ep local -q "$(free_qual)"
+	run "$QT" -t "$(secs 2000)" "$(secs 200)" "$VC" provider-ep local -q "$(free_qual)"
 	echo "--- exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -319,7 +319,7 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 	# round; what is tested is the order of the closes (40 rounds: 12 s
 	# with the default, 5.7 s with this)
 	export FI_OFI_RXM_BUFFER_SIZE=1024
-	run env VT_FIRST_IA="$OFI_A" timeout -k 5 "$(secs 300)" \
+	run env VT_FIRST_IA="$OFI_A" "$QT" -t "$(secs 3000)" "$(secs 300)" \
 		"$VT" close-order local -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -n "$CLOSE_ROUNDS"
 	echo "--- exit status $status; output without its ok lines:"
 	grep -v '^  ok ' <<< "$output"
@@ -335,7 +335,7 @@ time.sleep(int(sys.argv[1]))' "$(secs 60)" > "$port" 3>&- &
 # is refused with one warning a process, and the default is used.
 @test "$OFI_FABRIC: absurd tuning values are refused with one warning each and their default: DAPL_OFI_KEEPALIVE_TIMEOUT_MS=1 (under three keepalives), DAPL_OFI_LINGER_MS=abc; two IAs of one process connect, 4 rounds" {
 	run env VT_FIRST_IA="$OFI_A" DAPL_OFI_KEEPALIVE_TIMEOUT_MS=1 DAPL_OFI_LINGER_MS=abc \
-		timeout -k 5 "$(secs 100)" "$VT" close-order local -i "$OFI_B" \
+		"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" close-order local -i "$OFI_B" \
 		-a "$DATTEST_SERVER_ADDR" -n 4
 	echo "--- exit status $status; output without its ok lines:"
 	grep -v '^  ok ' <<< "$output"

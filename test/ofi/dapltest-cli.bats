@@ -23,12 +23,12 @@ load dapltest_helpers
 
 @test "$OFI_FABRIC: dapltest: a wrong IA name fails fast with a clear message (exit 3)" {
 	local t0=$SECONDS
-	run timeout -k 5 "$(secs 30)" "$DT" -T F -D no-such-ia hwconn
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$DT" -T F -D no-such-ia hwconn
 	echo "$output"
 	[ "$status" -eq 3 ]
 	grep -q "cannot open IA 'no-such-ia': DAT_PROVIDER_NOT_FOUND" <<< "$output"
 	[ $((SECONDS - t0)) -lt "$(secs 10)" ]
-	run timeout -k 5 "$(secs 30)" "$DT" -T S -D no-such-ia -n "$PORT"
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$DT" -T S -D no-such-ia -n "$PORT"
 	[ "$status" -eq 3 ]
 }
 

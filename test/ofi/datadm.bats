@@ -77,7 +77,7 @@ conf() {
 	[ "$(grep -c '^# 3 entries, 1 problems$' <<< "$output")" -eq 1 ]
 	# and the IAs: M opens, R does not
 	local_test query local -i M -a 127.0.0.1
-	run timeout -k 5 "$(secs 100)" "$VT" query local -i R -a 127.0.0.1
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" query local -i R -a 127.0.0.1
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[ "$(grep -c 'DAT_PROVIDER_NOT_FOUND' <<< "$output")" -ge 1 ]

@@ -21,7 +21,7 @@ setup_file() { ofi_setup_file; }
 	spid=$(pgrep -P "$SRV_PID" -x dattest-ofi-err)
 	[ -n "$spid" ]
 	DATTEST_GO="$go" DAPL_OFI_DTO_TIMEOUT_MS=2000 DAPL_OFI_KEEPALIVE_TIMEOUT_MS=600000 \
-		timeout -k 5 "$(secs 100)" "$VT" stuck client -q "$QUAL" > "$cout" 2>&1 3>&- &
+		"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" stuck client -q "$QUAL" > "$cout" 2>&1 3>&- &
 	local cpid=$!
 	local end=$((SECONDS + $(secs 30)))
 	until has_line "$cout" 'have target'; do

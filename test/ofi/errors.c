@@ -328,6 +328,7 @@ static int stopped_client(const struct vt_opts *o)
 	DAT_EVENT ev;
 	struct peer p;
 	DAT_RETURN rc;
+	int done;
 
 	if (!go || !expect)
 		vt_die("DATTEST_GO names the file the suite creates, "
@@ -345,19 +346,20 @@ static int stopped_client(const struct vt_opts *o)
 	r = vt_riov(&p.rw, 0, AREA);
 	vt_expect("64 KiB RDMA write to the stopped server",
 		  post(&p, 0, &r, AREA, 0x61), DAT_SUCCESS);
-	if (strcmp(expect, "done")) {
+	if (strcmp(expect, "done")) { /* waits */
 		rc = dat_evd_wait(p.v.req_evd, 1000000, 1, &ev, NULL);
-		vt_expect_type("no completion while the target is stopped (1 s)",
-			  rc, DAT_TIMEOUT_EXPIRED);
+		vt_expect_type("no completion while the target is stopped "
+			       "(1 s)",
+			       rc, DAT_TIMEOUT_EXPIRED);
 		printf("write waits\n"); /* the suite continues the server */
 		fflush(stdout);
 	}
-	if (vt_expect_dto(strcmp(expect, "done")
-			      ? "the write, once the target continued"
-			      : "the write, the target stopped",
+	done = !strcmp(expect, "done");
+	if (vt_expect_dto(done ? "the write, the target stopped"
+			       : "the write, once the target continued",
 			  p.v.req_evd, p.ep, 0x61, DAT_DTO_SUCCESS,
 			  (DAT_VLEN)-1) &&
-	    !strcmp(expect, "done")) {
+	    done) {
 		printf("write done\n"); /* the suite continues the server */
 		fflush(stdout);
 	}

@@ -22,7 +22,7 @@ setup_file() {
 	# DAPL_OFI_SHM_SWEEP=0: no child removes the regions of children
 	# gone before it (shm_sweep.c), which would hide a leak from the
 	# check below
-	run env DAPL_OFI_SHM_SWEEP=0 timeout -k 5 "$(secs 300)" "$STRESS" forkstorm server -i "$OFI_A" -p 4 -n 100
+	run env DAPL_OFI_SHM_SWEEP=0 "$QT" -t "$(secs 3000)" "$(secs 300)" "$STRESS" forkstorm server -i "$OFI_A" -p 4 -n 100
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^forkstorm: 100 forks, 0 children failed; 4 threads, [1-9][0-9]* IA lives, 0 failed$' <<< "$output"

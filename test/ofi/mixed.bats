@@ -26,7 +26,7 @@ mixed_conf() {
 	[ "$OFI_FABRIC" = verbs ]
 	run env DAT_OVERRIDE="$(mixed_conf)" VT_FIRST_IA=ofi-tcp-a \
 		FI_LOG_LEVEL=info FI_LOG_PROV=ofi_rxm \
-		timeout -k 5 "$(secs 60)" "$VT" two-ia local -i "$OFI_A"
+		"$QT" -t "$(secs 600)" "$(secs 60)" "$VT" two-ia local -i "$OFI_A"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"

@@ -24,7 +24,7 @@ setup_file() { ofi_setup_file; }
 	mkfifo "$fifo"
 	# read-write, so that neither the server's open nor ours blocks
 	exec 5<> "$fifo"
-	timeout -k 5 "$(secs 100)" "$VT" passive-target server \
+	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" passive-target server \
 		< "$fifo" > "$SRV_OUT" 2>&1 3>&- 5>&- &
 	SRV_PID=$!
 	wait_listening

@@ -47,7 +47,7 @@ planted() {
 	other) head -c 65536 /dev/zero > "$name" && chown nobody "$name" ;;
 	small) printf 'not a region' > "$name" ;;
 	esac
-	run env VT_FIRST_IA="$OFI_A" timeout -k 5 "$(secs 60)" \
+	run env VT_FIRST_IA="$OFI_A" "$QT" -t "$(secs 600)" "$(secs 60)" \
 		"$VP" planted local -i "$OFI_B" -a "$DATTEST_SERVER_ADDR" -q "$q"
 	rm -rf "$name"
 	echo "--- exit status $status; output:"

@@ -19,7 +19,7 @@ setup_file() { ofi_setup_file; }
 	# one run at a time on this host: the lanes of make check (and
 	# another tree's) use the same addresses and the run's ports
 	run flock "${TMPDIR:-/tmp}/dattest-qualspace.lock" \
-		env VT_FIRST_IA="$OFI_A" timeout -k 5 "$(secs 200)" \
+		env VT_FIRST_IA="$OFI_A" "$QT" -t "$(secs 2000)" "$(secs 200)" \
 		"$VQ" qualspace local -i "$OFI_B" -a "$DATTEST_SERVER_ADDR"
 	echo "--- exit status $status; output:"
 	grep -v '^  ok dat_\(psp\|rsp\|ep\)_\(create\|free\)' <<< "$output"

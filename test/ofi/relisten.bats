@@ -21,7 +21,7 @@ setup_file() { ofi_setup_file; }
 	local cout="$BATS_TEST_TMPDIR/client.out" go="$BATS_TEST_TMPDIR/go" crc=0
 	DAPL_OFI_LINGER_MS=1 start_server relisten
 	wait_listening
-	DATTEST_GO="$go" timeout -k 5 "$(secs 100)" "$VT" relisten client \
+	DATTEST_GO="$go" "$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" relisten client \
 		-q "$QUAL" > "$cout" 2>&1 3>&- &
 	local cpid=$!
 	wait_line "$cout" "$cpid" 'first connection done' 30

@@ -19,7 +19,7 @@ VT="$TOP/build/test/verbs/dattest-rmr"
 setup_file() { ofi_setup_file; }
 
 @test "$OFI_FABRIC: rmr: dat_ia_query reports windows and what the emulation does not give (DAPL_RMR_EMULATION)" {
-	run timeout -k 5 "$(secs 30)" "$TOP/build/test/verbs/dattest-verbs" query local -i "$OFI_A"
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$TOP/build/test/verbs/dattest-verbs" query local -i "$OFI_A"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -Eq 'max_rmrs[ :=]+[1-9]' <<< "$output"

@@ -20,7 +20,7 @@ setup_file() { ofi_setup_file; }
 	local cout="$BATS_TEST_TMPDIR/client.out" go="$BATS_TEST_TMPDIR/go" crc=0
 	DATTEST_GO="$BATS_TEST_TMPDIR/go-server" start_server mute
 	wait_listening
-	DATTEST_GO="$go" timeout -k 5 "$(secs 100)" "$VT" mute client \
+	DATTEST_GO="$go" "$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" mute client \
 		-q "$QUAL" > "$cout" 2>&1 3>&- &
 	local cpid=$!
 	wait_line "$cout" "$cpid" 'first connect timed out' 30

@@ -31,7 +31,7 @@ setup_file() {
 # holds a lock of a region of the connection
 held() {
 	streaming "$1"
-	run timeout -k 5 "$(secs 120)" "$HOLD" "$VPID" "$SPID"
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$HOLD" "$VPID" "$SPID"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "^killed $VPID holding the lock of " <<< "$output"
