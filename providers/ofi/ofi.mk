@@ -154,7 +154,7 @@ OFI_SUITES_shm = $(filter-out \
 	test/ofi/cr_overflow.bats test/ofi/errors-stuck.bats, $(OFI_SUITES)) \
 	test/ofi/psp-gone.bats test/ofi/churn.bats test/ofi/relisten.bats \
 	test/ofi/shm-sweep.bats test/ofi/shm-names.bats test/ofi/planted.bats \
-	test/ofi/shm-dead.bats test/ofi/stopped.bats
+	test/ofi/shm-dead.bats test/ofi/stopped.bats test/ofi/stopped-nocma.bats
 # tcpmsg: libfabric's tcp alone, whose FI_EP_MSG connections the provider
 # uses (msg.c), IAs ofi-msg-a and ofi-msg-b.  Not over tcpmsg:
 # atomic.bats (tcp has no atomics: atomic-absent.bats checks that
