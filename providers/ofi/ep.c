@@ -329,7 +329,9 @@ void ofi_ring_kick(struct ofi_ring *r)
 					   op->op != DAPL_OP_RDMA_READ) {
 					ofi_wake_ring(oep);
 				}
-				if (op->op == DAPL_OP_RDMA_WRITE)
+				/* a CMA write is delivered already: a send
+				 * behind it need not wait for its completion */
+				if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
 					oep->writes_out++;
 				else if (op->op == DAPL_OP_SEND)
 					op->send_no =
@@ -353,7 +355,7 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 	op->len = op->op == DAPL_OP_RECV ? len : 0;
 	if (r == &oep->sq) {
 		oep->ops_out--;
-		if (op->op == DAPL_OP_RDMA_WRITE)
+		if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
 			oep->writes_out--;
 	} else {
 		oep->recvs_done++;
@@ -586,7 +588,7 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 		 (unsigned long long)((now - oep->stuck_since) / 1000000));
 	if (op->state == OFI_OP_ISSUED) {
 		oep->ops_out--;
-		if (op->op == DAPL_OP_RDMA_WRITE)
+		if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
 			oep->writes_out--;
 	} else if (s == r->issued) {
 		r->issued++; /* ofi_ring_kick skips it from now on */

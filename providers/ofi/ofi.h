@@ -376,7 +376,9 @@ struct dapl_tp_ep {
 	uint32_t work;			/* OFI_WORK_*: for the engine (atomic) */
 	struct ofi_conn *conn;		/* under oia->lock */
 	struct ofi_ring sq, rq;
-	uint32_t writes_out;		/* issued RDMA writes not complete */
+	uint32_t writes_out;		/* issued RDMA writes not delivered
+					 * (not complete; a CMA write is
+					 * delivered when issued) */
 	uint32_t cma_writes;		/* shm: writes done by CMA (ep.c) */
 	uint32_t ops_out;		/* issued requests not complete */
 	/* a disconnect waits for what the peer sent before it (cm.c) */
