@@ -36,10 +36,12 @@ EXTRA="dat_ia_open dat_provider_init dat_provider_fini libdat dat_ib_post_fetch_
 @test "no section 3 page without a symbol" {
 	nm -D --defined-only "$DATTEST_BUILD/lib/libdat.so.1" |
 		awk '$2 ~ /^[TW]$/ {sub(/@.*/, "", $3); print $3}' > "$BATS_TEST_TMPDIR/syms"
+	local -A sym=()
+	while read -r n; do sym[$n]=1; done < "$BATS_TEST_TMPDIR/syms"
 	stray=""
 	for f in "$TOP"/man3/*.3; do
-		n=$(basename "$f" .3)
-		grep -qx "$n" "$BATS_TEST_TMPDIR/syms" || [[ " $EXTRA " == *" $n "* ]] ||
+		n=${f##*/} n=${n%.3}
+		[ -n "${sym[$n]:-}" ] || [[ " $EXTRA " == *" $n "* ]] ||
 			stray="$stray $n"
 	done
 	echo "stray:$stray"
@@ -47,32 +49,47 @@ EXTRA="dat_ia_open dat_provider_init dat_provider_fini libdat dat_ib_post_fetch_
 }
 
 @test "each call's page has NAME, SYNOPSIS, DESCRIPTION, RETURN VALUES and SEE ALSO, in order" {
-	bad=""
-	for f in "$TOP"/man3/dat_*.3; do
-		got=$(grep '^\.SH' "$f" | grep -E 'NAME|SYNOPSIS|DESCRIPTION|RETURN VALUES|SEE ALSO' | tr '\n' '|')
-		[ "$got" = ".SH NAME|.SH SYNOPSIS|.SH DESCRIPTION|.SH RETURN VALUES|.SH SEE ALSO|" ] ||
-			bad="$bad $(basename "$f")"
-	done
-	echo "bad:$bad"
-	[ -z "$bad" ]
+	# one awk for every page (a few processes per page made the suite
+	# slow on a busy machine: issue 34)
+	bad=$(awk 'function done_() { if (f != "" && got != want) printf " %s", f }
+		BEGIN { want = ".SH NAME|.SH SYNOPSIS|.SH DESCRIPTION|.SH RETURN VALUES|.SH SEE ALSO|" }
+		FNR == 1 { done_(); f = FILENAME; sub(/.*\//, "", f); got = ""; n++ }
+		/^\.SH/ && /NAME|SYNOPSIS|DESCRIPTION|RETURN VALUES|SEE ALSO/ { got = got $0 "|" }
+		END { done_(); printf "\n%d\n", n }' "$TOP"/man3/dat_*.3)
+	echo "bad:${bad%$'\n'*}"
+	[ "${bad##*$'\n'}" -ge 60 ]
+	[ -z "${bad%$'\n'*}" ]
 }
 
 @test "the prototype in each SYNOPSIS compiles against the installed headers" {
 	# A redeclaration that differs from the header's is a compile error.
 	# Every page's prototypes go into one file, compiled once; only when
 	# that fails is each page compiled alone, to name it.
-	local all="$BATS_TEST_TMPDIR/all.c"
+	local all="$BATS_TEST_TMPDIR/all.c" pages=() f n p
 	echo '#include <dat/udat.h>' > "$all"
 	echo '#include <dat/dat_registry.h>' >> "$all"
 	echo '#include <dat/dat_ib_extensions.h>' >> "$all"
 	for f in "$TOP"/man3/dat_*.3; do
-		n=$(basename "$f" .3)
-		case $n in dat_ia_open | dat_ib_post_*) continue ;; esac	# macros
-		MANWIDTH=200 mandoc -Tascii "$f" | col -b |
-			awk '/^SYNOPSIS/ {s = 1; next} /^[A-Z]/ {s = 0} s' |
-			grep -v -e '^ *cc ' -e '#include' > "$BATS_TEST_TMPDIR/$n.proto"
-		grep -q "$n(" "$BATS_TEST_TMPDIR/$n.proto" || { echo "$n: no prototype"; return 1; }
-		cat "$BATS_TEST_TMPDIR/$n.proto" >> "$all"
+		case $f in */dat_ia_open.3 | */dat_ib_post_*) continue ;; esac	# macros
+		pages+=("$f")
+	done
+	# Every page rendered by one mandoc (not one per page: issue 34); a
+	# page's rendering starts with its header, "DAT_CR_ACCEPT(3)" at the
+	# start of the line, and its SYNOPSIS goes to dat_cr_accept.proto.
+	MANWIDTH=200 mandoc -Tascii "${pages[@]}" | col -b |
+		awk -v dir="$BATS_TEST_TMPDIR" '
+		/^[A-Z][A-Z0-9_]*\(3\)[ \t]/ { if (out != "") close(out)
+			n = $1; sub(/\(3\)$/, "", n); out = dir "/" tolower(n) ".proto"
+			printf "" > out; s = 0; next }
+		/^SYNOPSIS/ { s = 1; next }
+		/^[A-Z]/ { s = 0 }
+		s && !/^ *cc / && !/#include/ { print > out }'
+	for f in "${pages[@]}"; do
+		n=${f##*/} n=${n%.3} p=
+		[ -f "$BATS_TEST_TMPDIR/$n.proto" ] &&
+			IFS= read -r -d '' p < "$BATS_TEST_TMPDIR/$n.proto" || :
+		[[ $p == *"$n("* ]] || { echo "$n: no prototype"; return 1; }
+		printf '%s' "$p" >> "$all"
 	done
 	[ "$(grep -o 'dat_[a-z_]*(' "$all" | wc -l)" -ge 60 ]
 	cc -std=gnu11 -Wall -Werror -fsyntax-only -I"$TOP/include" "$all" && return 0
@@ -109,22 +126,28 @@ KNOWN_SYSTEM="dlopen(3) dlsym(3) dlclose(3) secure_getenv(3) poll(2) fork(2) flo
 # refs FILE: "name(section)" for each page reference of FILE: .BR/.IR name
 # (N) lines, and name(N) or \fBname\fP(N) in the text (lower-case names:
 # DAT_HANDLE_TYPE_IA(3) is a value, not a page).
+# refs FILE...: the same for every FILE at once (one pipeline, not one a
+# page: issue 34), each FILE's references after a line "@@FILE NAME".
 refs() {
-	sed -e '/^\.\\"/d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$1" |
+	awk 'FNR == 1 { f = FILENAME; sub(/.*\//, "", f); print "@@FILE " f } 1' "$@" |
+		sed -e '/^\.\\"/d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' |
 		sed -nE -e 's/^\.[BI]R +([A-Za-z0-9_.+-]+) +\(([1-9])\).*/\1(\2)/p' \
 			-e '/^\.[BI]R /!{s/([^A-Za-z0-9_.+-]|^)([a-z][a-z0-9_.+-]*\([1-9]\))/\n\2\n/g; p}' |
-		grep -E '^[A-Za-z0-9_.+-]+\([1-9]\)$' | sed 's/^\.*//'
+		grep -E '^[A-Za-z0-9_.+-]+\([1-9]\)$|^@@FILE ' | sed 's/^\.*//'
 }
 
 @test "every SEE ALSO reference names a page under its installed name (dat.conf1(5), dapltest1(1)) or a known system page" {
 	installed_pages
 	bad="" n=0
-	for f in "$TOP"/man[1-9]/*.[1-9]; do
-		for ref in $(awk '/^\.SH SEE ALSO/ {s = 1; next} /^\.SH/ {s = 0} s && /^\.BR/ {print $2 $3}' "$f" | tr -d ','); do
-			n=$((n + 1))
-			known "$ref" || bad="$bad $(basename "$f"):$ref"
-		done
-	done
+	local f ref
+	# one awk for every page: "PAGE REF" a line
+	while read -r f ref; do
+		n=$((n + 1))
+		known "$ref" || bad="$bad $f:$ref"
+	done < <(awk 'FNR == 1 { f = FILENAME; sub(/.*\//, "", f); s = 0 }
+		/^\.SH SEE ALSO/ { s = 1; next } /^\.SH/ { s = 0 }
+		s && /^\.BR/ { r = $2 $3; gsub(/,/, "", r); print f, r }' \
+		"$TOP"/man[1-9]/*.[1-9])
 	echo "$n references; dangling:$bad"
 	[ "$n" -ge 300 ]
 	[ -z "$bad" ]
@@ -135,23 +158,35 @@ refs() {
 @test "every page reference in the text names an installed page or a known system page; each installed page's NAME starts with its installed name" {
 	installed_pages
 	bad="" n=0
-	for f in "$TOP"/man[1-9]/*.[1-9]; do
-		for ref in $(refs "$f"); do
-			n=$((n + 1))
-			known "$ref" || bad="$bad $(basename "$f"):$ref"
-		done
-	done
+	local f= ref
+	while read -r ref; do
+		case $ref in "@@FILE "*) f=${ref#@@FILE }; continue ;; esac
+		n=$((n + 1))
+		known "$ref" || bad="$bad $f:$ref"
+	done < <(refs "$TOP"/man[1-9]/*.[1-9])
 	echo "$n references; dangling:$bad"
 	[ "$n" -ge 400 ]
 	[ -z "$bad" ]
 	# whatis and apropos index a page by its NAME line
 	bad=""
+	local -a paths=()
 	while read -r ref; do
 		page=${ref%(*} sec=${ref#*(}
 		sec=${sec%)}
-		first=$(awk '/^\.SH NAME/ {getline; print $1; exit}' "$BATS_TEST_TMPDIR/inst/man/man$sec/$page.$sec" | tr -d ',')
-		[ "$first" = "$page" ] || bad="$bad $ref:$first"
+		paths+=("$BATS_TEST_TMPDIR/inst/man/man$sec/$page.$sec")
 	done < "$BATS_TEST_TMPDIR/installed"
+	# one awk for every page: "PAGE(SEC) FIRST-WORD-OF-NAME", or "-"
+	while read -r ref first; do
+		page=${ref%(*}
+		[ "$first" = "$page" ] || bad="$bad $ref:$first"
+	done < <(awk 'function out() { if (f != "") print f, (w == "" ? "-" : w) }
+		FNR == 1 { out(); f = FILENAME; sub(/.*\//, "", f)
+			sec = f; sub(/.*\./, "", sec); sub(/\.[1-9]$/, "", f)
+			f = f "(" sec ")"; w = ""; s = 0 }
+		s == 1 { w = $1; gsub(/,/, "", w); s = 2 }
+		/^\.SH NAME/ && s == 0 { s = 1 }
+		END { out() }' "${paths[@]}")
+	[ "${#paths[@]}" -ge 78 ]
 	echo "NAME differs:$bad"
 	[ -z "$bad" ]
 }
@@ -206,12 +241,21 @@ refs() {
 }
 
 @test "the page of every call an example program makes has an EXAMPLES section naming it" {
+	# "PAGE examples/X.c" for each example an EXAMPLES section names,
+	# read by one awk for every page (issue 34)
+	local -A named=()
+	local page ex f call
+	while read -r page ex; do named[$page:$ex]=1; done < <(awk '
+		FNR == 1 { p = FILENAME; sub(/.*\//, "", p); sub(/\.3$/, "", p); s = 0 }
+		/^\.SH EXAMPLES/ { s = 1; next } /^\.SH/ { s = 0 }
+		s { while (match($0, /examples\/[A-Za-z0-9_.-]+\.c/)) {
+			print p, substr($0, RSTART, RLENGTH); $0 = substr($0, RSTART + RLENGTH) } }' \
+		"$TOP"/man3/*.3)
 	missing=""
 	for f in "$TOP"/examples/*.c; do
 		for call in $(grep -o '\bdat_[a-z_]*\s*(' "$f" | tr -d ' (' | sort -u); do
 			[ -f "$TOP/man3/$call.3" ] || continue
-			awk '/^\.SH EXAMPLES/ {s = 1; next} /^\.SH/ {s = 0} s' "$TOP/man3/$call.3" |
-				grep -q "examples/$(basename "$f")" || missing="$missing $call:$(basename "$f")"
+			[ -n "${named[$call:examples/${f##*/}]:-}" ] || missing="$missing $call:${f##*/}"
 		done
 	done
 	echo "missing:$missing"
