@@ -12,6 +12,8 @@
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
 DT="$TOP/build/bin/dapltest"
+# bounds each program by its silence (test/lib/quiet-timeout.c)
+QT="$TOP/build/test/lib/quiet-timeout"
 export DAT_OVERRIDE="${DAT_OVERRIDE:-$TOP/test/vm/dat.conf}"
 export LD_LIBRARY_PATH="$TOP/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TEST_TIMEOUT_SCALE="$SCALE"
@@ -57,7 +59,7 @@ teardown() {
 # for at most SRV_SECS seconds (scaled; default 200)
 start_server() {
 	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
-	timeout -k 5 "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D "$SRV_IA" -n "$PORT" "$@" \
+	"$QT" -t "$(secs $((10 * ${SRV_SECS:-200})))" "$(secs "${SRV_SECS:-200}")" "$DT" -T S -D "$SRV_IA" -n "$PORT" "$@" \
 		> "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_line "$SRV_OUT" "$SRV_PID" "listening $PORT" 30
@@ -65,7 +67,7 @@ start_server() {
 
 # stop_server: -T Q, then the server must exit 0
 stop_server() {
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -s $SRV_ADDR -D "$CLI_IA" -n "$PORT"
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$DT" -T Q -s $SRV_ADDR -D "$CLI_IA" -n "$PORT"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	local rc=0
@@ -79,7 +81,7 @@ stop_server() {
 
 # client ARGS...: dapltest against the server, bounded; output in $output
 client() {
-	run timeout -k 5 "$(secs 120)" "$DT" -s $SRV_ADDR -D "$CLI_IA" -n "$PORT" "$@"
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$DT" -s $SRV_ADDR -D "$CLI_IA" -n "$PORT" "$@"
 	echo "--- client exit status $status:"
 	echo "$output"
 }
@@ -136,7 +138,7 @@ perf_ok() {
 }
 
 @test "limit test: every object type reaches the cap and everything is freed (2 rounds)" {
-	run timeout -k 5 "$(secs 120)" "$DT" -T L -D rxe0-cma -m 12 -w 2
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$DT" -T L -D rxe0-cma -m 12 -w 2
 	echo "$output"
 	[ "$status" -eq 0 ]
 	for l in limit_ia limit_pz limit_cno limit_evd limit_ep limit_rsp \
@@ -218,7 +220,7 @@ rmr_atomic_cases() {
 	[ "$status" -eq 4 ]
 	grep -q 'NON_PEER_REJECTED' <<< "$output"
 	grep -q 'cannot reach a dapltest server' <<< "$output"
-	run timeout -k 5 "$(secs 90)" "$DT" -T P -s 10.77.0.99 -D rxe0-cma -n "$PORT" RW
+	run "$QT" -t "$(secs 900)" "$(secs 90)" "$DT" -T P -s 10.77.0.99 -D rxe0-cma -n "$PORT" RW
 	echo "$output"
 	[ "$status" -eq 4 ]
 	grep -q 'cannot reach a dapltest server at 10.77.0.99' <<< "$output"
@@ -278,7 +280,7 @@ rmr_atomic_cases() {
 	client -T T -R BE -i 2 client SR 64 server SR 64
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^QoS:' <<< "$output")" -eq 0 ]
-	run timeout -k 5 "$(secs 30)" "$DT" -T Q -R BE -s $SRV_ADDR -D rxe0-cma -n "$PORT"
+	run "$QT" -t "$(secs 300)" "$(secs 30)" "$DT" -T Q -R BE -s $SRV_ADDR -D rxe0-cma -n "$PORT"
 	[ "$status" -eq 0 ]
 	local rc=0
 	wait "$SRV_PID" || rc=$?
@@ -292,7 +294,7 @@ rmr_atomic_cases() {
 	# 1024, as with OFA's dapltest
 	ulimit -n 8192
 	SRV_SECS=600 start_server
-	run timeout -k 5 "$(secs 600)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" \
+	run "$QT" -t "$(secs 6000)" "$(secs 600)" "$DT" -s $SRV_ADDR -D rxe0-cma -n "$PORT" \
 		-T T -t 16 -w 16 -i 2 -V client SR 256 server RW 512 client RR 256
 	echo "--- client exit status $status:"
 	echo "$output"
@@ -303,7 +305,7 @@ rmr_atomic_cases() {
 }
 
 @test "OFA lines: the limit test with OFA's arguments" {
-	run timeout -k 5 "$(secs 120)" "$DT" -T L -D rxe0-cma -d -R BE -w 2 -m 8 \
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$DT" -T L -D rxe0-cma -d -R BE -w 2 -m 8 \
 		limit_ia limit_pz limit_evd limit_ep limit_psp limit_lmr
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -320,7 +322,7 @@ rmr_atomic_cases() {
 		echo 'gone-cma u1.2 nonthreadsafe default libno-such-provider.so.1 dapl.1.2 "10.77.0.9 0" ""'
 		grep '^rxe1-cma' "$DAT_OVERRIDE"
 	} > "$conf"
-	DAT_OVERRIDE=$conf timeout -k 5 "$(secs 200)" "$DT" > "$SRV_OUT" 2>&1 3>&- &
+	DAT_OVERRIDE=$conf "$QT" -t "$(secs 2000)" "$(secs 200)" "$DT" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_line "$SRV_OUT" "$SRV_PID" 'listening 45278' 30
 	grep -q '^dapltest: no -D: IA rxe1-cma, the first DAT 1.2 entry of dat.conf whose IA opens$' "$SRV_OUT"

@@ -11,9 +11,9 @@ setup_file() { verbs_setup_file; }
 	start_server atomic-count -n 2
 	wait_listening
 	local c1="$BATS_TEST_TMPDIR/c1.out" c2="$BATS_TEST_TMPDIR/c2.out" r1=0 r2=0
-	timeout -k 5 "$(secs 100)" "$VT" atomic-count client -q "$QUAL" > "$c1" 2>&1 3>&- &
+	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" atomic-count client -q "$QUAL" > "$c1" 2>&1 3>&- &
 	local p1=$!
-	timeout -k 5 "$(secs 100)" "$VT" atomic-count client -q "$QUAL" > "$c2" 2>&1 3>&- &
+	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" atomic-count client -q "$QUAL" > "$c2" 2>&1 3>&- &
 	local p2=$!
 	wait "$p1" || r1=$?
 	wait "$p2" || r2=$?

@@ -20,7 +20,7 @@ setup_file() {
 
 # badinput ARGS...: one run, bounded; output in $output
 badinput() {
-	run timeout -k 5 "$(secs 100)" "$BI" "$@"
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" "$BI" "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 }
@@ -48,7 +48,7 @@ summary_clean() {
 	# --keep-debuginfo: the provider and librdmacm are dlclosed at the
 	# last IA close; their frames keep their names (and the suppressions
 	# of rdma-core's one-time globals their object names).
-	run timeout -k 5 "$(secs 300)" valgrind --error-exitcode=1 \
+	run "$QT" -t "$(secs 3000)" "$(secs 300)" valgrind --error-exitcode=1 \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \
 		--leak-check=full --keep-debuginfo=yes --num-callers=30 \

@@ -28,7 +28,7 @@ compat() {
 	done
 	local t=$1
 	shift
-	run env "${envs[@]}" timeout -k 5 "$(secs 200)" "$VC" "$t" local "$@"
+	run env "${envs[@]}" "$QT" -t "$(secs 2000)" "$(secs 200)" "$VC" "$t" local "$@"
 	echo "--- exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -94,16 +94,16 @@ qp_is() {
 }
 
 @test "OFA's DAPL_WR_MAX: dat_ia_query's max_dto_per_ep is at most it, EPs of the default sizes stay under it and carry data, a bad value warns" {
-	run env DAPL_WR_MAX=16 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	run env DAPL_WR_MAX=16 "$QT" -t "$(secs 600)" "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(sed -n 's/^attr max_dto_per_ep //p' <<< "$output")" = 16 ]
 	# above the device's max_qp_wr: the device's
-	run env DAPL_WR_MAX=2147483647 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	run env DAPL_WR_MAX=2147483647 "$QT" -t "$(secs 600)" "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
 	[ "$status" -eq 0 ]
-	[ "$(sed -n 's/^attr max_dto_per_ep //p' <<< "$output")" = "$(timeout "$(secs 30)" ibv_devinfo -v -d rxe0 | sed -n 's/^[[:space:]]*max_qp_wr:[[:space:]]*//p')" ]
+	[ "$(sed -n 's/^attr max_dto_per_ep //p' <<< "$output")" = "$("$QT" -t "$(secs 300)" "$(secs 30)" ibv_devinfo -v -d rxe0 | sed -n 's/^[[:space:]]*max_qp_wr:[[:space:]]*//p')" ]
 	compat DAPL_WR_MAX=16 tunables -q "$(random_qual)"
-	run env DAPL_WR_MAX=0 timeout -k 5 "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
+	run env DAPL_WR_MAX=0 "$QT" -t "$(secs 600)" "$(secs 60)" "$VT" query local -i rxe0-cma -a 10.77.0.1
 	[ "$status" -eq 0 ]
 	[ "$(grep -c 'warning: DAPL_WR_MAX=' <<< "$output")" -eq 1 ]
 }
@@ -150,7 +150,7 @@ qp_is() {
 	local t
 	for t in provider-ep quals; do
 		# as badinput.bats: --keep-debuginfo for the dlclosed provider
-		run timeout -k 5 "$(secs 400)" valgrind --error-exitcode=1 \
+		run "$QT" -t "$(secs 4000)" "$(secs 400)" valgrind --error-exitcode=1 \
 			--errors-for-leak-kinds=definite,indirect,possible \
 			--show-leak-kinds=definite,indirect,possible \
 			--leak-check=full --keep-debuginfo=yes --num-callers=30 \

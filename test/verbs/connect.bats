@@ -35,7 +35,7 @@ dat() {
 }
 
 @test "dat_ia_query on rxe0-cma: every device limit as ibv_devinfo -v -d rxe0 reports it" {
-	DEVINFO=$(timeout "$(secs 30)" ibv_devinfo -v -d rxe0)
+	DEVINFO=$("$QT" -t "$(secs 300)" "$(secs 30)" ibv_devinfo -v -d rxe0)
 	local_test query local -i rxe0-cma -a 10.77.0.1
 	local pairs="max_eps:max_qp max_dto_per_ep:max_qp_wr
 		max_rdma_read_per_ep_in:max_qp_rd_atom

@@ -80,8 +80,8 @@ link_up() {
 	local d dev want p end
 	ip link set vethB up
 	ip route replace 10.77.0.1 dev vethB src 10.77.0.2 table 101
-	timeout "$(secs 30)" rdma link del rxe1
-	timeout "$(secs 30)" rdma link add rxe1 type rxe netdev vethB
+	"$QT" -t "$(secs 300)" "$(secs 30)" rdma link del rxe1
+	"$QT" -t "$(secs 300)" "$(secs 30)" rdma link add rxe1 type rxe netdev vethB
 	for d in rxe0:0001 rxe1:0002; do
 		dev=${d%:*}
 		want="0000:0000:0000:0000:0000:ffff:0a4d:${d#*:}"

@@ -23,13 +23,13 @@ setup_file() {
 @test "helgrind: a smaller threads run (2 posters, 2 waiters, 200 writes) has no data race or lock-order error" {
 	command -v valgrind > /dev/null || { echo "valgrind is missing"; return 1; }
 	# the server waits for a client that helgrind slows down
-	TEST_TIMEOUT_SCALE=$((SCALE * 4)) timeout -k 5 "$(secs 400)" \
+	TEST_TIMEOUT_SCALE=$((SCALE * 4)) "$QT" -t "$(secs 4000)" "$(secs 400)" \
 		"$STRESS" threads server -p 2 -n 200 > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_listening
 	[ -e "$TOP/build/helgrind/lib/libdaplcma.so.1" ]
 	run env TEST_TIMEOUT_SCALE=$((SCALE * 10)) \
-		LD_LIBRARY_PATH="$TOP/build/helgrind/lib:$LD_LIBRARY_PATH" timeout -k 5 "$(secs 200)" \
+		LD_LIBRARY_PATH="$TOP/build/helgrind/lib:$LD_LIBRARY_PATH" "$QT" -t "$(secs 2000)" "$(secs 200)" \
 		valgrind --tool=helgrind -q --error-exitcode=99 --num-callers=30 \
 		"$STRESS" threads client -q "$QUAL" -p 2 -n 200
 	echo "--- client (helgrind) exit status $status; output:"

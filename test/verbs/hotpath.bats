@@ -51,7 +51,7 @@ syscalls() {
 # measure dat|verbs: runs it under strace; sets CALLS (table), TOTAL, ALLOCS
 measure() {
 	local p=$1 trace="${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/$1.trace"
-	run timeout -k 5 "$(secs 100)" strace -f -qq -o "$trace" "$HP-$p" "$N"
+	run "$QT" -t "$(secs 1000)" "$(secs 100)" strace -f -qq -o "$trace" "$HP-$p" "$N"
 	echo "--- hotpath-$p exit status $status; output:"
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -24,7 +24,7 @@ setup_file() {
 
 # vg ARGS...: dattest-stress ARGS under valgrind, bounded
 vg() {
-	TEST_TIMEOUT_SCALE=$((SCALE * 10)) timeout -k 5 "$(secs 200)" \
+	TEST_TIMEOUT_SCALE=$((SCALE * 10)) "$QT" -t "$(secs 2000)" "$(secs 200)" \
 		valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \

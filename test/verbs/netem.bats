@@ -68,7 +68,7 @@ netem_on() {
 nstart() {
 	local var=$1 out=$2
 	shift 2
-	timeout -k 5 "$(secs 240)" "$VF" "$@" -f "$FILES" > "$out" 2>&1 3>&- &
+	"$QT" -t "$(secs 2400)" "$(secs 240)" "$VF" "$@" -f "$FILES" > "$out" 2>&1 3>&- &
 	printf -v "$var" %s $!
 }
 

@@ -30,7 +30,7 @@ setup_file() {
 	# dattest bind: opens X nonthreadsafe, X threadsafe, X nonthreadsafe
 	# again; prints each IA's ia_params and address (dat_ia_query); closes
 	# the threadsafe one and queries the two others again
-	run timeout "$(secs 120)" "$DATTEST" bind X
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$DATTEST" bind X
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[ "$(count '^nonthreadsafe: params "10.77.0.1 0" address 10.77.0.1$')" -eq 1 ]
@@ -42,7 +42,7 @@ setup_file() {
 	# the other way round: the nonthreadsafe entry on rxe1, threadsafe on rxe0
 	printf '%s\n' 'X u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "10.77.0.1 0" ""' \
 		'X u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "10.77.0.2 0" ""' > "$DAT_OVERRIDE"
-	run timeout "$(secs 120)" "$DATTEST" bind X
+	run "$QT" -t "$(secs 1200)" "$(secs 120)" "$DATTEST" bind X
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[ "$(count '^nonthreadsafe: params "10.77.0.2 0" address 10.77.0.2$')" -eq 1 ]
@@ -73,11 +73,11 @@ setup_file() {
 	[ "$(count '^[0-9]* *NOPORT .* no *RDMA device rxe1 has no port 2$')" -eq 1 ]
 	[ "${lines[-1]}" = "# 13 entries, 3 problems" ]
 	# what -v says opens, opens
-	run timeout "$(secs 60)" "$DATTEST" open DEV
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open DEV
 	[ "$status" -eq 0 ]
-	run timeout "$(secs 60)" "$DATTEST" open ND
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open ND
 	[ "$status" -eq 0 ]
-	run timeout "$(secs 60)" "$DATTEST" open GONE
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open GONE
 	[ "$status" -ne 0 ]
 }
 
@@ -106,16 +106,16 @@ setup_file() {
 	[ "$(count '^[0-9]* *OpenIB-rxe[01]-1 .* auto *yes *ok$')" -eq 4 ]
 	[ "$(count '^1 *Gone .* no *address 10\.77\.9\.9 is not on a local interface$')" -eq 1 ]
 	# the socket CM's entries open too
-	run timeout "$(secs 60)" "$DATTEST" open OpenIB-rxe1-1
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open OpenIB-rxe1-1
 	[ "$status" -eq 0 ]
 	# the generated entries open, each IA on its own interface's device
 	printf '%s\n' 'Y u1.2 nonthreadsafe default libdaplcma.so.1 dapl.1.2 "vethA 0" ""' \
 		'Y u1.2 threadsafe default libdaplcma.so.1 dapl.1.2 "vethB 0" ""' > "$BATS_TEST_TMPDIR/y.conf"
-	run timeout "$(secs 60)" "$DATTEST" open OpenIB-cma-roe-vethA
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open OpenIB-cma-roe-vethA
 	[ "$status" -eq 0 ]
-	run timeout "$(secs 60)" "$DATTEST" open OpenIB-cma-roe-vethB 1 2 1
+	run "$QT" -t "$(secs 600)" "$(secs 60)" "$DATTEST" open OpenIB-cma-roe-vethB 1 2 1
 	[ "$status" -eq 0 ]
-	run env DAT_OVERRIDE="$BATS_TEST_TMPDIR/y.conf" timeout "$(secs 120)" "$DATTEST" bind Y
+	run env DAT_OVERRIDE="$BATS_TEST_TMPDIR/y.conf" "$QT" -t "$(secs 1200)" "$(secs 120)" "$DATTEST" bind Y
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 	[ "$(count '^nonthreadsafe: params "vethA 0" address 10.77.0.1$')" -eq 1 ]

@@ -186,7 +186,7 @@ teardown() {
 # memcheck.bats runs its programs (rdma-core's own one-time globals are
 # the only suppressions, test/verbs/rdma-core.supp)
 vg() {
-	TEST_TIMEOUT_SCALE=$((SCALE * 10)) timeout -k 5 "$(secs 200)" \
+	TEST_TIMEOUT_SCALE=$((SCALE * 10)) "$QT" -t "$(secs 2000)" "$(secs 200)" \
 		valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect,possible \
 		--show-leak-kinds=definite,indirect,possible \

@@ -19,10 +19,10 @@ stress_pair() {
 	local t=$1
 	shift
 	: > "$SRV_OUT" # before the job starts (verbs_helpers start_server)
-	timeout -k 5 "$(secs 170)" "$STRESS" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
+	"$QT" -t "$(secs 1700)" "$(secs 170)" "$STRESS" "$t" server "$@" > "$SRV_OUT" 2>&1 3>&- &
 	SRV_PID=$!
 	wait_listening
-	run timeout -k 5 "$(secs 170)" "$STRESS" "$t" client -q "$QUAL" "$@"
+	run "$QT" -t "$(secs 1700)" "$(secs 170)" "$STRESS" "$t" client -q "$QUAL" "$@"
 	echo "--- client exit status $status; client output:"
 	echo "$output"
 	wait_server
@@ -51,7 +51,7 @@ stress_pair() {
 # child neither hangs nor crashes, and the registry works in it.  (Over
 # libfabric the children open IAs of their own: test/ofi/fork.bats.)
 @test "fork storm (RDMAV_FORK_SAFE=1): 20 children forked while 2 threads open, post and close IAs of the server's entry; each child's dat_ia_open is refused (DAT_INVALID_STATE), it lists the registry and exits" {
-	RDMAV_FORK_SAFE=1 run timeout -k 5 "$(secs 170)" "$STRESS" forkstorm server -p 2 -n 20 -r
+	RDMAV_FORK_SAFE=1 run "$QT" -t "$(secs 1700)" "$(secs 170)" "$STRESS" forkstorm server -p 2 -n 20 -r
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q '^forkstorm: 20 forks, 0 children failed; 2 threads, [1-9][0-9]* IA lives, 0 failed$' <<< "$output"

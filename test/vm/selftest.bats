@@ -18,6 +18,8 @@ SCALE=${TEST_TIMEOUT_SCALE:-1}
 
 # secs N: N seconds, scaled
 secs() { echo $(($1 * SCALE)); }
+# bounds each program by its silence (test/lib/quiet-timeout.c)
+QT="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build/test/lib/quiet-timeout"
 
 setup_file() {
     case $SCALE in
@@ -51,7 +53,7 @@ teardown() {
 # start_server CMD...: run CMD in the background under a timeout; its output
 # goes to $SRV_OUT.  fd 3 is closed, or bats would wait for it.
 start_server() {
-    timeout -k 5 "$(secs 60)" "$@" > "$SRV_OUT" 2>&1 3>&- &
+    "$QT" -t "$(secs 600)" "$(secs 60)" "$@" > "$SRV_OUT" 2>&1 3>&- &
     SRV_PID=$!
 }
 
@@ -88,7 +90,7 @@ wait_server() {
 }
 
 @test "ibv_devinfo -v lists rxe0 and rxe1 with ATOMIC_HCA and memory windows" {
-    run timeout "$(secs 30)" ibv_devinfo -v
+    run "$QT" -t "$(secs 300)" "$(secs 30)" ibv_devinfo -v
     echo "$output"
     [ "$status" -eq 0 ]
     local d block mw
@@ -106,7 +108,7 @@ wait_server() {
     local count=5
     start_server rping -s -a 10.77.0.1 -C "$count" -S 100 -V -v
     wait_until "rdma_cm listener on 10.77.0.1:7174" cm_listening 10.77.0.1:7174
-    run timeout "$(secs 60)" rping -c -a 10.77.0.1 -I 10.77.0.2 -C "$count" -S 100 -V -v
+    run "$QT" -t "$(secs 600)" "$(secs 60)" rping -c -a 10.77.0.1 -I 10.77.0.2 -C "$count" -S 100 -V -v
     echo "client exit status $status; client output:"
     echo "$output"
     wait_server
@@ -121,7 +123,7 @@ wait_server() {
     local port=18515 iters=500
     start_server ibv_rc_pingpong -d rxe0 -g 1 -n "$iters" -p "$port"
     wait_until "TCP listener on port $port" tcp_listening "$port"
-    run timeout "$(secs 60)" ibv_rc_pingpong -d rxe1 -g 1 -n "$iters" -p "$port" 10.77.0.1
+    run "$QT" -t "$(secs 600)" "$(secs 60)" ibv_rc_pingpong -d rxe1 -g 1 -n "$iters" -p "$port" 10.77.0.1
     echo "client exit status $status; client output:"
     echo "$output"
     wait_server
@@ -138,7 +140,7 @@ wait_server() {
     local port=18516 iters=500
     start_server ib_atomic_lat -d rxe0 -x 1 -n "$iters" -p "$port"
     wait_until "TCP listener on port $port" tcp_listening "$port"
-    run timeout "$(secs 60)" ib_atomic_lat -d rxe1 -x 1 -n "$iters" -p "$port" 10.77.0.1
+    run "$QT" -t "$(secs 600)" "$(secs 60)" ib_atomic_lat -d rxe1 -x 1 -n "$iters" -p "$port" 10.77.0.1
     echo "client exit status $status; client output:"
     echo "$output"
     wait_server
