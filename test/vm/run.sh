@@ -26,7 +26,8 @@
 # the guest) plus VM_GUEST=1, VM_ACCEL=kvm|tcg and TEST_TIMEOUT_SCALE (1 under
 # KVM, 4 under TCG, unless already set: it scales every test timeout).
 # CMD's stdout and stderr both arrive on stdout (serial console); its stdin is
-# /dev/null.  Files it writes outside DIR are lost at power-off.
+# /dev/null.  Files it writes outside DIR are lost at power-off.  The
+# guest's /proc/kallsyms reads empty (guest-stage2.sh says why).
 # Inside the VM already (VM_GUEST=1) CMD simply runs in place.
 #
 # Exit status: CMD's own, when the guest ran it.  Otherwise, with one line
