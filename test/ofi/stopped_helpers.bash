@@ -16,6 +16,12 @@ stopped() {
 	wait_listening
 	spid=$(pgrep -P "$SRV_PID" -x dattest-ofi-err)
 	[ -n "$spid" ]
+	# emptied and removed here, not by the client's redirection, which
+	# may come after wait_line read an earlier client's "have target"
+	# (a second round in one test stopped its server before the client
+	# connected: DAT_TIMEOUT_EXPIRED on both sides)
+	: > "$cout"
+	rm -f "$go"
 	DATTEST_GO="$go" DATTEST_EXPECT="$1" \
 		"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" stopped client -q "$QUAL" \
 		> "$cout" 2>&1 3>&- &
