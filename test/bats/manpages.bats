@@ -123,11 +123,11 @@ known() { [ -n "${KNOWN[$1]:-}" ]; }
 # System pages the SEE ALSO sections and the text may name.
 KNOWN_SYSTEM="dlopen(3) dlsym(3) dlclose(3) secure_getenv(3) poll(2) fork(2) flock(2) rename(2) pkg-config(1) ldconfig(8) rdma_cm(7) fi_provider(7)"
 
-# refs FILE: "name(section)" for each page reference of FILE: .BR/.IR name
-# (N) lines, and name(N) or \fBname\fP(N) in the text (lower-case names:
-# DAT_HANDLE_TYPE_IA(3) is a value, not a page).
-# refs FILE...: the same for every FILE at once (one pipeline, not one a
-# page: issue 34), each FILE's references after a line "@@FILE NAME".
+# refs FILE...: "name(section)" for each page reference of each FILE, after
+# a line "@@FILE NAME" that names it: .BR/.IR name (N) lines, and name(N)
+# or \fBname\fP(N) in the text (lower-case names: DAT_HANDLE_TYPE_IA(3) is
+# a value, not a page).  One pipeline for every page, not one a page
+# (issue 34).
 refs() {
 	awk 'FNR == 1 { f = FILENAME; sub(/.*\//, "", f); print "@@FILE " f } 1' "$@" |
 		sed -e '/^\.\\"/d' -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' |
