@@ -35,6 +35,14 @@
 #include "ofi.h"
 #include "data.h"
 
+/* Whether an issued op counts in writes_out, the RDMA writes a send
+ * waits behind until they are delivered: a CMA write is delivered when
+ * it is issued, so it does not (ofi_write_flags). */
+static inline int ofi_op_undelivered_write(const struct ofi_op *op)
+{
+	return op->op == DAPL_OP_RDMA_WRITE && !op->cma;
+}
+
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring
  * without an EVD retires its done ops at once. */
 void ofi_ring_ready(struct ofi_ring *r)
@@ -329,9 +337,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 					   op->op != DAPL_OP_RDMA_READ) {
 					ofi_wake_ring(oep);
 				}
-				/* a CMA write is delivered already: a send
-				 * behind it need not wait for its completion */
-				if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
+				if (ofi_op_undelivered_write(op))
 					oep->writes_out++;
 				else if (op->op == DAPL_OP_SEND)
 					op->send_no =
@@ -355,7 +361,7 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 	op->len = op->op == DAPL_OP_RECV ? len : 0;
 	if (r == &oep->sq) {
 		oep->ops_out--;
-		if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
+		if (ofi_op_undelivered_write(op))
 			oep->writes_out--;
 	} else {
 		oep->recvs_done++;
@@ -588,7 +594,7 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 		 (unsigned long long)((now - oep->stuck_since) / 1000000));
 	if (op->state == OFI_OP_ISSUED) {
 		oep->ops_out--;
-		if (op->op == DAPL_OP_RDMA_WRITE && !op->cma)
+		if (ofi_op_undelivered_write(op))
 			oep->writes_out--;
 	} else if (s == r->issued) {
 		r->issued++; /* ofi_ring_kick skips it from now on */
