@@ -14,6 +14,11 @@ DAT_RETURN ofi_post_send(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
 DAT_RETURN ofi_post_recv(struct dapl_ep *ep,
 			 const struct dapl_post *p) DAPL_HIDDEN;
+/* the one-segment posts (udapl/transport.h post_send1 ...) */
+dapl_post_send1_fn ofi_post_send1 DAPL_HIDDEN;
+dapl_post_recv1_fn ofi_post_recv1 DAPL_HIDDEN;
+dapl_post_rdma1_fn ofi_post_write1 DAPL_HIDDEN;
+dapl_post_rdma1_fn ofi_post_read1 DAPL_HIDDEN;
 /* locked (ocq, then oep): a libfabric completion of op */
 void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len) DAPL_HIDDEN;

@@ -29,6 +29,7 @@
  * Completions are handed to udapl in posting order per ring (cq.c):
  * rxm completes out of order.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,6 +379,39 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 
 /* ---- posts ---- */
 
+/* oep locked: the next op of r with what every post sets, or NULL if
+ * the ring is full (every slot posted and not yet handed to udapl). */
+static inline __attribute__((always_inline)) struct ofi_op *
+ofi_op_next(struct ofi_ring *r, uint8_t opcode, unsigned flags, int num,
+	    uint64_t wr_id, uint64_t remote_addr, uint32_t rkey)
+{
+	struct ofi_op *op;
+
+	if (dapl_unlikely(r->posted - r->emitted >= r->size))
+		return NULL;
+	op = &r->op[r->posted & (r->size - 1)];
+	op->seq = r->posted;
+	op->op = opcode;
+	op->fence = !!(flags & DAPL_POST_FENCE);
+	op->num = (uint8_t)num;
+	op->wr_id = wr_id;
+	op->remote_addr = remote_addr;
+	op->rkey = rkey;
+	op->status = DAT_DTO_SUCCESS;
+	op->len = 0;
+	op->rmr = NULL;
+	return op;
+}
+
+/* oep locked: op, filled, goes out now or in its turn (ofi_ring_kick) */
+static inline __attribute__((always_inline)) void
+ofi_op_post(struct ofi_ring *r, struct ofi_op *op)
+{
+	op->state = OFI_OP_HELD;
+	r->posted++;
+	ofi_ring_kick(r);
+}
+
 static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 			   const struct dapl_post *p)
 {
@@ -390,23 +424,15 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 	if (dapl_unlikely((uint32_t)p->num_sge > r->iov_per_op))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG2);
 	dapl_lock(&oep->lock);
-	if (dapl_unlikely(r->posted - r->emitted >= r->size)) {
+	op = ofi_op_next(r, (uint8_t)p->op, p->flags, p->num_sge,
+			 (uint64_t)(uintptr_t)p->cookie, p->remote_addr,
+			 p->rkey);
+	if (dapl_unlikely(!op)) {
 		dapl_unlock(&oep->lock);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_TEP);
 	}
-	op = &r->op[r->posted & (r->size - 1)];
-	op->seq = r->posted;
-	op->op = (uint8_t)p->op;
-	op->fence = !!(p->flags & DAPL_POST_FENCE);
-	op->num = (uint8_t)p->num_sge;
-	op->wr_id = (uint64_t)(uintptr_t)p->cookie;
-	op->remote_addr = p->remote_addr;
-	op->rkey = p->rkey;
-	op->status = DAT_DTO_SUCCESS;
-	op->len = 0;
 	op->operand[0] = p->compare_add;
 	op->operand[1] = p->swap;
-	op->rmr = NULL;
 	if (p->op == DAPL_OP_BIND_MW) {
 		DAT_RETURN rc = ofi_mw_post(oep, op, p); /* bind.c */
 
@@ -420,11 +446,85 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 		op->iov[i].iov_len = p->sge[i].length;
 		op->lkey[i] = p->sge[i].lkey;
 	}
-	op->state = OFI_OP_HELD;
-	r->posted++;
-	ofi_ring_kick(r);
+	ofi_op_post(r, op);
 	dapl_unlock(&oep->lock);
 	return DAT_SUCCESS;
+}
+
+/*
+ * The one-segment send, receive, RDMA write and read (udapl's
+ * post_send1 ... post_read1, transport.h): what ofi_post does for one
+ * checked segment, without a struct dapl_post or udapl's general
+ * segment path before it.  Answers an errno, which udapl turns into the
+ * DAT error ofi_post gives: ENOTCONN (no endpoint: DAT_INVALID_STATE),
+ * ENOMEM (the ring is full: DAT_INSUFFICIENT_RESOURCES, TEP).  Atomics
+ * keep the general path: an IA without them answers
+ * DAT_MODEL_NOT_SUPPORTED, which no errno says.
+ */
+static inline __attribute__((always_inline)) int
+ofi_post1(struct dapl_tp_ep *oep, struct ofi_ring *r, uint8_t opcode,
+	  unsigned flags, struct dapl_cookie *c, const struct dapl_sge *sge,
+	  uint64_t remote_addr, uint32_t rkey)
+{
+	struct ofi_op *op;
+
+	dapl_lock(&oep->lock);
+	op = ofi_op_next(r, opcode, flags, 1, (uint64_t)(uintptr_t)c,
+			 remote_addr, rkey);
+	if (dapl_unlikely(!op)) {
+		dapl_unlock(&oep->lock);
+		return ENOMEM;
+	}
+	op->iov[0].iov_base = (void *)(uintptr_t)sge->addr;
+	op->iov[0].iov_len = sge->length;
+	op->lkey[0] = sge->lkey;
+	ofi_op_post(r, op);
+	dapl_unlock(&oep->lock);
+	return 0;
+}
+
+int ofi_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
+		   const struct dapl_sge *sge, unsigned flags)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!oep))
+		return ENOTCONN;
+	return ofi_post1(oep, &oep->sq, DAPL_OP_SEND, flags, c, sge, 0, 0);
+}
+
+int ofi_post_recv1(struct dapl_ep *ep, struct dapl_cookie *c,
+		   const struct dapl_sge *sge)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!oep))
+		return ENOTCONN;
+	return ofi_post1(oep, &oep->rq, DAPL_OP_RECV, 0, c, sge, 0, 0);
+}
+
+int ofi_post_write1(struct dapl_ep *ep, struct dapl_cookie *c,
+		    const struct dapl_sge *sge, unsigned flags,
+		    uint64_t remote_addr, uint32_t rkey)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!oep))
+		return ENOTCONN;
+	return ofi_post1(oep, &oep->sq, DAPL_OP_RDMA_WRITE, flags, c, sge,
+			 remote_addr, rkey);
+}
+
+int ofi_post_read1(struct dapl_ep *ep, struct dapl_cookie *c,
+		   const struct dapl_sge *sge, unsigned flags,
+		   uint64_t remote_addr, uint32_t rkey)
+{
+	struct dapl_tp_ep *oep = dapl_ep_tp(ep);
+
+	if (dapl_unlikely(!oep))
+		return ENOTCONN;
+	return ofi_post1(oep, &oep->sq, DAPL_OP_RDMA_READ, flags, c, sge,
+			 remote_addr, rkey);
 }
 
 DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
