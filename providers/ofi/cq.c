@@ -49,19 +49,26 @@ static DAT_DTO_COMPLETION_STATUS ofi_err_status(const struct ofi_op *op,
 }
 
 /* One completion, err 0 or a positive FI_* code (ofi_err_code); the
- * CQ's lock held, if it has one. */
-void ofi_cq_complete(void *ctx, int err, uint32_t len)
+ * CQ's lock held, if it has one.  Inline in the CQ's read loop, whose
+ * successes pass err 0. */
+static inline __attribute__((always_inline)) void
+ofi_cq_complete_one(void *ctx, int err, uint32_t len)
 {
 	struct ofi_op *op = ctx;
 	struct dapl_tp_ep *oep;
 
-	if (!op || op->kind != OFI_CTX_OP)
+	if (dapl_unlikely(!op || op->kind != OFI_CTX_OP))
 		return;
 	oep = op->ring->oep;
 	dapl_lock(&oep->lock);
 	ofi_op_complete(op, err ? ofi_err_status(op, err) : DAT_DTO_SUCCESS,
 			len);
 	dapl_unlock(&oep->lock);
+}
+
+void ofi_cq_complete(void *ctx, int err, uint32_t len)
+{
+	ofi_cq_complete_one(ctx, err, len);
 }
 
 int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
@@ -79,15 +86,16 @@ int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
 				break;
 			dapl_dbg(DAPL_DBG_EVD, "ofi: DTO error %d (%s)", e.err,
 				 fi_strerror(e.err));
-			ofi_cq_complete(e.op_context, ofi_err_code(e.err), 0);
+			ofi_cq_complete_one(e.op_context,
+					    ofi_err_code(e.err), 0);
 			got++;
 			continue;
 		}
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++)
-			ofi_cq_complete(ent[i].op_context, 0,
-					(uint32_t)ent[i].len);
+			ofi_cq_complete_one(ent[i].op_context, 0,
+					    (uint32_t)ent[i].len);
 		got += (int)n;
 		if (n < OFI_CQ_BATCH)
 			break;

@@ -373,7 +373,9 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		dapl_progress_kick(oep->oia->ia);
 	}
 	ofi_ring_ready(r);
-	if (r == &oep->sq || oep->sq.issued != oep->sq.posted)
+	/* what this completion lets go: requests held behind it (a fence,
+	 * a send after writes); nothing if none is held */
+	if (oep->sq.issued != oep->sq.posted)
 		ofi_ring_kick(&oep->sq);
 }
 
