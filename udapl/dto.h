@@ -153,7 +153,8 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 	 * the bind completed (a per-EP flag, no queue). */
 	if (!recv && dapl_unlikely(ep->rmr_fence))
 		pf |= DAPL_POST_FENCE;
-	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
+	/* read by the poller (evd_dequeue.c cqe_deliver) */
+	DAPL_HAPPENS_BEFORE(c);
 	if (one) {
 		/* the transport's one-segment op (the caller made sure it
 		 * has one): no struct dapl_post; op is a constant in each

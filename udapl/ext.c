@@ -14,7 +14,7 @@
  * itself is an ordinary request (dto.c), so the EP's state, completion
  * flag and cookie rules are those of dat_ep_post_rdma_read.  The
  * original value lands in the first 8 bytes of local_iov; the completion
- * is a DAT_IB_DTO_EVENT on the request EVD (evd.c).
+ * is a DAT_IB_DTO_EVENT on the request EVD (evd_dequeue.c).
  */
 #include <stdarg.h>
 

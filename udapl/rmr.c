@@ -7,11 +7,11 @@
  * ops->post_send (DAPL_OP_BIND_MW, with a struct dapl_mw_post), taking a
  * cookie from the EP's request ring like any request, so its completion
  * comes back on the request EVD as a DAT_RMR_BIND_COMPLETION_EVENT
- * (evd.c turns the cookie's rmr into the event).  Windows that must be
- * invalidated before they are bound again or unbound (type 2 on verbs:
- * rmr->inv_first) get a DAPL_OP_LOCAL_INV first, on a cookie of its own
- * whose completion evd.c drops; an unbind of such a window is that
- * invalidation alone, on the bind's cookie.
+ * (evd_dequeue.c turns the cookie's rmr into the event).  Windows that
+ * must be invalidated before they are bound again or unbound (type 2 on
+ * verbs: rmr->inv_first) get a DAPL_OP_LOCAL_INV first, on a cookie of
+ * its own whose completion evd_dequeue.c drops; an unbind of such a
+ * window is that invalidation alone, on the bind's cookie.
  *
  * The automatic fence: a bind sets ep->rmr_fence under ep->lock; the
  * next request posted on the EP (a DTO in dto.c, or another bind here)
@@ -237,7 +237,8 @@ static DAT_RETURN bind_post_one(struct bind_req *b, enum dapl_op op,
 	if (ep->rmr_fence)
 		p.flags |= DAPL_POST_FENCE;
 	p.mw = &b->mw;
-	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c cqe_deliver) */
+	/* read by the poller (evd_dequeue.c cqe_deliver) */
+	DAPL_HAPPENS_BEFORE(c);
 	rc = ep->obj.ia->ops->post_send(ep, &p);
 	if (rc) {
 		dapl_cookie_unget(r);

@@ -300,7 +300,7 @@ DAT_RETURN dapl_srq_post_recv(DAT_SRQ_HANDLE srq_handle, DAT_COUNT num_segments,
 	p.remote_addr = 0;
 	p.rkey = 0;
 	p.compare_add = p.swap = 0;
-	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd.c) */
+	DAPL_HAPPENS_BEFORE(c); /* read by the poller (evd_dequeue.c) */
 	rc = srq->obj.ia->ops->srq_post_recv(srq, &p);
 	if (dapl_unlikely(rc)) {
 		c->user_cookie.as_ptr = srq->free;

@@ -9,11 +9,12 @@
  * the progress engine) and calls down into a transport through struct
  * dapl_ops (transport.h).
  *
- * Files: one per DAT object (ia.c, pz.c, evd.c, cno.c, ep.c, cm.c for
- * PSP/RSP/CR, lmr.c, rmr.c, srq.c) plus handle.c (allocation, magic
- * checks, consumer context), progress.c (the per-IA progress engine and
- * the upcall brackets), ops.c (default ops, accessors of transport.h) and
- * provider.c (the DAT_PROVIDER table and dat_provider_init/fini glue).
+ * Files: one per DAT object (ia.c, pz.c, evd.c with evd_dequeue.c for
+ * its dequeue and wait, cno.c, ep.c, cm.c for PSP/RSP/CR, lmr.c, rmr.c,
+ * srq.c) plus handle.c (allocation, magic checks, consumer context),
+ * progress.c (the per-IA progress engine and the upcall brackets), ops.c
+ * (default ops, accessors of transport.h) and provider.c (the
+ * DAT_PROVIDER table and dat_provider_init/fini glue).
  *
  * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
  * has its own lock for its software queue and waiters; each EP its own
@@ -203,9 +204,9 @@ struct dapl_ia {
 	 * first CNO.  Under ia->lock. */
 	int agent_epfd, agent_kick;
 	/* For dat_cno_wait's scan of its EVDs (cno.c), set at open to
-	 * evd.c's dapl_evd_ready: the CNO sits below the EVD (an EVD is
-	 * attached to a CNO and notifies it) and never calls up into it
-	 * by name. */
+	 * evd_dequeue.c's dapl_evd_ready: the CNO sits below the EVD (an
+	 * EVD is attached to a CNO and notifies it) and never calls up
+	 * into it by name. */
 	int (*evd_ready)(struct dapl_evd *evd);
 };
 
@@ -428,11 +429,11 @@ struct dapl_srq {
 };
 
 /*
- * The completion of a receive posted to an SRQ (evd.c): the cookie goes
- * back to the free list, and the event names the EP the provider found
- * for the message (none if that EP is gone: 0, no event).  A cookie
- * whose SRQ was freed has rmr NULL and is only dropped.  Under the
- * polling EVD's lock; takes the SRQ's.
+ * The completion of a receive posted to an SRQ (evd_dequeue.c): the
+ * cookie goes back to the free list, and the event names the EP the
+ * provider found for the message (none if that EP is gone: 0, no event).
+ * A cookie whose SRQ was freed has rmr NULL and is only dropped.  Under
+ * the polling EVD's lock; takes the SRQ's.
  */
 static inline int dapl_srq_cqe_to_event(const struct dapl_cqe *cqe,
 					DAT_EVENT *event)

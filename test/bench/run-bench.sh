@@ -401,10 +401,10 @@ scaling() {
 	done
 	timeout -k 5 $((60 * SCALE)) "$RAWBENCH" wake > "$W/log/rawwake" 2>&1 || FAILED=1
 	grep '^RAW' "$W/log/rawwake" >> "$W/scale.txt"
-	# the opt-in spin before blocking (DAPL_EVD_WAIT_SPIN_US, udapl/evd.c):
-	# the same wake-ups with BENCH_SPIN_US (5000: longer than datbench's
-	# 3 ms lead, so the waiter still checks when the event comes); one
-	# 16-pair round only
+	# the opt-in spin before blocking (DAPL_EVD_WAIT_SPIN_US,
+	# udapl/evd_dequeue.c): the same wake-ups with BENCH_SPIN_US (5000:
+	# longer than datbench's 3 ms lead, so the waiter still checks when
+	# the event comes); one 16-pair round only
 	timeout -k 5 $((300 * SCALE)) env DAPL_EVD_WAIT_SPIN_US=${BENCH_SPIN_US:-5000} \
 		"$DATBENCH" scale -D "$SIA" -C "$CIA" -h "$SADDR" -l 16 -m 16 > "$W/log/scale-spin" 2>&1 || FAILED=1
 	echo "SPIN spin_us ${BENCH_SPIN_US:-5000}" >> "$W/scale.txt"

@@ -19,9 +19,9 @@ setup_file() { ofi_setup_file; }
 	pair cno
 }
 
-# DAPL_EVD_WAIT_SPIN_US (udapl/evd.c, evd_block): a waiter checks its fds
-# without blocking for that long before it sleeps.  Opt-in, off by
-# default; thresholds, timeouts (the spin never outlasts them), woken
+# DAPL_EVD_WAIT_SPIN_US (udapl/evd_dequeue.c, evd_block): a waiter checks
+# its fds without blocking for that long before it sleeps.  Opt-in, off
+# by default; thresholds, timeouts (the spin never outlasts them), woken
 # waiters and unwaitable EVDs must behave exactly as without it.
 @test "$OFI_FABRIC: DAPL_EVD_WAIT_SPIN_US=2000: software and DTO EVD semantics unchanged while waiters spin before blocking" {
 	export DAPL_EVD_WAIT_SPIN_US=2000

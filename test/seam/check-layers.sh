@@ -13,7 +13,8 @@
 #   two groups that reach each other, directly or around a loop of
 #     groups: "folder loop: dat registry";
 #   with -f, also two files of one group that do: "file loop: udapl/cno
-#     udapl/evd", then "  udapl/cno -> udapl/evd (dapl_evd_ready)".
+#     udapl/evd_dequeue", then "  udapl/cno -> udapl/evd_dequeue
+#     (dapl_evd_ready)".
 # Exit 0 if none, 1 if any, 2 on bad use.  Issue 36: layers that call
 # only downward.
 set -eu
