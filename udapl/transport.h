@@ -258,7 +258,7 @@ struct dapl_obj {
 	DAT_CONTEXT context;		/* dat_set/get_consumer_context */
 	/* its place in ia->objects[type] (then in handle.c's free list)
 	 * is the link of the header before it (udapl.h dapl_obj_hdr) */
-	/* progress.c: upcalls running for the object, and whether it is
+	/* upcall.c: upcalls running for the object, and whether it is
 	 * being freed (no new upcall may start) */
 	uint32_t upcalls;
 	int closing;
@@ -678,7 +678,7 @@ struct dapl_ops {
  *
  * udapl frees an EP only after ops->qp_destroy returned, a service point
  * only after ops->listen_stop, an IA only after ops->ia_close, and then
- * waits (progress.c, no time bound) until every bracket opened for the
+ * waits (upcall.c, no time bound) until every bracket opened for the
  * object is closed -- except one opened by the freeing thread itself (a
  * consumer freeing from a CNO agent inside the upcall).  So the
  * transport must not open a bracket for an object once its destroy op

@@ -12,9 +12,10 @@
  * Files: one per DAT object (ia.c, pz.c, evd.c with evd_dequeue.c for
  * its dequeue and wait, cno.c, ep.c, cm.c for PSP/RSP/CR, lmr.c, rmr.c,
  * srq.c) plus handle.c (allocation, magic checks, consumer context),
- * progress.c (the per-IA progress engine and the upcall brackets), ops.c
- * (default ops, accessors of transport.h) and provider.c (the
- * DAT_PROVIDER table and dat_provider_init/fini glue).
+ * progress.c and progress_thread.c (the per-IA progress engine, its
+ * thread and the pool of parked threads), upcall.c (the upcall
+ * brackets), ops.c (default ops, accessors of transport.h) and
+ * provider.c (the DAT_PROVIDER table and dat_provider_init/fini glue).
  *
  * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
  * has its own lock for its software queue and waiters; each EP its own
@@ -807,7 +808,7 @@ struct dapl_deadline {
 void dapl_deadline_set(struct dapl_deadline *d, DAT_TIMEOUT timeout);
 int dapl_deadline_ms(const struct dapl_deadline *d);
 
-/* ---- the progress engine, udapl's side (progress.c) ---------------------- */
+/* ---- the progress engine, udapl's side (progress*.c, upcall.c) ---------- */
 
 /* At IA open, before ops->ia_open (which may watch fds): 0 or -1.
  * deliver gets the connection events transports defer

@@ -10,7 +10,8 @@ UDAPL_OBJS := $(patsubst %.c,$(B)/%.o,$(sort $(wildcard udapl/*.c)))
 # IA, PZ, LMR, EVD, CNO) through a fake struct dapl_ops; it links only the
 # files that need no EP/CM code (stubs for the rest live in the test).
 UDAPL_CORE_OBJS := $(addprefix $(B)/udapl/,handle.o ia.o pz.o lmr.o evd.o \
-	evd_dequeue.o cno.o deadline.o rmr.o srq.o progress.o ops.o process.o)
+	evd_dequeue.o cno.o deadline.o rmr.o srq.o progress.o progress_thread.o \
+	upcall.o ops.o process.o)
 
 $(B)/test/unit/test_udapl_evd: $(B)/test/unit/test_udapl_evd.o \
 		$(UDAPL_CORE_OBJS)
@@ -21,7 +22,7 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 # test_udapl_ep drives EP, DTO and CM (ep.c, dto.c, cm.c) the same way.
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 		$(addprefix $(B)/udapl/,handle.o evd.o evd_dequeue.o lmr.o pz.o cno.o deadline.o ep.o dto.o cm.o \
-		ext.o progress.o ops.o process.o)
+		ext.o progress.o progress_thread.o upcall.o ops.o process.o)
 	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
@@ -30,10 +31,12 @@ HOST_TAP_TESTS += $(B)/test/unit/test_udapl_ep
 # that call only downward (test/seam/layers.bats, issue 36).
 HOST_BATS_SUITES += test/seam/seam.bats test/seam/layers.bats
 
-# test_progress drives the progress engine (progress.c) on its own: fd
-# watches, timers, deferred events, brackets and quiesce, polling.
+# test_progress drives the progress engine (progress.c, progress_thread.c,
+# upcall.c) on its own: fd watches, timers, deferred events, brackets and
+# quiesce, polling, the pool of parked threads.
 $(B)/test/unit/test_progress: $(B)/test/unit/test_progress.o \
-		$(addprefix $(B)/udapl/,progress.o handle.o process.o)
+		$(addprefix $(B)/udapl/,progress.o progress_thread.o upcall.o \
+		handle.o process.o)
 	$(LINK) -o $@ $^ -lpthread
 
 HOST_TAP_TESTS += $(B)/test/unit/test_progress

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Host unit test of the progress engine (udapl/progress.c): fd watches,
- * timers, deferred connection events kept in the EP, polling progress,
+ * Host unit test of the progress engine (udapl/progress.c,
+ * progress_thread.c and upcall.c): fd watches, timers, deferred
+ * connection events kept in the EP, polling progress,
  * the upcall brackets and the quiesce that waits for them, and the
  * cases where the engine's own thread frees or closes (it must not wait
  * for itself); the pool of parked threads (a stopped engine's thread
