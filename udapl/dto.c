@@ -4,14 +4,14 @@
  *
  * A post checks the EP (magic, state), the segment count and the
  * completion flags, turns the LMR triplets into a struct dapl_sge array
- * on the stack (dapl_lmr_check_sge, inline in udapl.h, checks each one
+ * on the stack (dapl_lmr_check_sge, inline in lmr_lookup.h, checks each one
  * against its LMR), takes a cookie from the EP's ring and hands one work
  * request to the provider.  No allocation, no system call of our own,
  * one uncontended lock (ep->lock, lock.h: inline, no call; it orders the
  * ring's head and the state against CM upcalls).
  *
  * The common post, one segment, is cheaper twice: its LMR is found
- * through the EP's last-LMR cache (udapl.h dapl_lmr_check_ep_hit, inline
+ * through the EP's last-LMR cache (lmr_lookup.h dapl_lmr_check_ep_hit, inline
  * in the post: the cached LMR's lmr_context, magic and IA compared, then
  * dapl_lmr_check_found's privilege, PZ and bounds checks, as every post
  * makes them; a miss takes the general path out of line), and it goes
@@ -151,7 +151,7 @@ DTO_INLINE DAT_RETURN post_two_sided(DAT_EP_HANDLE ep_handle,
 	/* one segment: dto_local's last check for num 1 */
 	if (dapl_unlikely(!local_iov))
 		return bad_arg(DAT_INVALID_ARG3);
-	/* The segment's LMR through the EP's cache (udapl.h
+	/* The segment's LMR through the EP's cache (lmr_lookup.h
 	 * dapl_lmr_check_ep_hit, inline here); a miss takes the
 	 * general path out of line, which makes the same checks with the
 	 * table's lookup, so that no call is left before the lock. */

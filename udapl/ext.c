@@ -63,7 +63,7 @@ ext_atomic(struct dapl_ep *ep, enum dapl_op op, va_list ap)
 	if (dapl_unlikely(!remote || (remote->target_address & 7)))
 		return DAPL_ERR(DAT_INVALID_PARAMETER, remote_arg);
 	/* The 8 bytes the device writes, checked against their LMR: the
-	 * EP's last-LMR cache, its hit inline (udapl.h, as a one-segment
+	 * EP's last-LMR cache, its hit inline (lmr_lookup.h, as a one-segment
 	 * post checks its segment; a miss is the table's lookup). */
 	one = *local;
 	one.segment_length = 8;

@@ -2,7 +2,7 @@
 /*
  * LMRs: registration through the provider and the lmr_context lookup
  * table of the post path (whose first probe and the triplet checks are
- * inline in udapl.h: dapl_lmr_find, dapl_lmr_check_sge).
+ * inline in lmr_lookup.h: dapl_lmr_find, dapl_lmr_check_sge).
  *
  * The lookup table is per IA, open addressing with linear probing, keyed
  * by lmr_context.  Readers (every post) take no lock: they load the
@@ -471,9 +471,10 @@ DAT_RETURN dapl_lmr_sync_rdma_write(DAT_IA_HANDLE ia_handle,
 struct dapl_lmr dapl_lmr_none;
 
 /*
- * udapl.h's dapl_lmr_check_ep_one when the EP's last-LMR cache does not hold:
- * the table's lookup, and the cache refilled with what it found (one
- * word: a concurrent post may overwrite it, each checks what it reads).
+ * lmr_lookup.h's dapl_lmr_check_ep_one when the EP's last-LMR cache does
+ * not hold: the table's lookup, and the cache refilled with what it found
+ * (one word: a concurrent post may overwrite it, each checks what it
+ * reads).
  */
 struct dapl_lmr *dapl_lmr_find_ep_miss(struct dapl_ep *ep,
 				       DAT_LMR_CONTEXT ctx)
