@@ -8,15 +8,23 @@
 
 DATADM := $(B)/bin/datadm
 
-$(B)/registry/datadm.o: private ALL_CFLAGS += \
+# datadm.c the command line and the changes, datadm_status.c the
+# judgement of entries (-v, --check), datadm_file.c dat.conf read,
+# locked and written.
+DATADM_OBJS := $(B)/registry/datadm.o $(B)/registry/datadm_status.o \
+	$(B)/registry/datadm_file.o
+
+# All of them: each names the compiled-in files (conf.h's defaults
+# would otherwise stand in silently).
+$(DATADM_OBJS): private ALL_CFLAGS += \
 	-DDAT_SYSCONF_PATH='"$(SYSCONFDIR)/dat.conf"' \
 	-DDAT_SYSCONF_DIR='"$(SYSCONFDIR)/dat.conf.d"' \
 	-DDAT_DEFAULT_CONF='"$(DAT_FALLBACK_CONF)"'
-$(B)/registry/datadm.o: $(SYSCONF_STAMP)
+$(DATADM_OBJS): $(SYSCONF_STAMP)
 
 # providers/ofi/select.o: the libfabric provider's choice of endpoints,
 # by which datadm judges its entries.
-$(DATADM): $(B)/registry/datadm.o $(B)/registry/conf.o \
+$(DATADM): $(DATADM_OBJS) $(B)/registry/conf.o \
 		$(B)/registry/conf_file.o $(B)/providers/ofi/select.o
 	@mkdir -p $(dir $@)
 	$(LINK) -o $@ $^ -ldl

@@ -2,10 +2,11 @@
 /*
  * providers/ofi/select.h - which fi_info an IA of libdaplofi.so.1 opens:
  * the hints and the choice between FI_EP_MSG and FI_EP_RDM.  One code for
- * the provider (ia.c) and for datadm --check/-v (registry/datadm.c), so
- * that datadm judges an entry by the endpoints the IA will use.  datadm
- * does not link libfabric (it reaches it through dlopen), so the few
- * libfabric calls come in a table; this file includes nothing of ours.
+ * the provider (ia.c) and for datadm --check/-v
+ * (registry/datadm_status.c), so that datadm judges an entry by the
+ * endpoints the IA will use.  datadm does not link libfabric (it reaches
+ * it through dlopen), so the few libfabric calls come in a table; this
+ * file includes nothing of ours.
  */
 #ifndef DAPL_OFI_SELECT_H
 #define DAPL_OFI_SELECT_H

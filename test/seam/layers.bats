@@ -73,7 +73,8 @@ int up(void) { low_open(up_cb); return low(); }'
 }
 
 @test "layers: no two folders of the tree call each other, directly or around a loop" {
-	run "$CHECK" -p registry/datadm "$DATTEST_BUILD" dat registry udapl \
+	run "$CHECK" -p registry/datadm -p registry/datadm_status \
+		-p registry/datadm_file "$DATTEST_BUILD" dat registry udapl \
 		providers/verbs providers/cma providers/ofi providers/scm
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -81,7 +82,8 @@ int up(void) { low_open(up_cb); return low(); }'
 }
 
 @test "layers: inside dat/, registry/, udapl/, providers/verbs/, providers/cma/, providers/scm/ and providers/ofi/ no two files call each other" {
-	run "$CHECK" -f -p registry/datadm "$DATTEST_BUILD" dat registry udapl \
+	run "$CHECK" -f -p registry/datadm -p registry/datadm_status \
+		-p registry/datadm_file "$DATTEST_BUILD" dat registry udapl \
 		providers/verbs providers/cma providers/scm providers/ofi
 	echo "$output"
 	[ "$status" -eq 0 ]
