@@ -136,7 +136,7 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	/* c->ep names ep already (ep.c ring_alloc); c->rmr is read only
+	/* c->ep names ep already (ep_ring.c ring_alloc); c->rmr is read only
 	 * for a bind (rmr.c sets it), so neither is stored here */
 	c->user_cookie = user_cookie;
 	c->length = total;

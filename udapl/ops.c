@@ -55,8 +55,8 @@ void dapl_ops_fill_defaults(struct dapl_ops *ops)
 		ops->mw_alloc = no_mw_alloc;
 		ops->mw_free = no_mw_free;
 	}
-	/* qp_modify and progress stay NULL when absent: ep.c and the
-	 * engine look for them. */
+	/* qp_modify and progress stay NULL when absent: ep_param.c and
+	 * the engine look for them. */
 }
 
 static void cap_count(DAT_COUNT *v)

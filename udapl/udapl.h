@@ -10,12 +10,13 @@
  * dapl_ops (transport.h).
  *
  * Files: one per DAT object (ia.c, pz.c, evd.c with evd_dequeue.c for
- * its dequeue and wait, cno.c, ep.c, cm.c for PSP/RSP/CR, lmr.c, rmr.c,
- * srq.c) plus handle.c (allocation, magic checks, consumer context),
- * progress.c and progress_thread.c (the per-IA progress engine, its
- * thread and the pool of parked threads), upcall.c (the upcall
- * brackets), ops.c (default ops, accessors of transport.h) and
- * provider.c (the DAT_PROVIDER table and dat_provider_init/fini glue).
+ * its dequeue and wait, cno.c, ep.c with ep_param.c and ep_ring.c, cm.c
+ * for PSP/RSP/CR, lmr.c, rmr.c, srq.c) plus handle.c (allocation, magic
+ * checks, consumer context), progress.c and progress_thread.c (the
+ * per-IA progress engine, its thread and the pool of parked threads),
+ * upcall.c (the upcall brackets), ops.c (default ops, accessors of
+ * transport.h) and provider.c (the DAT_PROVIDER table and
+ * dat_provider_init/fini glue).
  *
  * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
  * has its own lock for its software queue and waiters; each EP its own
@@ -46,7 +47,7 @@ void dapl_obj_free(void *obj);
 void dapl_obj_release_all(void);
 
 
-/* ---- cookies (dto.c, ep.c) ---------------------------------------------- */
+/* ---- cookies (dto.c, ep_ring.c) ----------------------------------------- */
 
 /*
  * A posted work request's context, in a per-EP ring (one for requests,
@@ -533,8 +534,9 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out);
 void dapl_ep_provider_free(struct dapl_ep *ep);
 /* DAT_INVALID_STATE with the DAT_INVALID_STATE_EP_* subtype of state. */
 DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state);
-/* Frees the cookie rings that ep.c kept for stale completions (EPs freed
- * with DTOs outstanding); handle.c calls it from dapl_obj_release_all. */
+/* Frees the cookie rings that ep_ring.c kept for stale completions (EPs
+ * freed with DTOs outstanding); handle.c calls it from
+ * dapl_obj_release_all. */
 void dapl_ep_release_retired(void);
 /* The same for the cookie arrays of SRQs freed with receives posted. */
 void dapl_srq_release_retired(void);
