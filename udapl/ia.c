@@ -241,7 +241,7 @@ static void provider_attr_fill(const struct dapl_ia *ia, DAT_PROVIDER_ATTR *pa)
 	a.max_private_data_size = ia->caps.max_private_data;
 	a.supports_multipath = DAT_FALSE;
 	/* The consumer's EP, or one the PSP makes if asked
-	 * (DAT_PSP_PROVIDER_FLAG, cm.c). */
+	 * (DAT_PSP_PROVIDER_FLAG, sp.c). */
 	a.ep_creator = DAPL_EP_CREATOR;
 	a.pz_support = DAT_PZ_UNIQUE;
 	a.optimal_buffer_alignment = DAT_OPTIMAL_ALIGNMENT;

@@ -18,12 +18,12 @@
  * makes no system call and no call at all.
  *
  * It is a plain mutex for everybody else that takes these locks (cm.c's
- * state changes, rmr.c's bind post, evd.c's enqueue from the progress
- * engine, evd_dequeue.c's dat_evd_wait, cno.c): not recursive, no owner
- * checks, like the PTHREAD_MUTEX_DEFAULT mutexes it replaces.  dapl_cond
- * is the condition variable evd->cond was (only EVD teardown waits on
- * it): a sequence number and futex(2), with no lost wake-up because the
- * number is read and bumped under the lock.
+ * and sp.c's state changes, rmr.c's bind post, evd.c's enqueue from the
+ * progress engine, evd_dequeue.c's dat_evd_wait, cno.c): not recursive,
+ * no owner checks, like the PTHREAD_MUTEX_DEFAULT mutexes it replaces.
+ * dapl_cond is the condition variable evd->cond was (only EVD teardown
+ * waits on it): a sequence number and futex(2), with no lost wake-up
+ * because the number is read and bumped under the lock.
  *
  * Fork: an object's own lock needs no adoption (transport.h's struct
  * dapl_module_lock is for the module-wide locks): a forked child does not

@@ -10,13 +10,13 @@
  * dapl_ops (transport.h).
  *
  * Files: one per DAT object (ia.c, pz.c, evd.c with evd_dequeue.c for
- * its dequeue and wait, cno.c, ep.c with ep_param.c and ep_ring.c, cm.c
- * for PSP/RSP/CR, lmr.c, rmr.c, srq.c) plus handle.c (allocation, magic
- * checks, consumer context), progress.c and progress_thread.c (the
- * per-IA progress engine, its thread and the pool of parked threads),
- * upcall.c (the upcall brackets), ops.c (default ops, accessors of
- * transport.h) and provider.c (the DAT_PROVIDER table and
- * dat_provider_init/fini glue).
+ * its dequeue and wait, cno.c, ep.c with ep_param.c and ep_ring.c, sp.c
+ * for PSP/RSP/CR and cm.c for their connections, lmr.c, rmr.c, srq.c)
+ * plus handle.c (allocation, magic checks, consumer context), progress.c
+ * and progress_thread.c (the per-IA progress engine, its thread and the
+ * pool of parked threads), upcall.c (the upcall brackets), ops.c
+ * (default ops, accessors of transport.h) and provider.c (the
+ * DAT_PROVIDER table and dat_provider_init/fini glue).
  *
  * Locking: ia->lock guards the IA's object lists and counts.  Each EVD
  * has its own lock for its software queue and waiters; each EP its own
@@ -147,9 +147,9 @@ static inline uint32_t dapl_cookie_outstanding(const struct dapl_cookie_ring *r)
 
 
 /*
- * What ep.c, dto.c and cm.c implement, for DAT_PROVIDER_ATTR and
+ * What ep.c, dto.c, cm.c and sp.c implement, for DAT_PROVIDER_ATTR and
  * DAT_IA_ATTR (ia.c): QoS classes, who creates EPs for a PSP (a PSP with
- * DAT_PSP_PROVIDER_FLAG gets one per request, cm.c; an RSP without an EP
+ * DAT_PSP_PROVIDER_FLAG gets one per request, sp.c; an RSP without an EP
  * gets DAT_MODEL_NOT_SUPPORTED), and the most segments a post takes (its
  * struct dapl_sge array lives on the stack: DAPL_MAX_SGE, transport.h).
  */
@@ -550,7 +550,7 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 				DAT_COMPLETION_FLAGS flags, uint64_t remote_addr,
 				uint32_t rkey, uint64_t compare_add,
 				uint64_t swap, DAT_RETURN_SUBTYPE flags_arg);
-/* Used by ep.c and cm.c: an EVD is referenced by one more object. */
+/* Used by ep.c and sp.c: an EVD is referenced by one more object. */
 void dapl_evd_get(struct dapl_evd *evd);
 void dapl_evd_put(struct dapl_evd *evd);
 

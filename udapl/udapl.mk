@@ -20,10 +20,10 @@ $(B)/test/unit/test_udapl_evd: $(B)/test/unit/test_udapl_evd.o \
 HOST_TAP_TESTS += $(B)/test/unit/test_udapl_evd
 
 # test_udapl_ep drives EP, DTO and CM (ep.c, ep_param.c, ep_ring.c, dto.c,
-# cm.c) the same way.
+# cm.c, sp.c) the same way.
 $(B)/test/unit/test_udapl_ep: $(B)/test/unit/test_udapl_ep.o \
 		$(addprefix $(B)/udapl/,handle.o evd.o evd_dequeue.o lmr.o pz.o cno.o \
-		deadline.o ep.o ep_param.o ep_ring.o dto.o cm.o ext.o \
+		deadline.o ep.o ep_param.o ep_ring.o dto.o cm.o sp.o ext.o \
 		progress.o progress_thread.o upcall.o ops.o process.o)
 	$(LINK) -o $@ $^ -lpthread
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The EP state machine, posts and connection management of udapl/ (ep.c,
- * ep_param.c, ep_ring.c, dto.c, cm.c) over a fake struct dapl_ops: no
- * transport, only the calls udapl makes into the provider and the upcalls
- * the provider would make.  The real provider is tested on rxe
+ * ep_param.c, ep_ring.c, dto.c, cm.c, sp.c) over a fake struct dapl_ops:
+ * no transport, only the calls udapl makes into the provider and the
+ * upcalls the provider would make.  The real provider is tested on rxe
  * (test/verbs).  TAP on stdout.
  */
 #define _GNU_SOURCE
