@@ -136,15 +136,15 @@ DTO_INLINE DAT_RETURN dto_submit_body(struct dapl_ep *ep, enum dapl_op op,
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
-	/* c->ep names ep already (ep_ring.c ring_alloc); c->rmr is read only
-	 * for a bind (rmr.c sets it), so neither is stored here */
+	/* c->ep names ep already (ep_ring.c dapl_ep_ring_alloc); c->rmr is
+	 * read only for a bind (rmr.c sets it), so neither is stored here */
 	c->user_cookie = user_cookie;
 	c->length = total;
 	c->op = (uint8_t)op;
 	c->signaled = signaled;
 	/* Whether the work request asks the transport for a completion:
 	 * the consumer's unsignalled posts still get one every half ring
-	 * (r->sig_mask, ring_alloc), or the ring (and the send queue)
+	 * (r->sig_mask, dapl_ep_ring_alloc), or the ring (and the send queue)
 	 * would never see its slots retired; the cookie says the consumer
 	 * does not want it, so the poller drops it. */
 	if (signaled || (c->seq & r->sig_mask) == r->sig_mask)

@@ -74,7 +74,7 @@ DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state)
 }
 
 /* The UNCONFIGURED twin of a state, for an EP that lost its queue pair. */
-DAT_EP_STATE ep_unconfigured(DAT_EP_STATE s)
+DAT_EP_STATE dapl_ep_unconfigured(DAT_EP_STATE s)
 {
 	switch (s) {
 	case DAT_EP_STATE_RESERVED:
@@ -89,7 +89,7 @@ DAT_EP_STATE ep_unconfigured(DAT_EP_STATE s)
 }
 
 /* The configured state of an UNCONFIGURED twin (others unchanged). */
-DAT_EP_STATE ep_configured(DAT_EP_STATE s)
+DAT_EP_STATE dapl_ep_configured(DAT_EP_STATE s)
 {
 	switch (s) {
 	case DAT_EP_STATE_UNCONFIGURED_UNCONNECTED:
@@ -105,14 +105,14 @@ DAT_EP_STATE ep_configured(DAT_EP_STATE s)
 	}
 }
 
-int ep_has_qp(DAT_EP_STATE s)
+int dapl_ep_has_qp(DAT_EP_STATE s)
 {
-	return ep_configured(s) == s;
+	return dapl_ep_configured(s) == s;
 }
 
 /* ---- handle checks ---- */
 
-int evd_ok(struct dapl_ia *ia, DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag)
+int dapl_ep_evd_ok(struct dapl_ia *ia, DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag)
 {
 	struct dapl_evd *evd = h;
 
@@ -122,13 +122,13 @@ int evd_ok(struct dapl_ia *ia, DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag)
 	       (evd->flags & flag);
 }
 
-int pz_ok(struct dapl_ia *ia, DAT_PZ_HANDLE h)
+int dapl_ep_pz_ok(struct dapl_ia *ia, DAT_PZ_HANDLE h)
 {
 	return dapl_obj_ok(h, DAT_HANDLE_TYPE_PZ) &&
 	       ((struct dapl_pz *)h)->obj.ia == ia;
 }
 
-void pz_ref(struct dapl_pz *pz, int delta)
+void dapl_ep_pz_ref(struct dapl_pz *pz, int delta)
 {
 	struct dapl_ia *ia;
 
@@ -141,13 +141,13 @@ void pz_ref(struct dapl_pz *pz, int delta)
 	pthread_mutex_unlock(&ia->lock);
 }
 
-void evd_get(struct dapl_evd *evd)
+void dapl_ep_evd_get(struct dapl_evd *evd)
 {
 	if (evd)
 		dapl_evd_get(evd);
 }
 
-void evd_put(struct dapl_evd *evd)
+void dapl_ep_evd_put(struct dapl_evd *evd)
 {
 	if (evd)
 		dapl_evd_put(evd);
@@ -212,7 +212,7 @@ static int count_ok(DAT_COUNT v, DAT_COUNT max)
 
 /* Checks attributes against the IA's limits: bad is the DAT_RETURN for a
  * value out of range (INVALID_PARAMETER with the argument's subtype). */
-DAT_RETURN ep_attr_check(const struct dapl_ia *ia, const DAT_EP_ATTR *a,
+DAT_RETURN dapl_ep_attr_check(const struct dapl_ia *ia, const DAT_EP_ATTR *a,
 			 DAT_RETURN bad)
 {
 	const DAT_IA_ATTR *lim = &ia->attr;
@@ -255,15 +255,15 @@ static DAT_RETURN ep_check_handles(struct dapl_ia *ia, DAT_PZ_HANDLE pz,
 				   DAT_EVD_HANDLE recv, DAT_EVD_HANDLE req,
 				   DAT_EVD_HANDLE conn)
 {
-	if (!pz_ok(ia, pz))
+	if (!dapl_ep_pz_ok(ia, pz))
 		return DAPL_ERR(DAT_INVALID_HANDLE, DAT_INVALID_HANDLE_PZ);
-	if (!evd_ok(ia, recv, DAT_EVD_DTO_FLAG))
+	if (!dapl_ep_evd_ok(ia, recv, DAT_EVD_DTO_FLAG))
 		return DAPL_ERR(DAT_INVALID_HANDLE,
 				DAT_INVALID_HANDLE_EVD_RECV);
-	if (!evd_ok(ia, req, DAT_EVD_DTO_FLAG))
+	if (!dapl_ep_evd_ok(ia, req, DAT_EVD_DTO_FLAG))
 		return DAPL_ERR(DAT_INVALID_HANDLE,
 				DAT_INVALID_HANDLE_EVD_REQUEST);
-	if (!evd_ok(ia, conn, DAT_EVD_CONNECTION_FLAG))
+	if (!dapl_ep_evd_ok(ia, conn, DAT_EVD_CONNECTION_FLAG))
 		return DAPL_ERR(DAT_INVALID_HANDLE,
 				DAT_INVALID_HANDLE_EVD_CONN);
 	return DAT_SUCCESS;
@@ -271,8 +271,8 @@ static DAT_RETURN ep_check_handles(struct dapl_ia *ia, DAT_PZ_HANDLE pz,
 
 static void ep_destroy_mem(struct dapl_ep *ep)
 {
-	ring_release(&ep->send_ring);
-	ring_release(&ep->recv_ring);
+	dapl_ep_ring_release(&ep->send_ring);
+	dapl_ep_ring_release(&ep->recv_ring);
 	dapl_lock_destroy(&ep->lock);
 	dapl_obj_free(ep);
 }
@@ -305,7 +305,7 @@ DAT_RETURN dapl_ep_create(DAT_IA_HANDLE ia_handle, DAT_PZ_HANDLE pz_handle,
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7);
 	if (ep_attributes) {
 		attr = *ep_attributes;
-		rc = ep_attr_check(
+		rc = dapl_ep_attr_check(
 		    ia, &attr,
 		    DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG6));
 		if (rc)
@@ -348,8 +348,8 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 	ep->connect_evd = connect_evd_handle;
 	ep->srq = srq; /* for the whole life of the EP (ep_reset keeps it) */
 	dapl_ep_post_limits(ep);
-	if (ring_alloc(&ep->send_ring, attr.max_request_dtos, ep) ||
-	    ring_alloc(&ep->recv_ring, attr.max_recv_dtos, ep)) {
+	if (dapl_ep_ring_alloc(&ep->send_ring, attr.max_request_dtos, ep) ||
+	    dapl_ep_ring_alloc(&ep->recv_ring, attr.max_recv_dtos, ep)) {
 		ep_destroy_mem(ep);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -364,10 +364,10 @@ static DAT_RETURN ep_make(struct dapl_ia *ia, const DAT_EP_ATTR *a,
 		ep_destroy_mem(ep);
 		return rc;
 	}
-	pz_ref(ep->pz, 1);
-	evd_get(ep->recv_evd);
-	evd_get(ep->request_evd);
-	evd_get(ep->connect_evd);
+	dapl_ep_pz_ref(ep->pz, 1);
+	dapl_ep_evd_get(ep->recv_evd);
+	dapl_ep_evd_get(ep->request_evd);
+	dapl_ep_evd_get(ep->connect_evd);
 	*ep_handle = ep;
 	return DAT_SUCCESS;
 }
@@ -391,8 +391,8 @@ DAT_RETURN dapl_ep_provider_create(struct dapl_ia *ia, struct dapl_ep **out)
 	ep->state = DAT_EP_STATE_UNCONFIGURED_TENTATIVE;
 	ep_attr_default(ia, &ep->attr);
 	dapl_ep_post_limits(ep);
-	if (ring_alloc(&ep->send_ring, ep->attr.max_request_dtos, ep) ||
-	    ring_alloc(&ep->recv_ring, ep->attr.max_recv_dtos, ep)) {
+	if (dapl_ep_ring_alloc(&ep->send_ring, ep->attr.max_request_dtos, ep) ||
+	    dapl_ep_ring_alloc(&ep->recv_ring, ep->attr.max_recv_dtos, ep)) {
 		ep_destroy_mem(ep);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
@@ -460,7 +460,7 @@ DAT_RETURN dapl_ep_create_with_srq(
 		return DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG8);
 	attr = *ep_attributes;
 	attr.max_recv_iov = srq->attr.max_recv_iov;
-	rc = ep_attr_check(ia, &attr,
+	rc = dapl_ep_attr_check(ia, &attr,
 			   DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG7));
 	if (rc)
 		return rc;
@@ -477,7 +477,7 @@ DAT_RETURN dapl_ep_create_with_srq(
 
 /* ---- reset, free ---- */
 
-/* A fresh ring in place of one with stale posts (see ring_release). */
+/* A fresh ring in place of one with stale posts (see dapl_ep_ring_release). */
 static int ring_renew(struct dapl_cookie_ring *r, struct dapl_ep *ep)
 {
 	struct dapl_cookie_ring n;
@@ -486,9 +486,9 @@ static int ring_renew(struct dapl_cookie_ring *r, struct dapl_ep *ep)
 		r->head = r->tail = 0;
 		return 0;
 	}
-	if (ring_alloc(&n, (DAT_COUNT)r->size, ep))
+	if (dapl_ep_ring_alloc(&n, (DAT_COUNT)r->size, ep))
 		return -1;
-	ring_release(r);
+	dapl_ep_ring_release(r);
 	*r = n;
 	return 0;
 }
@@ -516,7 +516,7 @@ DAT_RETURN dapl_ep_reset(DAT_EP_HANDLE ep_handle)
 	if (rc)
 		goto out;
 	if (ring_renew(&ep->send_ring, ep) || ring_renew(&ep->recv_ring, ep)) {
-		ep->state = ep_unconfigured(DAT_EP_STATE_UNCONNECTED);
+		ep->state = dapl_ep_unconfigured(DAT_EP_STATE_UNCONNECTED);
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
 		goto out;
 	}
@@ -562,14 +562,14 @@ static void ep_release(struct dapl_ep *ep)
 	 * (not for one of this thread: a CNO agent freeing inside it). */
 	if (ep_may_be_connected(s))
 		ops->disconnect(ep, 1);
-	if (ep_has_qp(s))
+	if (dapl_ep_has_qp(s))
 		ops->qp_destroy(ep);
 	dapl_progress_quiesce(ep);
 
-	pz_ref(ep->pz, -1);
-	evd_put(ep->recv_evd);
-	evd_put(ep->request_evd);
-	evd_put(ep->connect_evd);
+	dapl_ep_pz_ref(ep->pz, -1);
+	dapl_ep_evd_put(ep->recv_evd);
+	dapl_ep_evd_put(ep->request_evd);
+	dapl_ep_evd_put(ep->connect_evd);
 	if (ep->srq)
 		srq_ref(ep->srq, -1);
 	ep_destroy_mem(ep);
@@ -584,7 +584,7 @@ DAT_RETURN dapl_ep_free(DAT_EP_HANDLE ep_handle)
 		return EP_ERR_HANDLE;
 	/* dat_ep_free(3DAT): not while an RSP or a pending CR holds it; the
 	 * consumer frees the RSP or rejects the CR first. */
-	s = ep_configured(__atomic_load_n(&ep->state, __ATOMIC_RELAXED));
+	s = dapl_ep_configured(__atomic_load_n(&ep->state, __ATOMIC_RELAXED));
 	if (s == DAT_EP_STATE_RESERVED ||
 	    s == DAT_EP_STATE_PASSIVE_CONNECTION_PENDING ||
 	    s == DAT_EP_STATE_TENTATIVE_CONNECTION_PENDING)
@@ -603,6 +603,6 @@ void dapl_ep_teardown(struct dapl_ep *ep)
 {
 	/* IA close ABRUPT: the CRs and service points are gone already, so
 	 * an RSP's EP is back to UNCONNECTED; no completion will be polled
-	 * any more, but ring_release copes either way. */
+	 * any more, but dapl_ep_ring_release copes either way. */
 	ep_release(ep);
 }

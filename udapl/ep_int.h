@@ -15,24 +15,25 @@
 
 /* ep.c: the UNCONFIGURED twins of the states, for an EP that lost (or
  * never had) its queue pair */
-DAT_EP_STATE ep_unconfigured(DAT_EP_STATE s);
-DAT_EP_STATE ep_configured(DAT_EP_STATE s);
-int ep_has_qp(DAT_EP_STATE s);
+DAT_EP_STATE dapl_ep_unconfigured(DAT_EP_STATE s);
+DAT_EP_STATE dapl_ep_configured(DAT_EP_STATE s);
+int dapl_ep_has_qp(DAT_EP_STATE s);
 
 /* ep.c: the handles an EP is given (a NULL EVD is allowed), and the use
  * counts it holds on them (NULL: none) */
-int evd_ok(struct dapl_ia *ia, DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag);
-int pz_ok(struct dapl_ia *ia, DAT_PZ_HANDLE h);
-void pz_ref(struct dapl_pz *pz, int delta);
-void evd_get(struct dapl_evd *evd);
-void evd_put(struct dapl_evd *evd);
+int dapl_ep_evd_ok(struct dapl_ia *ia, DAT_EVD_HANDLE h, DAT_EVD_FLAGS flag);
+int dapl_ep_pz_ok(struct dapl_ia *ia, DAT_PZ_HANDLE h);
+void dapl_ep_pz_ref(struct dapl_pz *pz, int delta);
+void dapl_ep_evd_get(struct dapl_evd *evd);
+void dapl_ep_evd_put(struct dapl_evd *evd);
 
 /* ep.c: attributes against the IA's limits */
-DAT_RETURN ep_attr_check(const struct dapl_ia *ia, const DAT_EP_ATTR *a,
-			 DAT_RETURN bad);
+DAT_RETURN dapl_ep_attr_check(const struct dapl_ia *ia, const DAT_EP_ATTR *a,
+			      DAT_RETURN bad);
 
 /* ep_ring.c */
-int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n, struct dapl_ep *ep);
-void ring_release(struct dapl_cookie_ring *r);
+int dapl_ep_ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n,
+		       struct dapl_ep *ep);
+void dapl_ep_ring_release(struct dapl_cookie_ring *r);
 
 #endif

@@ -149,7 +149,7 @@ DAT_RETURN dapl_ep_set_watermark(DAT_EP_HANDLE ep_handle,
 /* The state rules of dat_ep_modify(3DAT), on the configured state. */
 static int ep_modify_allowed(DAT_EP_STATE s, DAT_EP_PARAM_MASK m)
 {
-	s = ep_configured(s);
+	s = dapl_ep_configured(s);
 	if ((m & EP_FIELDS_QUIESCENT) && s != DAT_EP_STATE_UNCONNECTED)
 		return 0;
 	if ((m & DAT_EP_FIELD_PZ_HANDLE) && s != DAT_EP_STATE_UNCONNECTED &&
@@ -245,20 +245,20 @@ static void ep_shape_set(struct dapl_ep *ep, const struct ep_shape *s)
 static void ep_shape_refs(const struct ep_shape *o, const struct ep_shape *n)
 {
 	if (o->pz != n->pz) {
-		pz_ref(n->pz, 1);
-		pz_ref(o->pz, -1);
+		dapl_ep_pz_ref(n->pz, 1);
+		dapl_ep_pz_ref(o->pz, -1);
 	}
 	if (o->recv_evd != n->recv_evd) {
-		evd_get(n->recv_evd);
-		evd_put(o->recv_evd);
+		dapl_ep_evd_get(n->recv_evd);
+		dapl_ep_evd_put(o->recv_evd);
 	}
 	if (o->request_evd != n->request_evd) {
-		evd_get(n->request_evd);
-		evd_put(o->request_evd);
+		dapl_ep_evd_get(n->request_evd);
+		dapl_ep_evd_put(o->request_evd);
 	}
 	if (o->connect_evd != n->connect_evd) {
-		evd_get(n->connect_evd);
-		evd_put(o->connect_evd);
+		dapl_ep_evd_get(n->connect_evd);
+		dapl_ep_evd_put(o->connect_evd);
 	}
 }
 
@@ -280,14 +280,14 @@ static DAT_RETURN ep_rebuild_qp(struct dapl_ep *ep, const struct ep_shape *n)
 	    dapl_cookie_outstanding(&ep->recv_ring))
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EP_NOTREADY);
-	if (ring_alloc(&send, n->attr.max_request_dtos, ep) ||
-	    ring_alloc(&recv, n->attr.max_recv_dtos, ep)) {
+	if (dapl_ep_ring_alloc(&send, n->attr.max_request_dtos, ep) ||
+	    dapl_ep_ring_alloc(&recv, n->attr.max_recv_dtos, ep)) {
 		free(send.slot);
 		return DAPL_ERR(DAT_INSUFFICIENT_RESOURCES,
 				DAT_RESOURCE_MEMORY);
 	}
 	ep_shape_get(ep, &old);
-	if (ep_has_qp(ep->state))
+	if (dapl_ep_has_qp(ep->state))
 		ops->qp_destroy(ep);
 	ep_shape_set(ep, n);
 	rc = ops->qp_create(ep);
@@ -297,16 +297,16 @@ static DAT_RETURN ep_rebuild_qp(struct dapl_ep *ep, const struct ep_shape *n)
 		ep_shape_set(ep, &old);
 		/* a Provider-created EP had no PZ, hence no queue pair */
 		if (!old.pz || ops->qp_create(ep))
-			ep->state = ep_unconfigured(ep->state);
+			ep->state = dapl_ep_unconfigured(ep->state);
 		else
-			ep->state = ep_configured(ep->state);
+			ep->state = dapl_ep_configured(ep->state);
 		return rc;
 	}
-	ring_release(&ep->send_ring);
-	ring_release(&ep->recv_ring);
+	dapl_ep_ring_release(&ep->send_ring);
+	dapl_ep_ring_release(&ep->recv_ring);
 	ep->send_ring = send;
 	ep->recv_ring = recv;
-	ep->state = ep_configured(ep->state);
+	ep->state = dapl_ep_configured(ep->state);
 	return DAT_SUCCESS;
 }
 
@@ -317,32 +317,34 @@ static DAT_RETURN ep_modify_handles(struct dapl_ep *ep, DAT_EP_PARAM_MASK m,
 	struct dapl_ia *ia = ep->obj.ia;
 
 	if (m & DAT_EP_FIELD_PZ_HANDLE) {
-		if (!pz_ok(ia, p->pz_handle))
+		if (!dapl_ep_pz_ok(ia, p->pz_handle))
 			return DAPL_ERR(DAT_INVALID_HANDLE,
 					DAT_INVALID_HANDLE_PZ);
 		n->pz = p->pz_handle;
 	}
 	if (m & DAT_EP_FIELD_RECV_EVD_HANDLE) {
-		if (!evd_ok(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG))
+		if (!dapl_ep_evd_ok(ia, p->recv_evd_handle, DAT_EVD_DTO_FLAG))
 			return DAPL_ERR(DAT_INVALID_HANDLE,
 					DAT_INVALID_HANDLE_EVD_RECV);
 		n->recv_evd = p->recv_evd_handle;
 	}
 	if (m & DAT_EP_FIELD_REQUEST_EVD_HANDLE) {
-		if (!evd_ok(ia, p->request_evd_handle, DAT_EVD_DTO_FLAG))
+		if (!dapl_ep_evd_ok(ia, p->request_evd_handle,
+				    DAT_EVD_DTO_FLAG))
 			return DAPL_ERR(DAT_INVALID_HANDLE,
 					DAT_INVALID_HANDLE_EVD_REQUEST);
 		n->request_evd = p->request_evd_handle;
 	}
 	if (m & DAT_EP_FIELD_CONNECT_EVD_HANDLE) {
-		if (!evd_ok(ia, p->connect_evd_handle, DAT_EVD_CONNECTION_FLAG))
+		if (!dapl_ep_evd_ok(ia, p->connect_evd_handle,
+				    DAT_EVD_CONNECTION_FLAG))
 			return DAPL_ERR(DAT_INVALID_HANDLE,
 					DAT_INVALID_HANDLE_EVD_CONN);
 		n->connect_evd = p->connect_evd_handle;
 	}
 	if (m & DAT_EP_FIELD_EP_ATTR_ALL)
 		ep_attr_merge(&n->attr, &p->ep_attr, m);
-	return ep_attr_check(ia, &n->attr,
+	return dapl_ep_attr_check(ia, &n->attr,
 			     DAPL_ERR(DAT_INVALID_PARAMETER, DAT_INVALID_ARG3));
 }
 
@@ -367,7 +369,7 @@ static DAT_RETURN ep_modify_locked(struct dapl_ep *ep, DAT_EP_PARAM_MASK m,
 		ep_shape_set(ep, n);
 		return DAT_SUCCESS;
 	}
-	if (ep_needs_new_qp(ep, n) || !ep_has_qp(ep->state))
+	if (ep_needs_new_qp(ep, n) || !dapl_ep_has_qp(ep->state))
 		return ep_rebuild_qp(ep, n);
 	/* Same queue pair: the provider takes note of the rest (RDMA read
 	 * depths and the like go into the connection parameters). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The EP's cookie rings: made and given up here (ring_alloc,
- * ring_release, for ep.c and ep_param.c through ep_int.h), with the
+ * The EP's cookie rings: made and given up here (dapl_ep_ring_alloc,
+ * dapl_ep_ring_release, for ep.c and ep_param.c through ep_int.h), with the
  * rings kept for completions still in a CQ.  Apart from ep.c because the
  * retired rings are state of their own (a list and its lock) that no
  * other EP code touches.
@@ -49,8 +49,10 @@ void dapl_ep_release_retired(void)
 }
 
 /* A ring of ep's: every slot names ep from the start, so that a post
- * need not (only a retired ring's cookies lose it: ring_release). */
-int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n, struct dapl_ep *ep)
+ * need not (only a retired ring's cookies lose it:
+ * dapl_ep_ring_release). */
+int dapl_ep_ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n,
+		       struct dapl_ep *ep)
 {
 	uint32_t size = 1, i;
 
@@ -72,7 +74,7 @@ int ring_alloc(struct dapl_cookie_ring *r, DAT_COUNT n, struct dapl_ep *ep)
  * cookies forget their EP and the memory is kept for the completions
  * that may still be in a CQ.
  */
-void ring_release(struct dapl_cookie_ring *r)
+void dapl_ep_ring_release(struct dapl_cookie_ring *r)
 {
 	uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	struct retired_ring *node;

@@ -365,7 +365,7 @@ static inline struct dapl_obj *dapl_obj_of_link(struct dapl_list *l)
 				   1);
 }
 
-/* Works out ep's post invariants (above); dto.c. */
+/* Works out ep's post invariants (above); ep.c. */
 void dapl_ep_post_limits(struct dapl_ep *ep);
 
 /* PSP and RSP: both service points. */
@@ -535,8 +535,8 @@ void dapl_ep_provider_free(struct dapl_ep *ep);
 /* DAT_INVALID_STATE with the DAT_INVALID_STATE_EP_* subtype of state. */
 DAT_RETURN dapl_ep_state_error(DAT_EP_STATE state);
 /* Frees the cookie rings that ep_ring.c kept for stale completions (EPs
- * freed with DTOs outstanding); handle.c calls it from
- * dapl_obj_release_all. */
+ * freed with DTOs outstanding); provider.c calls it at the last
+ * dat_provider_fini, before dapl_obj_release_all. */
 void dapl_ep_release_retired(void);
 /* The same for the cookie arrays of SRQs freed with receives posted. */
 void dapl_srq_release_retired(void);
