@@ -46,12 +46,14 @@ cc $CFLAGS -w -c test/bench/udapl_cg_post.c -o "$W/post.o"
 cc $CFLAGS -w -c test/bench/udapl_cg_dequeue.c -o "$W/dequeue.o"
 cc $CFLAGS $OLD -w -c test/bench/udapl_cg_rdma.c -o "$W/rdma.o"
 # each links what its unit test links (udapl.mk), ext.o for the atomics;
-# objs NAME...: those of the tree's objects (ep_param.c, ep_ring.c and
-# sp.c came out of ep.c and cm.c: an older tree has none of them)
+# objs NAME...: those of the tree's objects (evd_dequeue.c, ep_param.c,
+# ep_ring.c, sp.c, progress_thread.c and upcall.c came out of evd.c,
+# ep.c, cm.c and progress.c: an older tree has none of them)
 objs() { for o in "$@"; do [ ! -e "$W/$o.o" ] || printf '%s ' "$W/$o.o"; done; }
-cc -o "$W/post" "$W/post.o" $(objs handle evd lmr pz cno ep ep_param ep_ring dto cm sp ext progress ops) -lpthread
-cc -o "$W/dequeue" "$W/dequeue.o" $(printf "$W/%s.o " handle ia pz lmr evd cno rmr srq progress ops) -lpthread
-cc -o "$W/rdma" "$W/rdma.o" $(objs handle evd lmr pz cno ep ep_param ep_ring dto cm sp ext progress ops) -lpthread
+CORE="handle evd evd_dequeue lmr pz cno deadline progress progress_thread upcall ops process"
+cc -o "$W/post" "$W/post.o" $(objs $CORE ep ep_param ep_ring dto cm sp ext) -lpthread
+cc -o "$W/dequeue" "$W/dequeue.o" $(objs $CORE ia rmr srq) -lpthread
+cc -o "$W/rdma" "$W/rdma.o" $(objs $CORE ep ep_param ep_ring dto cm sp ext) -lpthread
 if [ -z "$OLD" ]; then
 	cd "$TREE"
 	cc $CFLAGS -c providers/verbs/post.c -o "$W/vpost.o"
