@@ -109,18 +109,7 @@ static int qs_hold_port(const char *addr, int *fd)
 	return ntohs(sin.sin_port);
 }
 
-/*
- * Another program's hold on (addr, port), the reason a create on a port
- * of the run may rightly get DAT_CONN_QUAL_IN_USE ("The specified
- * Connection Qualifier was in use"): a TCP socket of the host at addr or
- * the wildcard address that is no socket of this process, or shm's
- * region /dev/shm/dat-<addr>-<port> that this process has not mapped.
- * The test's ports are chosen free of both, but the host's other
- * programs (another suite's, another tree's) may take one between the
- * choice and the create.  NULL if nothing but this process holds it;
- * else what holds it, in buf.  A listener of this process that made a
- * create fail is no excuse: that is the provider's own collision.
- */
+/* whether the socket of that inode is one of this process's fds */
 static int qs_sock_ours(unsigned long inode)
 {
 	char want[40], got[40], path[64];
@@ -145,11 +134,22 @@ static int qs_sock_ours(unsigned long inode)
 	return ours;
 }
 
-static const char *qs_held_elsewhere(const char *addr, unsigned port,
-				     char *buf, size_t len)
+/*
+ * Another program's hold on (addr, port), the reason a create on a port
+ * of the run may rightly get DAT_CONN_QUAL_IN_USE ("The specified
+ * Connection Qualifier was in use"): a TCP socket of the host at addr or
+ * the wildcard address that is no socket of this process, or shm's
+ * region /dev/shm/dat-<addr>-<port> that this process has not mapped.
+ * The test's ports are chosen free of both, but the host's other
+ * programs (another suite's, another tree's) may take one between the
+ * choice and the create.  NULL if nothing but this process holds it;
+ * else what holds it, in buf.  A listener of this process that made a
+ * create fail is no excuse: that is the provider's own collision.
+ */
+static const char *qs_held_elsewhere(const char *addr, unsigned port, char *buf,
+				     size_t len)
 {
-	static const char *const tables[] = { "/proc/net/tcp",
-					      "/proc/net/tcp6" };
+	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
 	struct sockaddr_in sin;
 	char line[512], name[96];
 	unsigned t;
@@ -168,28 +168,31 @@ static const char *qs_held_elsewhere(const char *addr, unsigned port,
 
 			/* sl local rem st tx:rx tr:when retrnsmt uid timeout
 			 * inode */
-			if (sscanf(line, " %*s %39[0-9A-Fa-f]:%x %*s %x %*s %*s "
-				   "%*s %*s %*s %lu", local, &p, &st,
-				   &inode) != 4 || p != port)
+			if (sscanf(line,
+				   " %*s %39[0-9A-Fa-f]:%x %*s %x %*s %*s "
+				   "%*s %*s %*s %lu",
+				   local, &p, &st, &inode) != 4 ||
+			    p != port)
 				continue;
 			for (i = 0; local[i]; i++)
 				wild &= local[i] == '0';
 			/* /proc/net/tcp prints the address's 32 bits as
-			 * this host's unsigned int */
-			/* tcp6: the wildcard, or 127.0.0.1 as
-			 * ::ffff:127.0.0.1 (its last 8 digits) */
-			if (!wild && t && (strlen(local) != 32 ||
-					   strncmp(local, "0000000000000000FFFF0000",
-						   24)))
+			 * this host's unsigned int; tcp6 counts with the
+			 * wildcard, or addr as ::ffff:addr (its last 8
+			 * digits) */
+			if (!wild && t &&
+			    (strlen(local) != 32 ||
+			     strncmp(local, "0000000000000000FFFF0000", 24)))
 				continue;
 			if (!wild && strtoul(local + (t ? 24 : 0), NULL, 16) !=
 					 sin.sin_addr.s_addr)
 				continue;
 			if (inode && qs_sock_ours(inode))
 				continue;
-			snprintf(buf, len, "a TCP socket of another program "
-				 "(%s, state %#x, inode %lu)", tables[t], st,
-				 inode);
+			snprintf(buf, len,
+				 "a TCP socket of another program "
+				 "(%s, state %#x, inode %lu)",
+				 tables[t], st, inode);
 			fclose(f);
 			return buf;
 		}
@@ -205,8 +208,10 @@ static const char *qs_held_elsewhere(const char *addr, unsigned port,
 		if (f)
 			fclose(f);
 		if (!mapped) {
-			snprintf(buf, len, "shm's region %s, of another "
-				 "program", name);
+			snprintf(buf, len,
+				 "shm's region %s, of another "
+				 "program",
+				 name);
 			return buf;
 		}
 	}
