@@ -71,7 +71,15 @@ void ofi_cq_complete(void *ctx, int err, uint32_t len)
 	ofi_cq_complete_one(ctx, err, len);
 }
 
-int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
+/*
+ * Reads ocq's completions until libfabric has no more.  The first max
+ * successes that are the oldest of their ring (the common case: one op
+ * at a time, or a provider that completes in order) go straight into
+ * cqe, their number in *direct; every other completion marks its op
+ * done for ofi_cq_emit (the CQ's ready list).
+ */
+static int ofi_cq_read_into(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
+			    int max, int *direct)
 {
 	struct fi_cq_data_entry ent[OFI_CQ_BATCH];
 	int got = 0;
@@ -93,14 +101,38 @@ int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
 		}
 		if (n <= 0)
 			break;
-		for (i = 0; i < n; i++)
-			ofi_cq_complete_one(ent[i].op_context, 0,
-					    (uint32_t)ent[i].len);
+		for (i = 0; i < n; i++) {
+			struct ofi_op *op = ent[i].op_context;
+			struct dapl_tp_ep *oep;
+
+			if (*direct >= max || !op || op->kind != OFI_CTX_OP) {
+				ofi_cq_complete_one(op, 0,
+						    (uint32_t)ent[i].len);
+				continue;
+			}
+			oep = op->ring->oep;
+			dapl_lock(&oep->lock);
+			if (ofi_op_complete_direct(op, ocq,
+						   (uint32_t)ent[i].len,
+						   &cqe[*direct]))
+				(*direct)++;
+			else
+				ofi_op_complete(op, DAT_DTO_SUCCESS,
+						(uint32_t)ent[i].len);
+			dapl_unlock(&oep->lock);
+		}
 		got += (int)n;
 		if (n < OFI_CQ_BATCH)
 			break;
 	}
 	return got;
+}
+
+int ofi_cq_read_locked(struct dapl_tp_evd *ocq)
+{
+	int none = 0;
+
+	return ofi_cq_read_into(ocq, NULL, 0, &none);
 }
 
 void ofi_cq_notify(struct dapl_tp_evd *ocq)
@@ -233,8 +265,18 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 	if (dapl_unlikely(!ocq))
 		return -1;
 	dapl_lock(&ocq->lock);
-	ofi_cq_read_locked(ocq);
+	/* what waits on the ready list first (older than anything read
+	 * now in its ring), then what libfabric has, then what that read
+	 * made ready */
 	n = ofi_cq_emit(ocq, cqe, max);
+	if (n < max) {
+		int direct = 0;
+
+		ofi_cq_read_into(ocq, cqe + n, max - n, &direct);
+		n += direct;
+		if (n < max)
+			n += ofi_cq_emit(ocq, cqe + n, max - n);
+	}
 	dapl_unlock(&ocq->lock);
 	return n;
 }

@@ -22,6 +22,12 @@ dapl_post_rdma1_fn ofi_post_read1 DAPL_HIDDEN;
 /* locked (ocq, then oep): a libfabric completion of op */
 void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len) DAPL_HIDDEN;
+/* oep locked: a successful completion of op, read from ocq, handed
+ * straight to cqe (1) when op is the oldest of its ring that udapl has
+ * not had, with everything ofi_op_complete and the CQ's ready list would
+ * have done; else 0 and nothing done (cq.c: the consumer's poll) */
+int ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
+			   uint32_t len, struct dapl_cqe *cqe) DAPL_HIDDEN;
 /* oep locked: issues what was held and may go now */
 void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
 /* ocq and oep locked: a ring whose oldest op is done is ready; a ring

@@ -349,6 +349,19 @@ void ofi_ring_kick(struct ofi_ring *r)
 	}
 }
 
+/* oep locked: the counts an issued op leaves when it completes */
+static inline void ofi_op_account(struct dapl_tp_ep *oep, struct ofi_ring *r,
+				  const struct ofi_op *op)
+{
+	if (r == &oep->sq) {
+		oep->ops_out--;
+		if (ofi_op_undelivered_write(op))
+			oep->writes_out--;
+	} else {
+		oep->recvs_done++;
+	}
+}
+
 void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len)
 {
@@ -360,13 +373,7 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 	op->state = OFI_OP_DONE;
 	op->status = st;
 	op->len = op->op == DAPL_OP_RECV ? len : 0;
-	if (r == &oep->sq) {
-		oep->ops_out--;
-		if (ofi_op_undelivered_write(op))
-			oep->writes_out--;
-	} else {
-		oep->recvs_done++;
-	}
+	ofi_op_account(oep, r, op);
 	if (st != DAT_DTO_SUCCESS && st != DAT_DTO_ERR_FLUSHED) {
 		oep->halted = 1;
 		ofi_ep_want(oep, OFI_WORK_BROKEN);
@@ -377,6 +384,32 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 	 * a send after writes); nothing if none is held */
 	if (oep->sq.issued != oep->sq.posted)
 		ofi_ring_kick(&oep->sq);
+}
+
+int ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
+			   uint32_t len, struct dapl_cqe *cqe)
+{
+	struct ofi_ring *r = op->ring;
+	struct dapl_tp_ep *oep = r->oep;
+
+	/* the oldest op of its ring that udapl has not had: nothing of
+	 * the ring is DONE before it or on the CQ's ready list */
+	if (op->state != OFI_OP_ISSUED || r->ocq != ocq || r->on_ready ||
+	    op->seq != r->emitted)
+		return 0;
+	ofi_op_account(oep, r, op);
+	cqe->wr_id = op->wr_id;
+	cqe->status = DAT_DTO_SUCCESS;
+	cqe->byte_len = op->op == DAPL_OP_RECV ? len : 0;
+	cqe->ep = NULL;
+	op->state = OFI_OP_FREE;
+	r->emitted++;
+	/* later ops of the ring that completed before this one (rxm
+	 * completes out of order) are the ring's to hand out now */
+	ofi_ring_ready(r);
+	if (oep->sq.issued != oep->sq.posted)
+		ofi_ring_kick(&oep->sq);
+	return 1;
 }
 
 /* ---- posts ---- */
