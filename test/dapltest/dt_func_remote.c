@@ -177,6 +177,8 @@ static int cm_rsp(struct fctx *f)
 {
 	DAT_EVD_HANDLE cr = DAT_HANDLE_NULL;
 	DAT_RSP_HANDLE rsp = DAT_HANDLE_NULL;
+	DAT_PSP_HANDLE psp = DAT_HANDLE_NULL;
+	DAT_CONN_QUAL q = 0;
 	DAT_RSP_PARAM p;
 	struct fconn c;
 	int r = DT_FAIL;
@@ -186,8 +188,17 @@ static int cm_rsp(struct fctx *f)
 	CK("dat_evd_create(CR)", dat_evd_create(f->ia, 8, DAT_HANDLE_NULL,
 						DAT_EVD_CR_FLAG, &cr),
 	   DAT_SUCCESS);
-	CK("dat_rsp_create", dat_rsp_create(f->ia, 47000 + (getpid() % 1000),
-					    c.ep, cr, &rsp), DAT_SUCCESS);
+	/* A qualifier the transport has just found free, not one of our
+	 * choosing: over rdma_cm a connecting ID of any other program takes
+	 * an ephemeral port, from the same range as any fixed choice (a
+	 * pid-derived 47xxx was once found taken beside other dapltests). */
+	CK("dat_psp_create_any(a free qualifier for the RSP)",
+	   dat_psp_create_any(f->ia, &q, cr, DAT_PSP_CONSUMER_FLAG, &psp),
+	   DAT_SUCCESS);
+	CK("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	psp = DAT_HANDLE_NULL;
+	CK("dat_rsp_create", dat_rsp_create(f->ia, q, c.ep, cr, &rsp),
+	   DAT_SUCCESS);
 	CT("the RSP's EP is RESERVED", fc_state(c.ep) == DAT_EP_STATE_RESERVED);
 	memset(&p, 0, sizeof(p));
 	CK("dat_rsp_query", dat_rsp_query(rsp, DAT_RSP_FIELD_ALL, &p),
@@ -204,6 +215,8 @@ static int cm_rsp(struct fctx *f)
 out:
 	if (rsp)
 		dat_rsp_free(rsp);
+	if (psp)
+		dat_psp_free(psp);
 	fc_conn_close(f, &c);
 	if (cr)
 		dat_evd_free(cr);
