@@ -402,12 +402,14 @@ static void drain(int fd)
 }
 
 /* Blocks on the CQ's fd and wake_fd, evd->lock dropped meanwhile (after
- * DAPL_EVD_WAIT_SPIN_US of checking them and the ring, if set). */
-static void evd_block(struct dapl_evd *evd, int ms)
+ * DAPL_EVD_WAIT_SPIN_US of checking them and the ring, if set), and on
+ * prog_fd (ops->progress_fd) if not -1.  1 if prog_fd alone woke it. */
+static int evd_block(struct dapl_evd *evd, int ms, int prog_fd)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 	    {.fd = evd->wake_fd, .events = POLLIN},
 	    {.fd = evd->cq_fd, .events = POLLIN},
+	    {.fd = prog_fd, .events = POLLIN},
 	};
 	uint64_t spin = evd_spin_us() * 1000ull, t0, t, spun = 0, gap = 0;
 	uint64_t next = 0;
@@ -427,7 +429,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 			if (__atomic_load_n(&evd->ring.count, __ATOMIC_RELAXED) >=
 			    evd->threshold) {
 				dapl_lock(&evd->lock);
-				return;
+				return 0;
 			}
 			t = dapl_now_ns();
 			spun = t - t0;
@@ -437,7 +439,7 @@ static void evd_block(struct dapl_evd *evd, int ms)
 			 * fifth of the time: a poll(2) costs 0.3 us natively
 			 * but tens of us under emulation. */
 			if (t >= next) {
-				n = poll(pfd, 2, 0);
+				n = poll(pfd, 3, 0);
 				if (n)
 					break;
 				gap = 4 * (dapl_now_ns() - t);
@@ -449,16 +451,17 @@ static void evd_block(struct dapl_evd *evd, int ms)
 	}
 	if (n == 0) {
 		dapl_progress_block(evd->obj.ia, 1);
-		n = poll(pfd, 2, ms);
+		n = poll(pfd, 3, ms);
 		dapl_progress_block(evd->obj.ia, 0);
 	}
 	dapl_lock(&evd->lock);
 	if (n <= 0)
-		return; /* timeout, or EINTR: the loop goes on */
+		return 0; /* timeout, or EINTR: the loop goes on */
 	if (pfd[0].revents & POLLIN)
 		drain(evd->wake_fd);
 	if ((pfd[1].revents & POLLIN) && evd_has_cq(evd))
 		evd->obj.ia->ops->cq_ack(evd);
+	return !(pfd[0].revents | pfd[1].revents);
 }
 
 static DAT_RETURN evd_wait_locked(struct dapl_evd *evd, DAT_TIMEOUT timeout,
@@ -466,15 +469,28 @@ static DAT_RETURN evd_wait_locked(struct dapl_evd *evd, DAT_TIMEOUT timeout,
 {
 	const struct dapl_ops *ops = evd->obj.ia->ops;
 	struct dapl_deadline dl;
-	int armed = 0, ms;
+	int armed = 0, ms, prog_fd = -1, prog_woke = 0;
 	DAT_RETURN rc;
 
+	/* The transport's progress fd (transport.h progress_fd): watched
+	 * until it once wakes this wait for nothing of this CQ's (traffic
+	 * of other endpoints, or what the engine alone handles): from then
+	 * on the engine's round and the CQ's fd tell, as without it, so
+	 * that a wait does not spin on an fd only the engine clears. */
+	if (evd_has_cq(evd) && ops->progress_fd)
+		prog_fd = ops->progress_fd(evd->obj.ia);
 	dapl_deadline_set(&dl, timeout);
 	for (;;) {
+		DAT_COUNT had;
+
 		rc = evd_wait_state(evd);
 		if (rc != DAT_SUCCESS)
 			return rc;
+		had = evd->ring.count;
 		evd_fill(evd);
+		if (prog_woke && evd->ring.count == had)
+			prog_fd = -1;
+		prog_woke = 0;
 		if (evd->ring.count >= threshold) {
 			ring_pop(&evd->ring, event);
 			return DAT_SUCCESS;
@@ -489,7 +505,7 @@ static DAT_RETURN evd_wait_locked(struct dapl_evd *evd, DAT_TIMEOUT timeout,
 		ms = dapl_deadline_ms(&dl);
 		if (!ms)
 			return DAPL_ERR(DAT_TIMEOUT_EXPIRED, DAT_NO_SUBTYPE);
-		evd_block(evd, ms);
+		prog_woke = evd_block(evd, ms, prog_fd);
 		armed = 0;
 	}
 }

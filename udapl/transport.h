@@ -661,6 +661,14 @@ struct dapl_ops {
 	/* OPTIONAL: non-blocking progress, called by the engine (see enum
 	 * dapl_progress_mode); returns the number of things it did. */
 	int (*progress)(struct dapl_ia *ia);
+	/* OPTIONAL, with progress: an fd that turns readable when something
+	 * arrived that only the transport's progress turns into completions
+	 * (libfabric: the endpoints' wait sets), or -1.  A blocked
+	 * dat_evd_wait on a CQ watches it too, and when it fires polls the
+	 * CQ itself (cq_poll progresses the transport) instead of waiting
+	 * for the engine's round to do that and write the CQ's fd: one
+	 * thread wake-up less per completion waited for. */
+	int (*progress_fd)(struct dapl_ia *ia);
 };
 
 /* ---- upcalls -------------------------------------------------------------------- */

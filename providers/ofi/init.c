@@ -154,6 +154,7 @@ const struct dapl_ops ofi_ops = {
     .mw_alloc = ofi_mw_alloc,
     .mw_free = ofi_mw_free,
     .progress = ofi_progress,
+    .progress_fd = ofi_progress_fd,
 };
 
 /*

@@ -456,6 +456,7 @@ void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 
 /* progress.c */
 int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
+int ofi_progress_fd(struct dapl_ia *ia) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 

@@ -17,12 +17,18 @@
  *   idle-wait   a dat_evd_wait blocked for a few seconds on a receive
  *               costs the waiting process under 5 % of a core (CPU time
  *               of all its threads, getrusage, against wall time)
+ *   busy-wait   the same wait while RDMA writes stream into the waiter's
+ *               memory on the same connection costs the waiting thread
+ *               under 5 % of a core: it may watch the transport's
+ *               progress fd (udapl/transport.h progress_fd), but traffic
+ *               that brings it nothing does not keep waking it
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "vt.h"
 
@@ -400,10 +406,114 @@ static int idle_client(const struct vt_opts *o)
 	return 0;
 }
 
+/* ---- busy-wait ---- */
+
+#define BUSY_SECS 2
+#define BUSY_LEN 65536u
+#define BUSY_WRITE 4096u
+
+static uint64_t thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int busy_server(const struct vt_opts *o)
+{
+	/* The bound as idle-wait's, for this thread alone (the engine's
+	 * thread takes the writes): a waiter woken by every arrival that
+	 * brings it nothing would spend tens of percent here. */
+	const char *accel = getenv("VM_ACCEL");
+	const unsigned limit = accel && !strcmp(accel, "tcg") ? 20 : 5;
+	char what[112];
+	uint64_t c0, t0, cpu, wall;
+	DAT_PSP_HANDLE psp;
+	struct vt_mem tgt;
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &tgt, BUSY_LEN, DAT_MEM_PRIV_ALL_FLAG);
+	vt_fill(tgt.buf, BUSY_LEN, 11);
+	ep = vt_serve_one(&v, NULL, 1, &psp);
+	send_target_msg(&v, ep, &tgt, "target");
+	/* the client writes for BUSY_SECS before it sends: this wait
+	 * blocks while the writes arrive */
+	c0 = thread_cpu_us();
+	t0 = vt_now_us();
+	vt_ctl_recv(&v, ep, &m, "late", 0);
+	cpu = thread_cpu_us() - c0;
+	wall = vt_now_us() - t0;
+	vt_note("blocked %.3f s beside %llu RDMA writes, this thread's CPU "
+		"%.3f s (%.2f percent of a core)", wall / 1e6,
+		(unsigned long long)m.arg, cpu / 1e6,
+		100.0 * (double)cpu / (double)wall);
+	vt_expect_true("the client's writes reached the target",
+		       m.arg > 0);
+	vt_expect_true("the wait blocked for most of the client's writing",
+		       wall >= (BUSY_SECS - 1) * 1000000ull);
+	/* the last write's data, and it all, is in place */
+	vt_check_at("the written 64 KiB", tgt.buf, BUSY_LEN, 12, 0);
+	snprintf(what, sizeof(what),
+		 "a dat_evd_wait blocked beside RDMA writes uses under %u "
+		 "percent of a core",
+		 limit);
+	if (vt_expect_true(what, cpu * 100 < wall * limit))
+		vt_note("ok %s", what);
+	vt_wait_disconnected(&v, ep);
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&tgt);
+	vt_close(&v);
+	return 0;
+}
+
+static int busy_client(const struct vt_opts *o)
+{
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET r;
+	struct vt_mem loc;
+	DAT_EP_HANDLE ep;
+	struct vt_msg t, m;
+	uint64_t k, t0;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &loc, BUSY_LEN, PRIV_LOCAL);
+	vt_fill(loc.buf, BUSY_LEN, 12);
+	ep = vt_client_one(&v, o, NULL, 1);
+	vt_ctl_recv(&v, ep, &t, "target", 0);
+	t0 = vt_now_us();
+	for (k = 1; vt_now_us() - t0 < BUSY_SECS * 1000000ull; k++) {
+		uint32_t off = (uint32_t)((k - 1) % (BUSY_LEN / BUSY_WRITE)) *
+			       BUSY_WRITE;
+
+		iov = vt_iov(&loc, off, BUSY_WRITE);
+		r = vt_riov(&t, off, BUSY_WRITE);
+		vt_must("dat_ep_post_rdma_write",
+			dat_ep_post_rdma_write(ep, 1, &iov, vt_cookie(k), &r,
+					       DAT_COMPLETION_DEFAULT_FLAG));
+		expect_next(&v, ep, k, BUSY_WRITE);
+		vt_progress();
+	}
+	vt_msg_init(&m, "late");
+	m.arg = (uint32_t)(k - 1); /* how many writes */
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	vt_mem_free(&loc);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_order_tests[] = {
 	{ "order", order_server, order_client },
 	{ "write-send", ws_server, ws_client },
 	{ "unpolled", unpolled_server, unpolled_client },
 	{ "idle-wait", idle_server, idle_client },
+	{ "busy-wait", busy_server, busy_client },
 	{ NULL, NULL, NULL },
 };
