@@ -278,6 +278,14 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	oia->fab.linger = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.ep_av = oia->info->addr_format == FI_ADDR_STR;
 	oia->fab.renew_canceled = oia->fab.rxm_srx; /* rxm over verbs, both */
+	/* not over rxm: there the waiter's CQ read and the engine's round,
+	 * woken by the same fd, contend in rxm's progress, and dapltest -T
+	 * P -m b's median got no better (RDMA write 19 -> 29 and 20 -> 26
+	 * us, read 27 -> 34, in two batches with the builds in turn; the
+	 * same with the processes pinned to a core each: test/bench/
+	 * results/2026-12-03-waiter.md) */
+	oia->fab.waiter_reads = oia->fab.ep_type == FI_EP_MSG ||
+				oia->fab.ep_av;
 	rc = fi_fabric(oia->info->fabric_attr, &oia->fabric, NULL);
 	if (!rc)
 		rc = fi_domain(oia->fabric, oia->info, &oia->domain, NULL);

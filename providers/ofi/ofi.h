@@ -107,6 +107,9 @@ struct ofi_fabcaps {
 					 * of its own (fep.c, addr.c) */
 	int rxm_srx;			/* verbs;ofi_rxm: rxm's shared receive
 					 * context (env.c ofi_env_rxm_srx) */
+	int waiter_reads;		/* a blocked dat_evd_wait reads its
+					 * CQ when the IA's wake fd fires
+					 * (wake.c ofi_progress_fd): MSG, shm */
 	uint64_t send_flags;		/* added to every send (MSG:
 					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
