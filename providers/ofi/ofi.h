@@ -459,7 +459,6 @@ void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 
 /* progress.c */
 int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
-int ofi_progress_fd(struct dapl_ia *ia) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 
@@ -506,6 +505,7 @@ int ofi_local_has(const void *name, size_t len) DAPL_HIDDEN;
 /* wake.c: each endpoint's wake-up (its fid context), for the engine */
 struct ofi_wake;
 void ofi_wake_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+int ofi_progress_fd(struct dapl_ia *ia) DAPL_HIDDEN; /* udapl's op */
 void ofi_wake_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia,
 			       struct fid_ep *ep) DAPL_HIDDEN;
