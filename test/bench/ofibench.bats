@@ -30,12 +30,14 @@ teardown() {
 
 free_port() { "$TOP/test/bench/free-port"; }
 
-# pair PROV TEST SIZE: server and client of TEST, 50 iterations; the
-# client's output in $output
+# pair PROV TEST SIZE [FLAG...]: server and client of TEST, 50
+# iterations, both with the FLAGs; the client's output in $output
 pair() {
 	local prov=$1 t=$2 s=$3 p sa=() ca=()
+	shift 3
 	p=$(free_port)
 	[ "$prov" = shm ] || { sa=(-a 127.0.0.1); ca=(-a 127.0.0.2); }
+	sa+=("$@"); ca+=("$@")
 	: > "$BATS_TEST_TMPDIR/srv"
 	timeout -k 5 "$(secs 60)" "$OB" server -p "$prov" -t "$t" -s "$s" -n 50 -w 8 \
 		-P "$p" "${sa[@]}" > "$BATS_TEST_TMPDIR/srv" 2>&1 3>&- &
@@ -64,6 +66,12 @@ every() {
 	# completion, the peer polling memory
 	pair "$1" write_lat 1048576
 	grep -Eq '^RESULT write_lat 1048576 50 typ=' <<< "$output"
+	# -d: the writes ask for delivery completion (run-bench-ofi.sh's
+	# reference for DAT's writes over tcp), small and large
+	pair "$1" write_lat 64 -d
+	grep -Eq '^RESULT write_lat 64 50 typ=[0-9.]+ ' <<< "$output"
+	pair "$1" write_bw 65536 -d
+	grep -Eq '^RESULT write_bw 65536 50 bw=[0-9.]+$' <<< "$output"
 }
 
 @test "ofibench: tcp;ofi_rxm: send, RDMA write and read, fetch-add and compare-swap (each value fetched checked), write bandwidth" {
@@ -101,4 +109,30 @@ every() {
 	read -r d r <<< "$(row '\*\*everything in user space\*\*')"
 	[ "$d" -gt "$r" ]
 	grep -Eq '^Total through DAT / raw: [0-9.]+ \(target ≤ 1.25: (met|\*\*missed\*\*)\); our code [0-9]+ per round' "$BATS_TEST_TMPDIR/cg.md"
+}
+
+# datbench's side of the write rows (run-bench-ofi.sh): write_lat waits on
+# memory alone, write_lat_poll dequeues its request EVD meanwhile; both
+# over DAT's ofi-a/ofi-b (tcp;ofi_rxm) and shm IAs print their RESULT
+@test "datbench: write_lat and write_lat_poll over ofi-tcp and ofi-shm: each prints its RESULT line" {
+	local DB="$DATTEST_BUILD/test/bench/datbench" t ia p
+	[ -x "$DB" ]
+	export DAT_OVERRIDE="$TOP/test/ofi/dat.conf"
+	for ia in ofi-a:ofi-b ofi-shm-a:ofi-shm-b; do
+		for t in write_lat write_lat_poll; do
+			p=$(free_port)
+			: > "$BATS_TEST_TMPDIR/srv"
+			timeout -k 5 "$(secs 60)" "$DB" server -D "${ia%:*}" -t "$t" -s 64 -n 50 \
+				-q "$p" > "$BATS_TEST_TMPDIR/srv" 2>&1 3>&- &
+			SRV_PID=$!
+			wait_line "$BATS_TEST_TMPDIR/srv" "$SRV_PID" listening 30
+			run timeout -k 5 "$(secs 60)" "$DB" client -D "${ia#*:}" -h 127.0.0.1 -t "$t" \
+				-s 64 -n 50 -q "$p"
+			echo "$ia $t: $output"
+			[ "$status" -eq 0 ]
+			wait "$SRV_PID"
+			SRV_PID=
+			grep -Eq "^RESULT $t 64 50 typ=[0-9.]+ min=[0-9.]+ max=[0-9.]+ avg=[0-9.]+ p99=[0-9.]+$" <<< "$output"
+		done
+	done
 }

@@ -9,8 +9,8 @@
  * prints only an average; nothing in libfabric-bin measures RMA or
  * atomics through RDM endpoints.
  *
- *   ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]
- *   ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]
+ *   ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]
+ *   ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]
  *	PROV: a libfabric provider with RDM endpoints ("tcp;ofi_rxm",
  *	"shm").  TEST: send_lat write_lat read_lat write_bw atomic_fadd
  *	atomic_cas, as datbench's (datbench.c says how each is timed).
@@ -18,7 +18,12 @@
  *	TCP connection to HOST:PORT (the server prints "listening" once
  *	it accepts there).  ADDR: the endpoint's own address (FI_SOURCE),
  *	for tcp (the DAT rows use 127.0.0.1 and 127.0.0.2); shm names its
- *	endpoints itself.
+ *	endpoints itself.  -d: the RDMA writes (write_lat, write_bw) ask
+ *	for FI_DELIVERY_COMPLETE, as libdaplofi.so.1's do wherever the data
+ *	is not at the target when the call returns (providers/ofi/ep.c
+ *	ofi_write_flags: over tcp;ofi_rxm and tcp MSG always, over shm
+ *	without CMA): a DAT write's completion says the data is there, and
+ *	the reference must promise the same (no inject then).
  *   ofibench loop -p PROV -n ROUNDS [-a ADDR -A ADDR2]
  *	datbench loop's twin for callgrind (loop() says how): prints
  *	"LOOP raw rounds N posts 2N completions 2N empty E".
@@ -56,6 +61,7 @@ struct opts {
 	const char *mode, *prov, *host, *test, *src;
 	unsigned long size;
 	int iters, window, port;
+	int delivery;	/* -d: writes ask for FI_DELIVERY_COMPLETE */
 };
 
 struct info {			/* what each side tells the other */
@@ -310,7 +316,9 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 {
 	volatile unsigned char *in = s->buf + o->size - 1;
 	unsigned char *out = s->buf + s->buflen / 2;
-	int inject = o->size <= s->fi->tx_attr->inject_size, i;
+	int inject = !o->delivery && o->size <= s->fi->tx_attr->inject_size;
+	uint64_t flags = o->delivery ? FI_DELIVERY_COMPLETE : 0;
+	int i;
 	struct iovec iov = {out, o->size};
 	struct fi_rma_iov rma = {s->other.addr, o->size, s->other.key};
 	struct fi_msg_rma msg = {.msg_iov = &iov,
@@ -334,7 +342,7 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 			     fi_inject_write(s->ep, out, o->size, s->peer,
 					     s->other.addr, s->other.key));
 		else
-			POST("fi_writemsg", fi_writemsg(s->ep, &msg, 0));
+			POST("fi_writemsg", fi_writemsg(s->ep, &msg, flags));
 		if (client)
 			while (*in != v)
 				cq_one(s->txcq);
@@ -399,16 +407,24 @@ static void atomic_lat(struct side *s, const struct opts *o, uint64_t *t)
 
 static double write_bw(struct side *s, const struct opts *o)
 {
+	struct iovec iov = {s->buf, o->size};
+	struct fi_rma_iov rma = {s->other.addr, o->size, s->other.key};
+	struct fi_msg_rma msg = {.msg_iov = &iov,
+				 .desc = &s->desc,
+				 .iov_count = 1,
+				 .addr = s->peer,
+				 .rma_iov = &rma,
+				 .rma_iov_count = 1,
+				 .context = s};
+	uint64_t flags = FI_COMPLETION |
+			 (o->delivery ? FI_DELIVERY_COMPLETE : 0);
 	int posted = 0, done = 0;
 	uint64_t t0, t1;
 
 	t0 = now_ns();
 	while (done < o->iters) {
 		while (posted < o->iters && posted - done < o->window) {
-			POST("fi_write", fi_write(s->ep, s->buf, o->size,
-						  s->desc, s->peer,
-						  s->other.addr, s->other.key,
-						  s));
+			POST("fi_writemsg", fi_writemsg(s->ep, &msg, flags));
 			posted++;
 		}
 		spin(s->txcq);
@@ -622,8 +638,8 @@ static int valid_test(const char *t)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]\n"
-		"       ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR]\n"
+		"usage: ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]\n"
+		"       ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]\n"
 		"       ofibench loop -p PROV -n ROUNDS [-a ADDR -A ADDR2]\n"
 		"TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas\n");
 	exit(2);
@@ -644,7 +660,7 @@ int main(int argc, char **argv)
 	else if (!client && strcmp(o.mode, "server"))
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "p:h:t:s:n:w:P:a:A:")) != -1) {
+	while ((c = getopt(argc, argv, "p:h:t:s:n:w:P:a:A:d")) != -1) {
 		switch (c) {
 		case 'p': o.prov = optarg; break;
 		case 'h': o.host = optarg; break;
@@ -655,6 +671,7 @@ int main(int argc, char **argv)
 		case 'w': o.window = atoi(optarg); break;
 		case 'P': o.port = atoi(optarg); break;
 		case 'a': o.src = optarg; break;
+		case 'd': o.delivery = 1; break;
 		default: usage();
 		}
 	}
