@@ -159,7 +159,8 @@ DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	/* completions leave the libfabric CQ at every read, into the
 	 * rings: its size only bounds a burst between two reads */
 	ca.size = *qlen < 256 ? 256 : (size_t)*qlen;
-	rc = fi_cq_open(oia->domain, &ca, &ocq->cq, NULL);
+	/* its context: ocq, for the wake-ups of its endpoints (wake.c) */
+	rc = fi_cq_open(oia->domain, &ca, &ocq->cq, ocq);
 	if (rc) {
 		free(ocq);
 		return ofi_fi_err(rc, DAT_RESOURCE_TEVD);
@@ -277,6 +278,11 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 		if (n < max)
 			n += ofi_cq_emit(ocq, cqe + n, max - n);
 	}
+	/* a consumer found nothing: the engine's round counts these
+	 * (wake.c: a consumer that spins makes many, a waiter a few before
+	 * it arms) */
+	if (!n)
+		__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
 	dapl_unlock(&ocq->lock);
 	return n;
 }
@@ -285,9 +291,14 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
  * arm. */
 DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only)
 {
+	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
+
 	(void)solicited_only;
-	return dapl_evd_tp(evd) ? DAT_SUCCESS
-				: DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	if (!ocq)
+		return DAPL_ERR(DAT_INTERNAL_ERROR, 0);
+	/* a consumer will block on it: its endpoints' wake-ups back on */
+	ofi_wake_cq_armed(ocq);
+	return DAT_SUCCESS;
 }
 
 void ofi_cq_ack(struct dapl_evd *evd)

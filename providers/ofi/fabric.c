@@ -63,7 +63,8 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
 	}
 	if (!rc) {
-		struct ofi_wake *w = ofi_wake_bind(oia, ep); /* wake.c */
+		/* wake.c */
+		struct ofi_wake *w = ofi_wake_bind(oia, ep, tx, rx);
 
 		rc = fi_enable(ep);
 		/* bound, not enabled (shm: its name is taken): closed, or
@@ -83,7 +84,7 @@ int ofi_ep_open(struct dapl_tp_ia *oia, const struct sockaddr_in *src,
 		if (!fi_getname(&ep->fid, name, &len)) {
 			ofi_local_add(name, len);
 			/* its doorbell, under its name (wake.c) */
-			ofi_wake_bell_open(oia, ep, name, len);
+			ofi_wake_bell_open(oia, ep, tx, rx, name, len);
 		}
 	}
 	ofi_global_leave();

@@ -139,7 +139,7 @@ static int ofi_msg_ep_open(struct dapl_tp_ia *oia, struct dapl_tp_ep *oep,
 			rc = fi_ep_bind(ep, &rx->fid, FI_RECV);
 	}
 	if (!rc) {
-		w = ofi_wake_bind(oia, ep); /* wake.c */
+		w = ofi_wake_bind(oia, ep, tx, rx); /* wake.c */
 		rc = fi_enable(ep);
 	}
 	if (rc) {

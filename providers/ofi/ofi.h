@@ -64,6 +64,7 @@
 
 #include "../../udapl/transport.h"
 #include "select.h" /* the IA's hints and endpoint type, OFI_FI_VERSION */
+#include "spin.h"   /* does a consumer spin on a CQ (wake.c) */
 
 /* Private data of a connect, accept (and the DAT limit we report). */
 #define OFI_MAX_PDATA 200
@@ -200,8 +201,12 @@ struct dapl_tp_ia {
 	int wake_epfd;
 	int wake_off;			/* the provider has no wait sets */
 	int bell_tx;			/* shm: rings peers' doorbells */
-	pthread_mutex_t wake_lock;	/* wakes */
+	pthread_mutex_t wake_lock;	/* wakes, muted */
 	struct dapl_list wakes;		/* ofi_wake.link, armed ones */
+	int muted;			/* wakes out of the epoll set while
+					 * a consumer polls their CQs */
+	struct dapl_timer mute_timer;	/* a round each OFI_MUTE_CHECK_US
+					 * meanwhile */
 	/* shm: the connections' dead-peer guards (shm_guard.c), which
 	 * udapl's watchdog walks (fep.c ofi_ep_guards_watch) */
 	struct dapl_watchdog *watchdog;
@@ -231,6 +236,15 @@ struct dapl_tp_evd {
 	int notify_fd;			/* eventfd the EVD's waiters poll */
 	struct dapl_list ready;		/* ofi_ring.ready_link */
 	struct dapl_list ia_link;	/* oia->cqs */
+	/* does a consumer spin on it (spin.h, wake.c)?  polls counts
+	 * ofi_cq_poll's calls that found nothing; waiting says a consumer
+	 * armed it to block, armed_ns when; the engine's round reads them
+	 * and gives its verdict, spinning */
+	unsigned long polls;
+	int waiting;
+	uint64_t armed_ns;
+	struct ofi_spin spin;		/* the engine's */
+	int spinning;
 };
 
 /* ---- shm: a peer that died holding a lock (shm_guard.c) ------------------- */
@@ -507,13 +521,16 @@ struct ofi_wake;
 void ofi_wake_ia_open(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 int ofi_progress_fd(struct dapl_ia *ia) DAPL_HIDDEN; /* udapl's op */
 void ofi_wake_ia_close(struct dapl_tp_ia *oia) DAPL_HIDDEN;
-struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia,
-			       struct fid_ep *ep) DAPL_HIDDEN;
+struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia, struct fid_ep *ep,
+			       struct fid_cq *tx, struct fid_cq *rx) DAPL_HIDDEN;
 void ofi_wake_arm(struct ofi_wake *w) DAPL_HIDDEN;
 void ofi_wake_disarm(struct ofi_wake *w) DAPL_HIDDEN;
 void ofi_wake_close(struct ofi_wake *w) DAPL_HIDDEN;
 int ofi_wake_trywait(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+int ofi_wake_mute(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+void ofi_wake_cq_armed(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
 void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
+			struct fid_cq *tx, struct fid_cq *rx,
 			const uint8_t *name, size_t len) DAPL_HIDDEN;
 void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
 			size_t len) DAPL_HIDDEN;

@@ -306,6 +306,12 @@ $(B)/test/unit/test_ofi_shm_sweep: $(B)/test/unit/test_ofi_shm_sweep.o \
 	$(LINK) -o $@ $^ -lpthread
 HOST_TAP_TESTS += $(B)/test/unit/test_ofi_shm_sweep
 
+# test_ofi_spin (host): the engine's verdict on a spinning consumer
+# (spin.h); no libfabric call.
+$(B)/test/unit/test_ofi_spin: $(B)/test/unit/test_ofi_spin.o
+	$(LINK) -o $@ $^
+HOST_TAP_TESTS += $(B)/test/unit/test_ofi_spin
+
 # test_ofi_shm_guard (host): a lock of a shm region whose holder died is
 # given back (shm_guard.c), by udapl's watchdog (watchdog.c); regions laid
 # out as libfabric 1.17's, no libfabric call.

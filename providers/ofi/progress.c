@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the progress engine calls: ofi_progress every polling round.  One
- * round, under oia->lock:
- * the control CQ (our connection protocol), the control sends -FI_EAGAIN
- * held back, the timers, every data CQ (libfabric's manual progress: an
- * RDMA write to a target that is not polling completes because the
- * target's engine reads its CQs), and the work EPs asked for; if it
- * found nothing, the endpoints' wait sets rearmed (wake.c).  Then,
- * without the lock, the upcalls.
+ * round, under oia->lock: which CQs a consumer spins on (wake.c), the
+ * control CQ (our connection protocol), the control sends -FI_EAGAIN
+ * held back, the timers, every other data CQ (libfabric's manual
+ * progress: an RDMA write to a target that is not polling completes
+ * because the target's engine reads its CQs), and the work EPs asked
+ * for; if it found nothing, the endpoints' wait sets rearmed (wake.c).
+ * Then, without the lock, the upcalls.
  */
 #include "ofi.h"
 #include "data.h"
@@ -23,6 +23,9 @@ int ofi_progress(struct dapl_ia *ia)
 	if (!oia)
 		return 0;
 	pthread_mutex_lock(&oia->lock);
+	/* which CQs a consumer spins on: their endpoints' wake-ups off, the
+	 * others' on (wake.c), before the CQs below are read or left */
+	did += ofi_wake_mute(oia);
 	did += ofi_ctl_drain(oia);
 	ofi_ctl_backlog(oia);
 	did += ofi_ctl_repost(oia);
@@ -38,6 +41,10 @@ int ofi_progress(struct dapl_ia *ia)
 		    dapl_container_of(pos, struct dapl_tp_evd, ia_link);
 		int n;
 
+		/* a consumer polls it: its completions are the consumer's
+		 * to read (wake.c ofi_wake_mute) */
+		if (__atomic_load_n(&ocq->spinning, __ATOMIC_RELAXED))
+			continue;
 		dapl_lock(&ocq->lock);
 		n = ofi_cq_read_locked(ocq);
 		if (n && !dapl_list_empty(&ocq->ready))

@@ -23,6 +23,12 @@ setup_file() { ofi_setup_file; }
 	pair unpolled
 }
 
+@test "$OFI_FABRIC: the same after the target spun on dat_evd_dequeue for 200 ping-pongs and then stopped calling DAT (the engine takes its endpoint back)" {
+	export VT_SYNC_FILE=$BATS_TEST_TMPDIR/written
+	pair spun-unpolled
+	grep -q '^  ok 200 rounds, every completion taken by dat_evd_dequeue in a loop$' "$SRV_OUT"
+}
+
 @test "$OFI_FABRIC: a dat_evd_wait blocked on $OFI_PROV does not spin: under 5 % of a core (20 % under TCG emulation; CPU time of the process)" {
 	pair idle-wait
 	grep -q '^  ok a blocked dat_evd_wait uses under \(5\|20\) percent of a core$' "$SRV_OUT"

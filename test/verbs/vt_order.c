@@ -14,6 +14,11 @@
  *   unpolled    an RDMA write to a target that makes no DAT call at all
  *               completes (the transport progresses without the target's
  *               consumer); the target then finds the data in place
+ *   spun-unpolled
+ *               the same after the target spun on dat_evd_dequeue for
+ *               200 ping-pongs and then stopped calling DAT: a transport
+ *               that leaves a spinning consumer's endpoints to it must
+ *               take them back once the consumer has gone quiet
  *   idle-wait   a dat_evd_wait blocked for a few seconds on a receive
  *               costs the waiting process under 5 % of a core (CPU time
  *               of all its threads, getrusage, against wall time)
@@ -246,7 +251,50 @@ static const char *sync_file(void)
 	return f;
 }
 
-static int unpolled_server(const struct vt_opts *o)
+#define SPUN_ROUNDS 200
+
+/* dat_evd_dequeue in a loop, nothing between two calls, until an event
+ * (30 s at most): a consumer that spins */
+static void spin_event(DAT_EVD_HANDLE evd, DAT_EVENT *ev, const char *what)
+{
+	uint64_t end = vt_now_us() + vt_secs(30);
+	DAT_RETURN rc;
+
+	while (DAT_GET_TYPE(rc = dat_evd_dequeue(evd, ev)) == DAT_QUEUE_EMPTY)
+		if (vt_now_us() >= end)
+			vt_die("%s: nothing in 30 s of dat_evd_dequeue", what);
+	if (rc != DAT_SUCCESS || ev->event_number != DAT_DTO_COMPLETION_EVENT ||
+	    ev->event_data.dto_completion_event_data.status != DAT_DTO_SUCCESS)
+		vt_die("%s: %s, event %s", what, vt_rc(rc),
+		       vt_ev(ev->event_number));
+}
+
+/* spun-unpolled's first part, the target's side: rounds of the client's
+ * control message and an answer, every completion taken by spinning */
+static void spin_rounds(struct vt *v, DAT_EP_HANDLE ep, int rounds)
+{
+	DAT_LMR_TRIPLET iov;
+	struct vt_msg m;
+	DAT_EVENT ev;
+	int i;
+
+	vt_msg_init(&m, "go");
+	memcpy(v->ctl->buf, &m, sizeof(m));
+	iov = vt_iov(v->ctl, 0, sizeof(m));
+	for (i = 0; i < rounds; i++) {
+		spin_event(v->rcv_evd, &ev, "a round's receive");
+		vt_ctl_post(v, ep);
+		vt_must("dat_ep_post_send(go)",
+			dat_ep_post_send(ep, 1, &iov, vt_cookie(1000 + i),
+					 DAT_COMPLETION_DEFAULT_FLAG));
+		spin_event(v->req_evd, &ev, "a round's send");
+	}
+	vt_note("ok %d rounds, every completion taken by dat_evd_dequeue in "
+		"a loop",
+		rounds);
+}
+
+static int unpolled_serve(const struct vt_opts *o, int rounds)
 {
 	const char *f = sync_file();
 	DAT_PSP_HANDLE psp;
@@ -261,6 +309,7 @@ static int unpolled_server(const struct vt_opts *o)
 	vt_mem_alloc(&v, &tgt, 256 * 1024, DAT_MEM_PRIV_ALL_FLAG);
 	ep = vt_serve_one(&v, NULL, 1, &psp);
 	send_target_msg(&v, ep, &tgt, "target");
+	spin_rounds(&v, ep, rounds);
 	/* from here no DAT call until the client says its write completed */
 	end = vt_now_us() + vt_secs(60);
 	while (stat(f, &st) && vt_now_us() < end)
@@ -295,7 +344,7 @@ static int unpolled_server(const struct vt_opts *o)
 	return 0;
 }
 
-static int unpolled_client(const struct vt_opts *o)
+static int unpolled_run(const struct vt_opts *o, int rounds)
 {
 	const char *f = sync_file();
 	DAT_LMR_TRIPLET iov;
@@ -305,11 +354,18 @@ static int unpolled_client(const struct vt_opts *o)
 	struct vt_msg t, m;
 	struct vt v;
 	FILE *fp;
+	int i;
 
 	vt_open(&v, o->ia_name);
 	vt_mem_alloc(&v, &loc, 256 * 1024, PRIV_LOCAL);
 	ep = vt_client_one(&v, o, NULL, 1);
 	vt_ctl_recv(&v, ep, &t, "target", 0);
+	for (i = 0; i < rounds; i++) {
+		vt_ctl_post(&v, ep); /* for the answer */
+		vt_msg_init(&m, "round");
+		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+		vt_ctl_recv(&v, ep, &m, "go", 0);
+	}
 	vt_fill(loc.buf, 256 * 1024, 71);
 	iov = vt_iov(&loc, 0, 256 * 1024);
 	r = vt_riov(&t, 0, 256 * 1024);
@@ -329,6 +385,26 @@ static int unpolled_client(const struct vt_opts *o)
 	vt_mem_free(&loc);
 	vt_close(&v);
 	return 0;
+}
+
+static int unpolled_server(const struct vt_opts *o)
+{
+	return unpolled_serve(o, 0);
+}
+
+static int unpolled_client(const struct vt_opts *o)
+{
+	return unpolled_run(o, 0);
+}
+
+static int spun_server(const struct vt_opts *o)
+{
+	return unpolled_serve(o, SPUN_ROUNDS);
+}
+
+static int spun_client(const struct vt_opts *o)
+{
+	return unpolled_run(o, SPUN_ROUNDS);
 }
 
 /* ---- idle-wait ---- */
@@ -513,6 +589,7 @@ const struct vt_test vt_order_tests[] = {
 	{ "order", order_server, order_client },
 	{ "write-send", ws_server, ws_client },
 	{ "unpolled", unpolled_server, unpolled_client },
+	{ "spun-unpolled", spun_server, spun_client },
 	{ "idle-wait", idle_server, idle_client },
 	{ "busy-wait", busy_server, busy_client },
 	{ NULL, NULL, NULL },
