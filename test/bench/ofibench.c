@@ -309,6 +309,28 @@ static void send_lat(struct side *s, const struct opts *o, int client,
 		t[o->iters] = lat_stamp();
 }
 
+/* An RDMA write of size bytes from buf to the start of the peer's
+ * buffer, as fi_writemsg takes it (msg points into the struct). */
+struct write_msg {
+	struct iovec iov;
+	struct fi_rma_iov rma;
+	struct fi_msg_rma msg;
+};
+
+static void write_msg_init(struct write_msg *w, struct side *s, void *buf,
+			   size_t size, void *context)
+{
+	w->iov = (struct iovec){buf, size};
+	w->rma = (struct fi_rma_iov){s->other.addr, size, s->other.key};
+	w->msg = (struct fi_msg_rma){.msg_iov = &w->iov,
+				     .desc = &s->desc,
+				     .iov_count = 1,
+				     .addr = s->peer,
+				     .rma_iov = &w->rma,
+				     .rma_iov_count = 1,
+				     .context = context};
+}
+
 /* each side polls the last byte of the first half (where the peer
  * writes), reading its CQs meanwhile, and writes from the second half */
 static void write_lat(struct side *s, const struct opts *o, int client,
@@ -318,16 +340,10 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 	unsigned char *out = s->buf + s->buflen / 2;
 	int inject = !o->delivery && o->size <= s->fi->tx_attr->inject_size;
 	uint64_t flags = o->delivery ? FI_DELIVERY_COMPLETE : 0;
+	struct write_msg w;
 	int i;
-	struct iovec iov = {out, o->size};
-	struct fi_rma_iov rma = {s->other.addr, o->size, s->other.key};
-	struct fi_msg_rma msg = {.msg_iov = &iov,
-				 .desc = &s->desc,
-				 .iov_count = 1,
-				 .addr = s->peer,
-				 .rma_iov = &rma,
-				 .rma_iov_count = 1};
 
+	write_msg_init(&w, s, out, o->size, NULL);
 	for (i = 0; i < o->iters; i++) {
 		unsigned char v = (unsigned char)(i % 250 + 1);
 
@@ -342,7 +358,7 @@ static void write_lat(struct side *s, const struct opts *o, int client,
 			     fi_inject_write(s->ep, out, o->size, s->peer,
 					     s->other.addr, s->other.key));
 		else
-			POST("fi_writemsg", fi_writemsg(s->ep, &msg, flags));
+			POST("fi_writemsg", fi_writemsg(s->ep, &w.msg, flags));
 		if (client)
 			while (*in != v)
 				cq_one(s->txcq);
@@ -407,24 +423,17 @@ static void atomic_lat(struct side *s, const struct opts *o, uint64_t *t)
 
 static double write_bw(struct side *s, const struct opts *o)
 {
-	struct iovec iov = {s->buf, o->size};
-	struct fi_rma_iov rma = {s->other.addr, o->size, s->other.key};
-	struct fi_msg_rma msg = {.msg_iov = &iov,
-				 .desc = &s->desc,
-				 .iov_count = 1,
-				 .addr = s->peer,
-				 .rma_iov = &rma,
-				 .rma_iov_count = 1,
-				 .context = s};
 	uint64_t flags = FI_COMPLETION |
 			 (o->delivery ? FI_DELIVERY_COMPLETE : 0);
 	int posted = 0, done = 0;
+	struct write_msg w;
 	uint64_t t0, t1;
 
+	write_msg_init(&w, s, s->buf, o->size, s);
 	t0 = now_ns();
 	while (done < o->iters) {
 		while (posted < o->iters && posted - done < o->window) {
-			POST("fi_writemsg", fi_writemsg(s->ep, &msg, flags));
+			POST("fi_writemsg", fi_writemsg(s->ep, &w.msg, flags));
 			posted++;
 		}
 		spin(s->txcq);
