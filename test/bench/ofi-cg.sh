@@ -58,10 +58,12 @@ cg() {
 		case $(grep -m1 '^desc: Trigger' "$f") in
 		*loop*) mv "$f" "$W/$s.loop" ;;
 		*empty*) mv "$f" "$W/$s.empty" ;;
+		*vain*) mv "$f" "$W/$s.vain" ;;
 		*) rm -f "$f" ;;
 		esac
 	done
-	[ -s "$W/$s.loop" ] && [ -s "$W/$s.empty" ] && grep -q '^LOOP ' "$W/$s.out"
+	[ -s "$W/$s.loop" ] && [ -s "$W/$s.empty" ] && [ -s "$W/$s.vain" ] &&
+		grep -q '^LOOP ' "$W/$s.out"
 }
 
 # percomp STACK -> "component Ir-per-round" lines
@@ -77,6 +79,17 @@ percomp() {
 		printf "ours\t%.0f\n", (c["libdat"] + c["udapl"] + c["ofi"]) / r
 		printf "total\t%.0f\n", tot / r
 	}'
+}
+
+# vain STACK -> "ours total" instructions per vain dequeue (DAT) or per
+# vain fi_cq_read (raw): the "vain" dump over its count
+vain() {
+	local s=$1 v
+	v=$(sed -n 's/^LOOP .* vain \([0-9]*\)$/\1/p' "$W/$s.out")
+	awk -f "$HERE/cgsum.awk" "$W/$s.vain" |
+	awk -F'\t' -v v="$v" "$GROUPS_AWK"'
+	$1 == "self" { g = group($2, $3, $4); t += $5; if (g == "libdat" || g == "udapl" || g == "ofi") o += $5 }
+	END { printf "%.0f %.0f\n", o / v, t / v }'
 }
 
 comp() { awk -F'\t' -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' <<< "$2"; }
@@ -106,8 +119,8 @@ for fab in ${BENCH_CG_FABRICS:-shm tcp}; do
 		echo
 		echo "$N rounds of a 64-byte send, its completion, the receive's completion and the receive posted"
 		echo "again (2 posts + 2 completions), one process: \`datbench loop\` through DAT, \`ofibench loop\` on"
-		echo "libfabric directly; the empty CQ reads taken out ($(sed -n 's/^LOOP dat .* empty \([0-9]*\)$/\1/p' "$W/dat.out") through DAT,"
-		echo "$(sed -n 's/^LOOP raw .* empty \([0-9]*\)$/\1/p' "$W/raw.out") raw). DAT's progress engine thread is counted too."
+		echo "libfabric directly; the empty CQ reads taken out ($(sed -n 's/^LOOP dat .* empty \([0-9]*\) .*/\1/p' "$W/dat.out") through DAT,"
+		echo "$(sed -n 's/^LOOP raw .* empty \([0-9]*\) .*/\1/p' "$W/raw.out") raw). DAT's progress engine thread is counted too."
 		echo
 		echo "| component | through DAT | raw libfabric |"
 		echo "|---|---|---|"
@@ -120,6 +133,13 @@ for fab in ${BENCH_CG_FABRICS:-shm tcp}; do
 		awk -v t="$(comp total "$d")" -v rt="$(comp total "$r")" -v o="$(comp ours "$d")" 'BEGIN {
 			printf "Total through DAT / raw: %.2f (target ≤ 1.25: %s); our code %d per round (target ≤ 500: %s).\n",
 				t / rt, (t / rt <= 1.25 ? "met" : "**missed**"), o, (o <= 500 ? "met" : "**missed**") }'
+		read -r vo vt <<< "$(vain dat)"
+		read -r _ vr <<< "$(vain raw)"
+		echo
+		awk -v vo="$vo" -v vt="$vt" -v vr="$vr" 'BEGIN {
+			printf "A vain dequeue (an empty EVD, 1,000 in a row): %d instructions, %d of them our code; a vain\n", vt, vo
+			printf "fi_cq_read of the raw program: %d. Vain dequeue / vain fi_cq_read: %.2f (target ≤ 1.3: %s).\n",
+				vr, vt / vr, (vt / vr <= 1.3 ? "met" : "**missed**") }'
 	} >> "$OUT"
 done
 exit $FAILED
