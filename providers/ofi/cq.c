@@ -12,6 +12,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -143,6 +145,28 @@ void ofi_cq_notify(struct dapl_tp_evd *ocq)
 		dapl_dbg(DAPL_DBG_ERR, "ofi: eventfd write: %d", errno);
 }
 
+static int ofi_poll_direct(void *cq, int max, void *rec);
+
+/* udapl's dequeue reads a struct dapl_cqe through ofi_poll_direct */
+static void ofi_cq_set_direct(struct dapl_evd *evd, struct dapl_tp_evd *ocq)
+{
+	const struct dapl_cq_direct d = {
+	    .poll = ofi_poll_direct,
+	    .cq = ocq,
+	    .status_off = offsetof(struct dapl_cqe, status),
+	    .len_off = offsetof(struct dapl_cqe, byte_len),
+	    .status_ok = DAT_DTO_SUCCESS,
+	};
+
+	_Static_assert(sizeof(struct dapl_cqe) <= DAPL_CQ_DIRECT_REC &&
+			   offsetof(struct dapl_cqe, wr_id) == 0 &&
+			   sizeof(((struct dapl_cqe *)0)->wr_id) == 8 &&
+			   sizeof(((struct dapl_cqe *)0)->status) == 4 &&
+			   sizeof(((struct dapl_cqe *)0)->byte_len) == 4,
+		       "struct dapl_cq_direct's record rules");
+	dapl_evd_set_cq_direct(evd, &d);
+}
+
 DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(evd);
@@ -180,6 +204,7 @@ DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	dapl_list_add_tail(&oia->cqs, &ocq->ia_link);
 	pthread_mutex_unlock(&oia->lock);
 	dapl_evd_set_tp(evd, ocq);
+	ofi_cq_set_direct(evd, ocq);
 	*fd = ocq->notify_fd;
 	return DAT_SUCCESS;
 }
@@ -204,6 +229,7 @@ void ofi_cq_destroy(struct dapl_evd *evd)
 	pthread_mutex_lock(&oia->lock);
 	dapl_list_del(&ocq->ia_link);
 	pthread_mutex_unlock(&oia->lock);
+	dapl_evd_set_cq_direct(evd, NULL);
 	dapl_evd_set_tp(evd, NULL);
 	fi_close(&ocq->cq->fid);
 	close(ocq->notify_fd);
@@ -258,6 +284,33 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 	return n;
 }
 
+/* ocq locked: cq_poll's work */
+static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
+			      int max)
+{
+	int n = 0;
+
+	/* what waits on the ready list first (older than anything read
+	 * now in its ring), then what libfabric has, then what that read
+	 * made ready */
+	if (dapl_unlikely(!dapl_list_empty(&ocq->ready)))
+		n = ofi_cq_emit(ocq, cqe, max);
+	if (n < max) {
+		int direct = 0;
+
+		ofi_cq_read_into(ocq, cqe + n, max - n, &direct);
+		n += direct;
+		if (n < max && !dapl_list_empty(&ocq->ready))
+			n += ofi_cq_emit(ocq, cqe + n, max - n);
+	}
+	/* a consumer found nothing: the engine's round counts these
+	 * (wake.c: a consumer that spins makes many, a waiter a few before
+	 * it arms) */
+	if (!n)
+		__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	return n;
+}
+
 int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
@@ -266,25 +319,87 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 	if (dapl_unlikely(!ocq))
 		return -1;
 	dapl_lock(&ocq->lock);
-	/* what waits on the ready list first (older than anything read
-	 * now in its ring), then what libfabric has, then what that read
-	 * made ready */
-	n = ofi_cq_emit(ocq, cqe, max);
-	if (n < max) {
-		int direct = 0;
-
-		ofi_cq_read_into(ocq, cqe + n, max - n, &direct);
-		n += direct;
-		if (n < max)
-			n += ofi_cq_emit(ocq, cqe + n, max - n);
-	}
-	/* a consumer found nothing: the engine's round counts these
-	 * (wake.c: a consumer that spins makes many, a waiter a few before
-	 * it arms) */
-	if (!n)
-		__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	n = ofi_cq_poll_locked(ocq, cqe, max);
 	dapl_unlock(&ocq->lock);
 	return n;
+}
+
+/* ocq locked: cq_poll's way for the direct poll, unlocking */
+static __attribute__((noinline)) int
+ofi_poll_general(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
+{
+	int n = ofi_cq_poll_locked(ocq, cqe, max);
+
+	dapl_unlock(&ocq->lock);
+	return n;
+}
+
+/* ocq locked: the one completion the direct poll read (rec holds its
+ * struct fi_cq_data_entry), handed over in place as a struct dapl_cqe
+ * if it is the oldest of its ring; unlocks */
+static __attribute__((noinline)) int ofi_poll_take(struct dapl_tp_evd *ocq,
+						   void *rec)
+{
+	const struct fi_cq_data_entry *ent = rec;
+	struct ofi_op *op = ent->op_context;
+	uint32_t len = (uint32_t)ent->len;
+	struct dapl_tp_ep *oep;
+	int n;
+
+	if (dapl_unlikely(!op || op->kind != OFI_CTX_OP))
+		return ofi_poll_general(ocq, rec, 1);
+	oep = op->ring->oep;
+	dapl_lock(&oep->lock);
+	/* (op and len are read: the record may be overwritten) */
+	n = ofi_op_complete_direct(op, ocq, len, rec);
+	if (dapl_unlikely(!n))
+		ofi_op_complete(op, DAT_DTO_SUCCESS, len);
+	dapl_unlock(&oep->lock);
+	if (dapl_unlikely(!n))
+		return ofi_poll_general(ocq, rec, 1);
+	dapl_unlock(&ocq->lock);
+	return 1;
+}
+
+/*
+ * udapl's direct poll of a dequeue (transport.h, struct dapl_cq_direct):
+ * the record is a struct dapl_cqe (the wr_id at 0, the DAT status at 8,
+ * the byte count at 12), status_ok DAT_DTO_SUCCESS.  The common case,
+ * one libfabric completion of the oldest op of its ring with nothing on
+ * the CQ's ready list, takes one fi_cq_read of one entry, into the
+ * record itself, and the op completed straight into it
+ * (ofi_poll_take); anything else (a ready list, an error, an op
+ * completed out of order, a batch) goes cq_poll's way, with the same
+ * result.  A poll that finds nothing, what a spinning consumer does most,
+ * is this frame alone.
+ */
+static int ofi_poll_direct(void *cq, int max, void *rec)
+{
+	struct dapl_tp_evd *ocq = cq;
+	ssize_t got;
+
+	_Static_assert(sizeof(struct fi_cq_data_entry) <= DAPL_CQ_DIRECT_REC,
+		       "the direct poll reads into udapl's record");
+	dapl_lock(&ocq->lock);
+	if (dapl_unlikely(max != 1 || !dapl_list_empty(&ocq->ready)))
+		return ofi_poll_general(ocq, rec, max);
+	got = fi_cq_read(ocq->cq, rec, 1);
+	if (got == 1)
+		return ofi_poll_take(ocq, rec);
+	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
+		return ofi_poll_general(ocq, rec, max);
+	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	dapl_unlock(&ocq->lock);
+	return 0;
+}
+
+/* A record of the direct poll that udapl did not take (an error, an
+ * atomic, a bind): it is a struct dapl_cqe already. */
+void ofi_cq_direct_cqe(struct dapl_evd *evd, const void *rec,
+		       struct dapl_cqe *cqe)
+{
+	(void)evd;
+	memcpy(cqe, rec, sizeof(*cqe));
 }
 
 /* The eventfd is written whenever something became ready: nothing to

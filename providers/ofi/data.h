@@ -22,17 +22,71 @@ dapl_post_rdma1_fn ofi_post_read1 DAPL_HIDDEN;
 /* locked (ocq, then oep): a libfabric completion of op */
 void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len) DAPL_HIDDEN;
-/* oep locked: a successful completion of op, read from ocq, handed
- * straight to cqe (1) when op is the oldest of its ring that udapl has
- * not had, with everything ofi_op_complete and the CQ's ready list would
- * have done; else 0 and nothing done (cq.c: the consumer's poll) */
-int ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
-			   uint32_t len, struct dapl_cqe *cqe) DAPL_HIDDEN;
 /* oep locked: issues what was held and may go now */
 void ofi_ring_kick(struct ofi_ring *r) DAPL_HIDDEN;
 /* ocq and oep locked: a ring whose oldest op is done is ready; a ring
  * without an EVD retires its done ops at once */
 void ofi_ring_ready(struct ofi_ring *r) DAPL_HIDDEN;
+
+/* Whether an issued op counts in writes_out, the RDMA writes a send
+ * waits behind until they are delivered: a CMA write is delivered when
+ * it is issued, so it does not (ep.c ofi_write_flags). */
+static inline int ofi_op_undelivered_write(const struct ofi_op *op)
+{
+	return op->op == DAPL_OP_RDMA_WRITE && !op->cma;
+}
+
+/* oep locked: the counts an issued op leaves when it completes */
+static inline void ofi_op_account(struct dapl_tp_ep *oep, struct ofi_ring *r,
+				  const struct ofi_op *op)
+{
+	if (r == &oep->sq) {
+		oep->ops_out--;
+		if (ofi_op_undelivered_write(op))
+			oep->writes_out--;
+	} else {
+		oep->recvs_done++;
+	}
+}
+
+/*
+ * oep locked: a successful completion of op, read from ocq, handed
+ * straight to cqe (1) when op is the oldest of its ring that udapl has
+ * not had, with everything ofi_op_complete and the CQ's ready list would
+ * have done; else 0 and nothing done (cq.c: the consumer's poll).
+ * Inline: it is most of a dequeue's own work.
+ */
+static inline __attribute__((always_inline)) int
+ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
+		       uint32_t len, struct dapl_cqe *cqe)
+{
+	struct ofi_ring *r = op->ring;
+	struct dapl_tp_ep *oep = r->oep;
+
+	/* the oldest op of its ring that udapl has not had: nothing of
+	 * the ring is DONE before it or on the CQ's ready list */
+	if (dapl_unlikely(op->state != OFI_OP_ISSUED || r->ocq != ocq ||
+			  r->on_ready || op->seq != r->emitted))
+		return 0;
+	ofi_op_account(oep, r, op);
+	cqe->wr_id = op->wr_id;
+	cqe->status = DAT_DTO_SUCCESS;
+	cqe->byte_len = op->op == DAPL_OP_RECV ? len : 0;
+	cqe->ep = NULL;
+	op->state = OFI_OP_FREE;
+	r->emitted++;
+	/* later ops of the ring that completed before this one (rxm
+	 * completes out of order) are the ring's to hand out now */
+	if (dapl_unlikely(r->emitted != r->posted &&
+			  r->op[r->emitted & (r->size - 1)].state ==
+			      OFI_OP_DONE))
+		ofi_ring_ready(r);
+	/* what this completion lets go: requests held behind it (a fence,
+	 * a send after writes) */
+	if (dapl_unlikely(oep->sq.issued != oep->sq.posted))
+		ofi_ring_kick(&oep->sq);
+	return 1;
+}
 /* The peer's answer about a key (cm.c, oia->lock held) */
 void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		       uint64_t base, uint64_t len, uint32_t perm,
@@ -58,6 +112,8 @@ DAT_RETURN ofi_cq_resize(struct dapl_evd *evd, DAT_COUNT *qlen) DAPL_HIDDEN;
 void ofi_cq_destroy(struct dapl_evd *evd) DAPL_HIDDEN;
 int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe,
 		int max) DAPL_HIDDEN;
+void ofi_cq_direct_cqe(struct dapl_evd *evd, const void *rec,
+		       struct dapl_cqe *cqe) DAPL_HIDDEN;
 DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only) DAPL_HIDDEN;
 void ofi_cq_ack(struct dapl_evd *evd) DAPL_HIDDEN;
 /* locked (ocq): reads what libfabric has; how many it read */

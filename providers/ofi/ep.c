@@ -36,14 +36,6 @@
 #include "ofi.h"
 #include "data.h"
 
-/* Whether an issued op counts in writes_out, the RDMA writes a send
- * waits behind until they are delivered: a CMA write is delivered when
- * it is issued, so it does not (ofi_write_flags). */
-static inline int ofi_op_undelivered_write(const struct ofi_op *op)
-{
-	return op->op == DAPL_OP_RDMA_WRITE && !op->cma;
-}
-
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring
  * without an EVD retires its done ops at once. */
 void ofi_ring_ready(struct ofi_ring *r)
@@ -349,19 +341,6 @@ void ofi_ring_kick(struct ofi_ring *r)
 	}
 }
 
-/* oep locked: the counts an issued op leaves when it completes */
-static inline void ofi_op_account(struct dapl_tp_ep *oep, struct ofi_ring *r,
-				  const struct ofi_op *op)
-{
-	if (r == &oep->sq) {
-		oep->ops_out--;
-		if (ofi_op_undelivered_write(op))
-			oep->writes_out--;
-	} else {
-		oep->recvs_done++;
-	}
-}
-
 void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 		     uint32_t len)
 {
@@ -384,32 +363,6 @@ void ofi_op_complete(struct ofi_op *op, DAT_DTO_COMPLETION_STATUS st,
 	 * a send after writes); nothing if none is held */
 	if (oep->sq.issued != oep->sq.posted)
 		ofi_ring_kick(&oep->sq);
-}
-
-int ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
-			   uint32_t len, struct dapl_cqe *cqe)
-{
-	struct ofi_ring *r = op->ring;
-	struct dapl_tp_ep *oep = r->oep;
-
-	/* the oldest op of its ring that udapl has not had: nothing of
-	 * the ring is DONE before it or on the CQ's ready list */
-	if (op->state != OFI_OP_ISSUED || r->ocq != ocq || r->on_ready ||
-	    op->seq != r->emitted)
-		return 0;
-	ofi_op_account(oep, r, op);
-	cqe->wr_id = op->wr_id;
-	cqe->status = DAT_DTO_SUCCESS;
-	cqe->byte_len = op->op == DAPL_OP_RECV ? len : 0;
-	cqe->ep = NULL;
-	op->state = OFI_OP_FREE;
-	r->emitted++;
-	/* later ops of the ring that completed before this one (rxm
-	 * completes out of order) are the ring's to hand out now */
-	ofi_ring_ready(r);
-	if (oep->sq.issued != oep->sq.posted)
-		ofi_ring_kick(&oep->sq);
-	return 1;
 }
 
 /* ---- posts ---- */
@@ -487,6 +440,53 @@ static DAT_RETURN ofi_post(struct dapl_ep *ep, struct ofi_ring *r,
 }
 
 /*
+ * oep locked: the send or receive just filled (one segment) goes out at
+ * once, without ofi_ring_kick's loop, when nothing of its ring is held
+ * and it waits for nothing: the same call and bookkeeping ofi_ring_kick
+ * makes for it (a send rings no doorbell there either).  0: issued and
+ * posted; 1: it goes the ring's way instead (ofi_op_post), where
+ * whatever libfabric answered (-FI_EAGAIN, an error) is met as ever, by
+ * issuing it again.
+ */
+static inline __attribute__((always_inline)) int
+ofi_op_post_now(struct dapl_tp_ep *oep, struct ofi_ring *r,
+		struct ofi_op *op)
+{
+	struct fi_msg msg;
+	ssize_t rc;
+
+	if (dapl_unlikely(r->issued != r->posted || !oep->fep ||
+			  oep->halted))
+		return 1;
+	msg.msg_iov = op->iov;
+	msg.desc = NULL;
+	msg.iov_count = 1;
+	msg.context = op;
+	msg.data = 0;
+	if (op->op == DAPL_OP_RECV) {
+		msg.addr = FI_ADDR_UNSPEC;
+		rc = fi_recvmsg(oep->fep, &msg, FI_COMPLETION);
+	} else {
+		if (dapl_unlikely((op->fence && oep->ops_out) ||
+				  oep->writes_out))
+			return 1;
+		msg.addr = oep->peer;
+		rc = fi_sendmsg(oep->fep, &msg,
+				FI_COMPLETION | oep->oia->fab.send_flags);
+	}
+	if (dapl_unlikely(rc))
+		return 1;
+	op->state = OFI_OP_ISSUED;
+	r->posted++;
+	r->issued++;
+	if (op->op == DAPL_OP_SEND) {
+		oep->ops_out++;
+		op->send_no = (uint32_t)oep->sends_issued++;
+	}
+	return 0;
+}
+
+/*
  * The one-segment send, receive, RDMA write and read (udapl's
  * post_send1 ... post_read1, transport.h): what ofi_post does for one
  * checked segment, without a struct dapl_post or udapl's general
@@ -513,6 +513,12 @@ ofi_post1(struct dapl_tp_ep *oep, struct ofi_ring *r, uint8_t opcode,
 	op->iov[0].iov_base = (void *)(uintptr_t)sge->addr;
 	op->iov[0].iov_len = sge->length;
 	op->lkey[0] = sge->lkey;
+	/* opcode is a constant in each caller: the test folds away */
+	if ((opcode == DAPL_OP_SEND || opcode == DAPL_OP_RECV) &&
+	    !ofi_op_post_now(oep, r, op)) {
+		dapl_unlock(&oep->lock);
+		return 0;
+	}
 	ofi_op_post(r, op);
 	dapl_unlock(&oep->lock);
 	return 0;

@@ -133,6 +133,7 @@ const struct dapl_ops ofi_ops = {
     .cq_resize = ofi_cq_resize,
     .cq_destroy = ofi_cq_destroy,
     .cq_poll = ofi_cq_poll,
+    .cq_direct_cqe = ofi_cq_direct_cqe,
     .cq_arm = ofi_cq_arm,
     .cq_ack = ofi_cq_ack,
     .qp_create = ofi_qp_create,
