@@ -328,7 +328,7 @@ void ofi_ring_kick(struct ofi_ring *r)
 					   oep->ops_out == 1 &&
 					   op->op != DAPL_OP_SEND &&
 					   op->op != DAPL_OP_RDMA_READ) {
-					ofi_wake_ring(oep);
+					ofi_wake_ring_op(oep, op);
 				}
 				if (ofi_op_undelivered_write(op))
 					oep->writes_out++;

@@ -205,6 +205,9 @@ struct dapl_tp_ia {
 	struct dapl_list wakes;		/* ofi_wake.link, armed ones */
 	int muted;			/* wakes out of the epoll set while
 					 * a consumer polls their CQs */
+	struct dapl_timer bell_timer;	/* shm: owed doorbells ring (wake.c
+					 * ofi_wake_ring_op) */
+	int bell_timer_on, bells_due;
 	struct dapl_timer mute_timer;	/* a round each OFI_MUTE_CHECK_US
 					 * meanwhile */
 	/* shm: the connections' dead-peer guards (shm_guard.c), which
@@ -245,6 +248,12 @@ struct dapl_tp_evd {
 	uint64_t armed_ns;
 	struct ofi_spin spin;		/* the engine's */
 	int spinning;
+	/* shm: the EPs whose atomics' doorbells wait while a consumer
+	 * spins here (wake.c ofi_wake_ring_op), and how many more vain
+	 * polls until they ring; bell_lock is taken last, alone */
+	struct dapl_lock bell_lock;
+	struct dapl_list bells;		/* dapl_tp_ep.bell_link */
+	unsigned bell_polls;
 };
 
 /* ---- shm: a peer that died holding a lock (shm_guard.c) ------------------- */
@@ -385,6 +394,8 @@ struct dapl_tp_ep {
 	 * one-sided operation issued while nothing else was out */
 	struct sockaddr_un bell_to;
 	socklen_t bell_to_len;
+	int bell_owed;			/* on sq.ocq->bells (its bell_lock) */
+	struct dapl_list bell_link;
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
 	int halted;			/* a request failed: nothing more is
@@ -535,6 +546,18 @@ void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
 void ofi_wake_bell_peer(struct dapl_tp_ep *oep, const uint8_t *name,
 			size_t len) DAPL_HIDDEN;
 void ofi_wake_ring(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* oep locked: the doorbell op, just issued, owes the target: now, or,
+ * for an atomic, once the consumer made OFI_BELL_POLLS vain polls of
+ * the EP's request EVD, armed it, or OFI_BELL_LATEST_US passed,
+ * whichever comes first: a busy target has answered by then, and its
+ * doorbell is spared */
+void ofi_wake_ring_op(struct dapl_tp_ep *oep,
+		      const struct ofi_op *op) DAPL_HIDDEN;
+/* The doorbells owed on ocq rung (bell_lock taken: any other lock may
+ * be held) */
+void ofi_wake_bells_pay(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+/* oep goes: off its EVD's owed doorbells */
+void ofi_wake_bell_forget(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
 			fi_addr_t dest) DAPL_HIDDEN;
 
