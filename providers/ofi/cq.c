@@ -384,9 +384,9 @@ ofi_poll_bells(struct dapl_tp_evd *ocq)
  * the CQ's ready list, takes one fi_cq_read of one entry, into the
  * record itself, and the op completed straight into it
  * (ofi_poll_take); anything else (a ready list, an error, an op
- * completed out of order, a batch) goes cq_poll's way, with the same
- * result.  A poll that finds nothing, what a spinning consumer does most,
- * is this frame alone.
+ * completed out of order) goes cq_poll's way, with the same result.  A
+ * poll that finds nothing, what a spinning consumer does most, is this
+ * frame alone.
  */
 static int ofi_poll_direct(void *cq, int max, void *rec)
 {
@@ -395,14 +395,17 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 
 	_Static_assert(sizeof(struct fi_cq_data_entry) <= DAPL_CQ_DIRECT_REC,
 		       "the direct poll reads into udapl's record");
+	/* one record, whatever max says: rec holds DAPL_CQ_DIRECT_REC
+	 * bytes (udapl asks for one) */
+	(void)max;
 	dapl_lock(&ocq->lock);
-	if (dapl_unlikely(max != 1 || !dapl_list_empty(&ocq->ready)))
-		return ofi_poll_general(ocq, rec, max);
+	if (dapl_unlikely(!dapl_list_empty(&ocq->ready)))
+		return ofi_poll_general(ocq, rec, 1);
 	got = fi_cq_read(ocq->cq, rec, 1);
 	if (got == 1)
 		return ofi_poll_take(ocq, rec);
 	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
-		return ofi_poll_general(ocq, rec, max);
+		return ofi_poll_general(ocq, rec, 1);
 	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
 	dapl_unlock(&ocq->lock);
 	/* shm: atomics' doorbells owed while this consumer spins

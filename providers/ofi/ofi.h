@@ -248,9 +248,10 @@ struct dapl_tp_evd {
 	uint64_t armed_ns;
 	struct ofi_spin spin;		/* the engine's */
 	int spinning;
-	/* shm: the EPs whose atomics' doorbells wait while a consumer
-	 * spins here (wake.c ofi_wake_ring_op), and how many more vain
-	 * polls until they ring; bell_lock is taken last, alone */
+	/* shm: the EPs (their request EVD this one) whose atomics'
+	 * doorbells wait for this EVD's polls (wake.c ofi_wake_ring_op),
+	 * and how many more vain polls until they ring; bell_lock is
+	 * taken last, alone */
 	struct dapl_lock bell_lock;
 	struct dapl_list bells;		/* dapl_tp_ep.bell_link */
 	unsigned bell_polls;
