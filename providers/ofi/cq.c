@@ -287,6 +287,29 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 	return n;
 }
 
+/* A vain poll with doorbells owed: one poll nearer to ringing them */
+static __attribute__((noinline, cold)) void
+ofi_poll_bells(struct dapl_tp_evd *ocq)
+{
+	unsigned n = __atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED);
+
+	if (n > 1)
+		__atomic_store_n(&ocq->bell_polls, n - 1, __ATOMIC_RELAXED);
+	else if (n)
+		ofi_wake_bells_pay(ocq);
+}
+
+/* ocq locked: a consumer's poll found nothing.  The engine's round
+ * counts these (wake.c: a consumer that spins makes many, a waiter a few
+ * before it arms), and doorbells owed on this EVD come one poll nearer
+ * (wake.c ofi_wake_ring_op). */
+static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
+{
+	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	if (dapl_unlikely(__atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED)))
+		ofi_poll_bells(ocq);
+}
+
 /* ocq locked: cq_poll's work */
 static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
 			      int max)
@@ -306,11 +329,8 @@ static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
 		if (n < max && !dapl_list_empty(&ocq->ready))
 			n += ofi_cq_emit(ocq, cqe + n, max - n);
 	}
-	/* a consumer found nothing: the engine's round counts these
-	 * (wake.c: a consumer that spins makes many, a waiter a few before
-	 * it arms) */
 	if (!n)
-		__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+		ofi_cq_vain(ocq);
 	return n;
 }
 
@@ -364,18 +384,6 @@ static __attribute__((noinline)) int ofi_poll_take(struct dapl_tp_evd *ocq,
 	return 1;
 }
 
-/* A vain poll with doorbells owed: one poll nearer to ringing them */
-static __attribute__((noinline, cold)) void
-ofi_poll_bells(struct dapl_tp_evd *ocq)
-{
-	unsigned n = __atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED);
-
-	if (n > 1)
-		__atomic_store_n(&ocq->bell_polls, n - 1, __ATOMIC_RELAXED);
-	else if (n)
-		ofi_wake_bells_pay(ocq);
-}
-
 /*
  * udapl's direct poll of a dequeue (transport.h, struct dapl_cq_direct):
  * the record is a struct dapl_cqe (the wr_id at 0, the DAT status at 8,
@@ -406,12 +414,8 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 		return ofi_poll_take(ocq, rec);
 	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
 		return ofi_poll_general(ocq, rec, 1);
-	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	ofi_cq_vain(ocq);
 	dapl_unlock(&ocq->lock);
-	/* shm: atomics' doorbells owed while this consumer spins
-	 * (wake.c ofi_wake_ring_op) */
-	if (dapl_unlikely(__atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED)))
-		ofi_poll_bells(ocq);
 	return 0;
 }
 

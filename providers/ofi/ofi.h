@@ -395,8 +395,8 @@ struct dapl_tp_ep {
 	 * one-sided operation issued while nothing else was out */
 	struct sockaddr_un bell_to;
 	socklen_t bell_to_len;
-	int bell_owed;			/* on sq.ocq->bells (its bell_lock) */
-	struct dapl_list bell_link;
+	struct dapl_list bell_link;	/* on sq.ocq->bells while its
+					 * doorbell is owed (its bell_lock) */
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
 	int halted;			/* a request failed: nothing more is

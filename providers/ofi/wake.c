@@ -526,10 +526,8 @@ void ofi_wake_ring_op(struct dapl_tp_ep *oep, const struct ofi_op *op)
 		return;
 	}
 	dapl_lock(&ocq->bell_lock);
-	if (!oep->bell_owed) {
-		oep->bell_owed = 1;
+	if (dapl_list_empty(&oep->bell_link)) /* not owed yet */
 		dapl_list_add_tail(&ocq->bells, &oep->bell_link);
-	}
 	__atomic_store_n(&ocq->bell_polls, OFI_BELL_POLLS, __ATOMIC_RELAXED);
 	dapl_unlock(&ocq->bell_lock);
 	if (!__atomic_exchange_n(&oia->bell_timer_on, 1, __ATOMIC_ACQ_REL))
@@ -548,7 +546,6 @@ void ofi_wake_bells_pay(struct dapl_tp_evd *ocq)
 		    dapl_container_of(pos, struct dapl_tp_ep, bell_link);
 
 		dapl_list_del(&oep->bell_link);
-		oep->bell_owed = 0;
 		ofi_wake_ring(oep);
 	}
 	dapl_unlock(&ocq->bell_lock);
@@ -561,10 +558,7 @@ void ofi_wake_bell_forget(struct dapl_tp_ep *oep)
 	if (!ocq)
 		return;
 	dapl_lock(&ocq->bell_lock);
-	if (oep->bell_owed) {
-		dapl_list_del(&oep->bell_link);
-		oep->bell_owed = 0;
-	}
+	dapl_list_del(&oep->bell_link); /* owed or not: it is its own list */
 	dapl_unlock(&ocq->bell_lock);
 }
 
