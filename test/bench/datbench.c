@@ -645,12 +645,27 @@ static unsigned long rounds(struct side *srv, struct side *cli, int n)
 
 enum { VAIN_READS = 1000 };
 
+/* n dequeues of evd, which must stay empty (DAT_QUEUE_EMPTY comes in the
+ * error class: its type is what says empty, as spin() reads it) */
+static void empty_dequeues(DAT_EVD_HANDLE evd, unsigned long n)
+{
+	DAT_EVENT ev;
+
+	while (n--) {
+		DAT_RETURN rc = dat_evd_dequeue(evd, &ev);
+
+		if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
+			die(rc == DAT_SUCCESS ? "empty dequeue: an event"
+					      : "empty dequeue",
+			    rc == DAT_SUCCESS ? DAT_INTERNAL_ERROR : rc);
+	}
+}
+
 static int loop(const struct opts *o)
 {
 	DAT_LMR_TRIPLET rt;
 	struct side srv, cli;
-	unsigned long empty, i;
-	DAT_EVENT ev;
+	unsigned long empty;
 
 	pair_open(&srv, &cli, o, 16);
 	rt = iov(srv.lctx, srv.buf, 64);
@@ -665,26 +680,14 @@ static int loop(const struct opts *o)
 	CALLGRIND_DUMP_STATS_AT("loop");
 	CALLGRIND_ZERO_STATS;
 	CALLGRIND_TOGGLE_COLLECT;
-	/* (DAT_QUEUE_EMPTY comes in the error class: its type is what
-	 * says empty, as spin() reads it) */
-	for (i = 0; i < empty; i++) {
-		DAT_RETURN rc = dat_evd_dequeue(cli.req, &ev);
-
-		if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
-			die(rc == DAT_SUCCESS ? "empty dequeue: an event"
-					      : "empty dequeue",
-			    rc == DAT_SUCCESS ? DAT_INTERNAL_ERROR : rc);
-	}
+	empty_dequeues(cli.req, empty);
 	CALLGRIND_TOGGLE_COLLECT;
 	CALLGRIND_DUMP_STATS_AT("empty");
 	/* a vain dequeue on its own: VAIN_READS of them (issue 35 judges
 	 * one against a vain fi_cq_read, ofibench's "vain") */
 	CALLGRIND_ZERO_STATS;
 	CALLGRIND_TOGGLE_COLLECT;
-	for (i = 0; i < VAIN_READS; i++)
-		if (DAT_GET_TYPE(dat_evd_dequeue(cli.req, &ev)) !=
-		    DAT_QUEUE_EMPTY)
-			die("vain dequeue", DAT_INTERNAL_ERROR);
+	empty_dequeues(cli.req, VAIN_READS);
 	CALLGRIND_TOGGLE_COLLECT;
 	CALLGRIND_DUMP_STATS_AT("vain");
 	printf("LOOP dat rounds %d posts %d completions %d empty %lu vain %d\n",

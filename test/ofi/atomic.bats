@@ -58,18 +58,8 @@ ADDS=10000
 # initiator polls; a target that calls nothing must still carry every add
 # out, whether the initiator spins or blocks.
 @test "$OFI_FABRIC: atomic: 200 fetch-and-adds to a target that calls nothing of DAT meanwhile, waited for alternately spinning and blocked: each fetched its predecessor's sum, the counter ends at 200" {
-	local fifo=$BATS_TEST_TMPDIR/report n=200
-	mkfifo "$fifo"
-	# read-write, so that neither the server's open nor ours blocks
-	exec 5<> "$fifo"
-	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" atomic-passive server \
-		< "$fifo" > "$SRV_OUT" 2>&1 3>&- 5>&- &
-	SRV_PID=$!
-	wait_listening
-	run_client atomic-passive -q "$QUAL" -n "$n"
-	echo "report $n" >&5
-	exec 5>&-
-	wait_server
+	local n=200
+	passive_pair atomic-passive "$n"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	grep -q "^  ok $n fetch-and-adds to a target that calls nothing, each fetched its predecessor's sum" <<< "$output"

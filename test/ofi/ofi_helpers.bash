@@ -136,3 +136,23 @@ fi_field() {
 	fi_info -p "$OFI_PROV" -t "$OFI_EP_TYPE" -v |
 		sed -n "s/^[[:space:]]*$1:[[:space:]]*\([0-9]*\).*/\1/p" | head -n 1
 }
+
+# passive_pair TEST N: dattest-verbs' TEST with a server that calls
+# nothing of DAT until "report N" arrives on its standard input (a FIFO),
+# and a client run (bats' run) with -n N between; then the report sent
+# and the server waited for ($SRV_OUT, $SRV_RC).  passive.bats,
+# atomic.bats.
+passive_pair() {
+	local t=$1 n=$2 fifo=$BATS_TEST_TMPDIR/report
+	mkfifo "$fifo"
+	# read-write, so that neither the server's open nor ours blocks
+	exec 5<> "$fifo"
+	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" "$t" server \
+		< "$fifo" > "$SRV_OUT" 2>&1 3>&- 5>&- &
+	SRV_PID=$!
+	wait_listening
+	run_client "$t" -q "$QUAL" -n "$n"
+	echo "report $n" >&5
+	exec 5>&-
+	wait_server
+}

@@ -20,18 +20,8 @@ load ofi_helpers
 setup_file() { ofi_setup_file; }
 
 @test "$OFI_FABRIC: passive-target: 200 rounds of an RDMA write, its read-back and a read of the target's data, to a server that calls nothing of DAT meanwhile; every byte checked at both ends" {
-	local fifo=$BATS_TEST_TMPDIR/report n=200
-	mkfifo "$fifo"
-	# read-write, so that neither the server's open nor ours blocks
-	exec 5<> "$fifo"
-	"$QT" -t "$(secs 1000)" "$(secs 100)" "$VT" passive-target server \
-		< "$fifo" > "$SRV_OUT" 2>&1 3>&- 5>&- &
-	SRV_PID=$!
-	wait_listening
-	run_client passive-target -q "$QUAL" -n "$n"
-	echo "report $n" >&5
-	exec 5>&-
-	wait_server
+	local n=200
+	passive_pair passive-target "$n"
 	[ "$status" -eq 0 ]
 	grep -q '^PASS$' <<< "$output"
 	grep -q "^  ok $n rounds of an RDMA write, its read-back and a read of the target's data, each checked" <<< "$output"
