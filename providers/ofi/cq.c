@@ -299,13 +299,24 @@ ofi_poll_bells(struct dapl_tp_evd *ocq)
 		ofi_wake_bells_pay(ocq);
 }
 
-/* ocq locked: a consumer's poll found nothing.  The engine's round
- * counts these (wake.c: a consumer that spins makes many, a waiter a few
- * before it arms), and doorbells owed on this EVD come one poll nearer
- * (wake.c ofi_wake_ring_op). */
-static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
+/* ocq locked: a consumer polls.  The engine's round counts these (wake.c:
+ * a consumer that spins or streams makes many, a waiter a few before it
+ * arms).  Every poll counts, not only those that find nothing: a
+ * consumer whose every dequeue finds a completion (a bandwidth loop over
+ * shm, where a CMA write completes in its post) polls as surely as one
+ * that spins on an empty EVD, and a round that judged it idle read its
+ * CQ in its place, at the engine's shortest interval, on the consumer's
+ * core (write_bw at 64 KiB: 7,566 context switches against raw
+ * libfabric's 872, 0.65 of raw's bandwidth). */
+static inline void ofi_cq_polled(struct dapl_tp_evd *ocq)
 {
 	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+}
+
+/* ocq locked: a consumer's poll found nothing: doorbells owed on this
+ * EVD come one poll nearer (wake.c ofi_wake_ring_op). */
+static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
+{
 	if (dapl_unlikely(__atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED)))
 		ofi_poll_bells(ocq);
 }
@@ -342,6 +353,7 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 	if (dapl_unlikely(!ocq))
 		return -1;
 	dapl_lock(&ocq->lock);
+	ofi_cq_polled(ocq);
 	n = ofi_cq_poll_locked(ocq, cqe, max);
 	dapl_unlock(&ocq->lock);
 	return n;
@@ -407,6 +419,7 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 	 * bytes (udapl asks for one) */
 	(void)max;
 	dapl_lock(&ocq->lock);
+	ofi_cq_polled(ocq);
 	if (dapl_unlikely(!dapl_list_empty(&ocq->ready)))
 		return ofi_poll_general(ocq, rec, 1);
 	got = fi_cq_read(ocq->cq, rec, 1);

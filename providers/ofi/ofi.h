@@ -240,7 +240,7 @@ struct dapl_tp_evd {
 	struct dapl_list ready;		/* ofi_ring.ready_link */
 	struct dapl_list ia_link;	/* oia->cqs */
 	/* does a consumer spin on it (spin.h, wake.c)?  polls counts
-	 * ofi_cq_poll's calls that found nothing; waiting says a consumer
+	 * the consumer's polls (cq_poll and the direct poll); waiting says a consumer
 	 * armed it to block, armed_ns when; the engine's round reads them
 	 * and gives its verdict, spinning */
 	unsigned long polls;

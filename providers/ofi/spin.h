@@ -9,7 +9,7 @@
  * for its arrivals, and one would only make the engine read the same CQs
  * under the same libfabric locks (wake.c says what that cost).
  *
- * ofi_cq_poll counts the polls that found nothing.  A round calls the CQ
+ * cq.c counts the consumer's polls (ofi_cq_polled).  A round calls the CQ
  * spinning when OFI_SPIN_POLLS or more came since the round before (a
  * waiter makes one or two before it arms), not spinning when it was armed
  * since (a consumer about to block) or when no poll came for
@@ -28,11 +28,11 @@
 #define OFI_ARMED_KEEP_NS 10000000ull
 
 struct ofi_spin {
-	unsigned long seen;	/* the vain polls' count at the last round */
+	unsigned long seen;	/* the polls' count at the last round */
 	uint64_t moved_ns;	/* when a round saw it move last */
 };
 
-/* One round's verdict on a CQ: its vain polls' count now, whether it was
+/* One round's verdict on a CQ: its polls' count now, whether it was
  * armed since the last round, the verdict before; the new verdict. */
 static inline int ofi_spin_judge(struct ofi_spin *s, unsigned long polls,
 				 int armed, int spinning, uint64_t now)
