@@ -20,7 +20,7 @@ $(DATBENCH): $(B)/test/bench/datbench.o $(B)/lib/libdat.so
 	$(LINK) -o $@ $(B)/test/bench/datbench.o -L$(B)/lib -ldat -lpthread
 
 # report.sh's judging of a row, on synthetic runs (host suite)
-HOST_BATS_SUITES += test/bench/report.bats
+HOST_BATS_SUITES += test/bench/report.bats test/bench/judge.bats
 
 $(RAWBENCH): $(B)/test/bench/rawbench.o
 	$(LINK) -o $@ $< -libverbs -lrdmacm -lpthread

@@ -16,6 +16,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 MD=$OUT.md PNG=$OUT.png SPNG=$OUT-scale.png
 PLOTS=${REPORT_PLOTS:-1}
 BAD=0
+# shellcheck source=test/bench/judge.sh
+. "$HERE/judge.sh"
 
 # plot_link ALT FILE: the Markdown link to a plot, when plots are drawn
 plot_link() {
@@ -29,7 +31,7 @@ meta() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$W/meta.txt"; }
 # summary.tsv: row stack n min median max q1 q3 (figures over the reps,
 # the quartiles interpolated between the sorted runs; "fail" or "pending"
 # when no rep gave a number)
-awk -F'\t' '
+awk -F'\t' "$JUDGE_AWK"'
 	{ k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 	$4 ~ /^[0-9.]+$/ { v[k, ++c[k]] = $4 + 0; next }
 	{ other[k] = $4 }
@@ -38,17 +40,10 @@ awk -F'\t' '
 			k = order[i]; split(k, p, SUBSEP); m = c[k] + 0
 			if (!m) { print p[1], p[2], 0, other[k], other[k], other[k], other[k], other[k]; continue }
 			for (a = 1; a <= m; a++) x[a] = v[k, a]
-			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
-				if (x[b] < x[a]) { t = x[a]; x[a] = x[b]; x[b] = t }
-			med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", p[1], p[2], m, x[1], med, x[m],
-				quart(x, m, 0.25), quart(x, m, 0.75)
+			judge_sort(x, m)
+			printf "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", p[1], p[2], m, x[1], judge_median(x, m), x[m],
+				judge_quart(x, m, 0.25), judge_quart(x, m, 0.75)
 		}
-	}
-	# the q-quantile of the sorted x[1..m], between neighbouring runs
-	function quart(x, m, q,    h, i) {
-		h = (m - 1) * q + 1; i = int(h)
-		return i >= m ? x[m] : x[i] + (h - i) * (x[i + 1] - x[i])
 	}' OFS='\t' "$W/runs.tsv" > "$W/summary.tsv"
 grep -q $'\tfail$' "$W/runs.tsv" && BAD=1
 
@@ -70,48 +65,18 @@ label() {
 	esac
 }
 hsize() { awk -v s="$1" 'BEGIN { if (s >= 1048576) print s / 1048576 " MiB"; else if (s >= 1024) print s / 1024 " KiB"; else print s " B" }'; }
-# spread ROW STACK: relative to the median, half the interquartile range
-# with SPREAD_IQR_MIN runs or more, half the whole range with fewer (0
-# with one run).  Under emulation one run in a few can be slow from end to
-# end (test/bench/results/2026-11-27-phases.md), and the whole range grows
-# with every run added, so that more runs would judge fewer rows; the
-# quartiles are what a single odd run does not move.  With fewer runs
-# they are too close to the extremes to tell anything apart.
-SPREAD_IQR_MIN=5
+# spread ROW STACK: the side's relative half-spread (judge.sh's rule)
 spread() {
-	awk -F'\t' -v r="$1" -v s="$2" -v k="$SPREAD_IQR_MIN" '$1 == r && $2 == s && $3 > 0 && $5 > 0 {
-		printf "%.4f\n", ($3 >= k ? $8 - $7 : $6 - $4) / 2 / $5 }' "$W/summary.tsv"
+	local f
+	f=$(awk -F'\t' -v r="$1" -v s="$2" '$1 == r && $2 == s && $3 > 0 { print $3, $4, $5, $6, $7, $8 }' "$W/summary.tsv")
+	[ -n "$f" ] || { echo 0; return; }
+	# shellcheck disable=SC2086
+	judge_spread $f
 }
 
-# verdict KIND RATIO SPREAD ZERO: the row's judgement against its target.
-# A row is judged only when the spread of the two sides (spread: their
-# relative half-spreads added) is smaller than the difference it claims (|ratio -
-# 1|); a judged row over target is marked **missed** in the row, and a
-# judged row that cannot be true (DAT faster than the verbs it calls on
-# a latency row, bandwidth over 1.05) is marked for explanation.  A row
-# whose spread covers its difference gets no judgement, only the note
-# that its median is over target if it is.  A row with a zero figure on
-# either side (a run cannot take no time or move no data) is not judged
-# and is marked for explanation.
-verdict() {
-	awk -v k="$1" -v r="$2" -v sp="$3" -v zero="$4" 'BEGIN {
-		d = r - 1; if (d < 0) d = -d
-		if (zero) { print "**zero figure: explained below** (not judged)"; exit }
-		over = (k == "bw") ? r < 0.98 : r > 1.03
-		# DAT cannot be faster than the verbs it calls: a latency
-		# ratio below 1 or a bandwidth ratio above 1.05 is a
-		# difference of method or noise, to be explained, judged or not
-		odd = (k == "bw") ? (r > 1.05 ? "; **above 1.05: explained below**" : "") \
-				  : (r < 1 ? "; **below 1: explained below**" : "")
-		if (sp >= d) {
-			printf "not judged: spread ±%.1f%% ≥ difference %.1f%%%s%s\n", sp * 100, d * 100,
-				over ? "; median over target" : "", odd
-			exit
-		}
-		j = sprintf("judged: spread ±%.1f%% < difference %.1f%%", sp * 100, d * 100)
-		print (over ? "**missed**" : "met") odd " (" j ")"
-	}'
-}
+# verdict KIND RATIO SPREAD ZERO: judge.sh's, against the verbs targets
+# (latency ≤ 1.03, bandwidth ≥ 0.98 of perftest)
+verdict() { judge_verdict "$1" "$2" "$3" "$4" 1.03 0.98; }
 # zero ROW: 1 when the smallest figure of either side is 0
 zero() { awk -F'\t' -v r="$1" '$1 == r && $3 > 0 && $4 + 0 == 0 { z = 1 } END { print z + 0 }' "$W/summary.tsv"; }
 
@@ -448,7 +413,7 @@ plot() {
 		"the CPU table below checks it); the same CPUs ($(meta cpus), taskset)"
 	echo "- runs: $(meta reps) of each, alternating verbs, DAT (and rsocket) row by row; each cell is min / median / max over the runs;" \
 		"the ratio is of the medians. A row is judged only when the spread of its two sides is smaller than the difference" \
-		"it claims (each side's spread: half its interquartile range over its median with $SPREAD_IQR_MIN runs or more," \
+		"it claims (each side's spread: half its interquartile range over its median with $JUDGE_IQR_MIN runs or more," \
 		"half its whole range with fewer; the two added); a judged row over target is marked **missed** in the row;" \
 		"a latency row below 1, a bandwidth row above 1.05 and a row with a zero figure are marked for" \
 		"explanation. Targets: latency ≤ 1.03, bandwidth ≥ 0.98 (× perftest)."

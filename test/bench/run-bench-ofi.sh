@@ -10,7 +10,7 @@
 # and fi_pingpong for send/recv.
 #
 # Method: as the verbs rows (run-bench.sh): datbench server + client, the
-# same sizes, BENCH_REPS (3) runs per row taken in turn with the
+# same sizes, BENCH_REPS (5) runs per row taken in turn with the
 # reference tool so that drift hits both alike, the median of the runs
 # reported; busy polling on both sides (datbench -P spin, and
 # fi_pingpong, which reads its CQ in a loop).  fi_pingpong prints only
@@ -19,19 +19,23 @@
 # (median) and p99 as well.  No libfabric tool measures RDMA or atomics
 # through RDM endpoints: ofibench does, and its typical figure is what
 # each DAT row is judged against (issue 35: latency within 1.05 x, write
-# bandwidth at least 0.95 x; the median of the runs, without
-# report.sh's spread rule yet).  The load average of the
+# bandwidth at least 0.95 x; the ratio of the medians of the runs,
+# judged only when the two sides' spreads are smaller than the
+# difference: test/bench/judge.sh, report.sh's rule).  The load average of the
 # host is recorded: on a shared 2-core machine a busy-polling ping-pong's
 # average is the scheduler's, not the transport's (the typical figure
 # is the one to compare between runs).  Nothing asserts timing.
 #
-# Environment: BENCH_REPS (3), BENCH_QUICK=1 (64 B only, a tenth of the
+# Environment: BENCH_REPS (5: judge.sh's JUDGE_IQR_MIN, the fewest runs
+# whose spread one odd run does not set), BENCH_QUICK=1 (64 B only, a tenth of the
 # iterations), BENCH_OFI_FABRICS (tcp shm), TEST_TIMEOUT_SCALE.
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=test/bench/judge.sh
+. "$TOP/test/bench/judge.sh"
 OUT=${1:?usage: run-bench-ofi.sh OUT.md}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-$JUDGE_IQR_MIN}
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 DATBENCH=$TOP/build/test/bench/datbench
 OFIBENCH=$TOP/build/test/bench/ofibench
@@ -110,17 +114,28 @@ raw() {
 		s/^RESULT .* typ=\([0-9.]*\) .* avg=\([0-9.]*\) p99=\([0-9.]*\).*/\1 \3 \2/p' "$W/cli"
 }
 
-# ratio A B [MAX|MIN LIMIT] -> "A/B" with two decimals, and whether it
-# is within LIMIT ("met" or "**missed**")
-ratio() {
-	awk -v a="$1" -v b="$2" -v k="${3:-}" -v l="${4:-}" 'BEGIN {
-		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/ || b == 0) {
-			print (k == "" ? "-" : "- | -"); exit
-		}
-		r = a / b; printf "%.2f", r
-		if (k == "max") printf " | %s", (r <= l ? "met" : "**missed**")
-		if (k == "min") printf " | %s", (r >= l ? "met" : "**missed**")
-		print "" }'
+# judged KIND D R -> "DAT / raw | verdict": the ratio of the medians of
+# field 1 (the typical figure, or the bandwidth) of the runs in files D
+# and R, judged by judge.sh's rule (report.sh's) against issue 35's
+# targets: latency at most 1.05 x raw, bandwidth at least 0.95 x
+judged() {
+	local d r ratio sp z
+	read -ra d <<< "$(awk '{ print $1 }' "$2" | judge_summary)"
+	read -ra r <<< "$(awk '{ print $1 }' "$3" | judge_summary)"
+	if [ "${d[0]}" = 0 ] || [ "${r[0]}" = 0 ]; then
+		echo "- | **no figure**"
+		return
+	fi
+	z=$(awk -v a="${d[1]}" -v b="${r[1]}" 'BEGIN { print (a + 0 == 0 || b + 0 == 0) ? 1 : 0 }')
+	ratio=$(awk -v a="${d[2]}" -v b="${r[2]}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "inf" }')
+	sp=$(awk -v a="$(judge_spread "${d[@]}")" -v b="$(judge_spread "${r[@]}")" 'BEGIN { print a + b }')
+	echo "$ratio | $(judge_verdict "$1" "$ratio" "$sp" "$z" 1.05 0.95)"
+}
+
+# figs FILE -> "min / median / max" of field 1 of the runs in FILE
+figs() {
+	awk '{ print $1 }' "$1" | judge_summary |
+		awk '$1 == 0 { print "-"; exit } { printf "%s / %s / %s\n", $2, $3, $4 }'
 }
 
 # pingpong SIZE N -> usec/xfer (fi_pingpong's client)
@@ -143,11 +158,8 @@ pingpong() {
 	[ -n "$f" ] && echo "$f"
 }
 
-# median of the numbers on stdin (one per line)
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "fail" }'; }
-
 # col N < runs: the median of field N of the lines
-col() { awk -v c="$1" '{ print $c }' | median; }
+col() { awk -v c="$1" '{ print $c }' | judge_summary | awk '{ print $1 == 0 ? "fail" : $3 }'; }
 
 sizes="64:2000 4096:1000 65536:200 1048576:20"
 [ -n "${BENCH_QUICK:-}" ] && sizes="64:200"
@@ -162,7 +174,11 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "  tcp: provider tcp;ofi_rxm over loopback, DAT IAs ofi-a (127.0.0.1) <-> ofi-b (127.0.0.2);"
 	echo "  shm: provider shm, DAT IAs ofi-shm-a <-> ofi-shm-b (test/ofi/dat.conf)."
 	echo "- method: test/bench/run-bench-ofi.sh (its header); $REPS runs per row in turn with the reference,"
-	echo "  the median run reported; busy polling on both sides. Load average at the start: $load0."
+	echo "  min / median / max over the runs, the ratio of the medians; a row is judged only when the spread of"
+	echo "  its two sides is smaller than the difference it claims (test/bench/judge.sh, report.sh's rule: each"
+	echo "  side's spread half its interquartile range over its median with $JUDGE_IQR_MIN runs or more, half its"
+	echo "  whole range with fewer; the two added); a latency row below 1, a bandwidth row above 1.05 are"
+	echo "  marked for explanation. Busy polling on both sides. Load average at the start: $load0."
 } > "$OUT"
 
 for fab in $FABRICS; do
@@ -173,7 +189,7 @@ label=$fab
 	echo
 	echo "## $label: send/recv ping-pong, usec per transfer (half the round trip)"
 	echo
-	echo "| size | DAT ofi-$fab typical | DAT p99 | DAT average | raw typical | raw p99 | DAT / raw typical | ≤ 1.05 | fi_pingpong -p $PROV average |"
+	echo "| size | DAT ofi-$fab typical min / median / max | DAT p99 | DAT average | raw typical min / median / max | raw p99 | DAT / raw typical | ≤ 1.05 | fi_pingpong -p $PROV average |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 } >> "$OUT"
 
@@ -186,7 +202,7 @@ for sn in $sizes; do
 		raw send_lat "$s" "$n" >> "$W/r" || { echo "run-bench-ofi: $fab: ofibench send_lat $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 		pingpong "$s" "$n" >> "$W/f" || { echo "run-bench-ofi: $fab: fi_pingpong $s failed" >&2; FAILED=1; }
 	done
-	echo "| $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(col 1 < "$W/r") | $(col 2 < "$W/r") | $(ratio "$(col 1 < "$W/d")" "$(col 1 < "$W/r")" max 1.05) | $(col 1 < "$W/f") |" >> "$OUT"
+	echo "| $s | $(figs "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(figs "$W/r") | $(col 2 < "$W/r") | $(judged lat "$W/d" "$W/r") | $(col 1 < "$W/f") |" >> "$OUT"
 done
 
 {
@@ -203,7 +219,7 @@ done
 	echo "copies, raw's alike). raw: test/bench/ofibench.c, the same loops on the same provider, its"
 	echo "passive side reading its CQs (libfabric's manual progress) where DAT's engine does that."
 	echo
-	echo "| row | size | DAT typical | DAT p99 | DAT average | raw typical | raw p99 | DAT / raw typical | ≤ 1.05 |"
+	echo "| row | size | DAT typical min / median / max | DAT p99 | DAT average | raw typical min / median / max | raw p99 | DAT / raw typical | ≤ 1.05 |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 } >> "$OUT"
 for row in $rows; do
@@ -215,14 +231,14 @@ for row in $rows; do
 		raw "$t" "$s" "$n" >> "$W/r" || { echo "run-bench-ofi: $fab: ofibench $t $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 	done
 	if [ "$t" = write_lat ]; then
-		echo "| $t | $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | - | - | - | - |" >> "$OUT"
+		echo "| $t | $s | $(figs "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | - | - | - | - |" >> "$OUT"
 		continue
 	fi
-	echo "| $t | $s | $(col 1 < "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(col 1 < "$W/r") | $(col 2 < "$W/r") | $(ratio "$(col 1 < "$W/d")" "$(col 1 < "$W/r")" max 1.05) |" >> "$OUT"
+	echo "| $t | $s | $(figs "$W/d") | $(col 2 < "$W/d") | $(col 3 < "$W/d") | $(figs "$W/r") | $(col 2 < "$W/r") | $(judged lat "$W/d" "$W/r") |" >> "$OUT"
 done
 {
 	echo
-	echo "| row | size | DAT ofi-$fab MB/s (32 writes outstanding) | raw MB/s | DAT / raw | ≥ 0.95 |"
+	echo "| row | size | DAT ofi-$fab MB/s (32 writes outstanding) min / median / max | raw MB/s min / median / max | DAT / raw | ≥ 0.95 |"
 	echo "|---|---|---|---|---|---|"
 } >> "$OUT"
 # Each run moves 80-315 MB, tens of windows of 32: before 2026-12-03 the
@@ -237,7 +253,7 @@ for sn in 4096:20000 65536:3000 1048576:300; do
 		dat write_bw "$s" "$n" >> "$W/d" || { echo "run-bench-ofi: $fab: DAT write_bw $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 		raw write_bw "$s" "$n" >> "$W/r" || { echo "run-bench-ofi: $fab: ofibench write_bw $s failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 	done
-	echo "| write_bw | $s | $(col 1 < "$W/d") | $(col 1 < "$W/r") | $(ratio "$(col 1 < "$W/d")" "$(col 1 < "$W/r")" min 0.95) |" >> "$OUT"
+	echo "| write_bw | $s | $(figs "$W/d") | $(figs "$W/r") | $(judged bw "$W/d" "$W/r") |" >> "$OUT"
 done
 done
 # instructions per round, DAT and raw, callgrind (issue 35)
