@@ -6,7 +6,7 @@
  *   datbench server -D IA -t TEST -s SIZE -n ITERS [-w WINDOW] [-P MODE] [-q QUAL]
  *   datbench client -D IA -h ADDR -t TEST -s SIZE -n ITERS [-w WINDOW] [-q QUAL]
  *	TEST: send_lat write_lat write_lat_poll read_lat write_bw
- *	atomic_fadd atomic_cas
+ *	atomic_fadd atomic_cas fresh_read
  *	(perftest's ib_send_lat, ib_atomic_lat,
  *	ib_write_lat, ib_read_lat, ib_write_bw, measured the same way: a
  *	timestamp per iteration, read from the time-stamp counter as
@@ -24,7 +24,9 @@
  *	CQ (libfabric's manual progress) and as an MPI library's progress
  *	loop polls its EVDs; write_lat waits on memory alone, as perftest's
  *	ib_write_lat does (over libfabric the engine's wake-ups then carry
- *	the target's side).  write_bw keeps WINDOW writes
+ *	the target's side).  fresh_read: a registration per fragment,
+ *	the key sent, the fragment RDMA-read, the registration freed
+ *	(fresh_server says how; bandwidth).  write_bw keeps WINDOW writes
  *	outstanding (default 32; run-bench.sh gives perftest the same
  *	-t), each one signaled.  MODE is how the server waits while the
  *	client measures (for the reads, atomics and write_bw, where it has
@@ -461,6 +463,99 @@ static double write_bw(struct side *s, const struct opts *o)
 	       1048576.0;
 }
 
+/*
+ * An MPI library's rendezvous with a registration per fragment (issue 35
+ * item 4: what a fresh key costs): for each of ITERS fragments of SIZE
+ * bytes the server registers the fragment (a new LMR, alternately in
+ * either half of its buffer), sends its address and RMR context, the
+ * client RDMA-reads it and sends "done", and the server frees the LMR.
+ * Every first RDMA through a key is in the figure.  The client prints
+ * "RESULT fresh_read SIZE ITERS bw=.." (MB/s of 2^20 bytes).  The first
+ * receive of each side was posted before the exchange (fresh_prepost).
+ */
+static void fresh_post_recv(struct side *s)
+{
+	DAT_LMR_TRIPLET t = iov(s->ctl_lctx, s->ctl + 2 * CTL_SIZE, CTL_SIZE);
+
+	must("dat_ep_post_recv(fresh)",
+	     dat_ep_post_recv(s->ep, 1, &t, cookie(8),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+}
+
+static void fresh_send(struct side *s, const void *msg, size_t len)
+{
+	DAT_LMR_TRIPLET t = iov(s->ctl_lctx, s->ctl, len);
+
+	memcpy(s->ctl, msg, len);
+	must("dat_ep_post_send(fresh)",
+	     dat_ep_post_send(s->ep, 1, &t, cookie(9),
+			      DAT_COMPLETION_DEFAULT_FLAG));
+	spin(s->req);
+}
+
+static void fresh_server(struct side *s, const struct opts *o)
+{
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_LMR_HANDLE lmr;
+	struct info frag;
+	int i;
+
+	for (i = 0; i < o->iters; i++) {
+		unsigned char *p = s->buf + (size_t)(i & 1) * (s->buflen / 2);
+
+		lmr_make(s, p, o->size, &lmr, &lctx, &rctx);
+		frag.addr = (uint64_t)(uintptr_t)p;
+		frag.len = o->size;
+		frag.rmr_context = rctx;
+		frag.pad = 0;
+		fresh_send(s, &frag, sizeof(frag));
+		spin(s->rcv);	/* "done" */
+		if (i + 1 < o->iters)
+			fresh_post_recv(s);
+		must("dat_lmr_free", dat_lmr_free(lmr));
+	}
+}
+
+static double fresh_client(struct side *s, const struct opts *o)
+{
+	DAT_LMR_TRIPLET l = iov(s->lctx, s->buf, o->size);
+	char done[8] = "done";
+	DAT_RMR_TRIPLET r;
+	struct info frag;
+	uint64_t t0, t1;
+	int i;
+
+	t0 = now_ns();
+	for (i = 0; i < o->iters; i++) {
+		spin(s->rcv);
+		memcpy(&frag, s->ctl + 2 * CTL_SIZE, sizeof(frag));
+		if (i + 1 < o->iters)
+			fresh_post_recv(s);
+		r.rmr_context = frag.rmr_context;
+		r.pad = 0;
+		r.target_address = frag.addr;
+		r.segment_length = frag.len;
+		must("dat_ep_post_rdma_read",
+		     dat_ep_post_rdma_read(s->ep, 1, &l, cookie(4), &r,
+					   DAT_COMPLETION_DEFAULT_FLAG));
+		spin(s->req);
+		fresh_send(s, done, sizeof(done));
+	}
+	t1 = now_ns();
+	return (double)o->size * o->iters / ((double)(t1 - t0) / 1e9) /
+	       1048576.0;
+}
+
+/* Before the exchange, each side's first receive of fresh_read: the
+ * client's for the first fragment, the server's for the first "done"
+ * (both queued behind the exchange's own receive). */
+static void fresh_prepost(struct side *s, const struct opts *o)
+{
+	if (!strcmp(o->test, "fresh_read"))
+		fresh_post_recv(s);
+}
+
 static void report_lat(const struct opts *o, uint64_t *t, int halve)
 {
 	lat_report(o->test, o->size, o->iters, t, halve);
@@ -477,7 +572,8 @@ static void run_test(struct side *s, const struct opts *o, int client)
 
 	if (!t)
 		die("calloc", DAT_INSUFFICIENT_RESOURCES);
-	if (client && strcmp(o->test, "write_bw"))
+	if (client && strcmp(o->test, "write_bw") &&
+	    strcmp(o->test, "fresh_read"))
 		lat_clock_init();
 	if (!strcmp(o->test, "send_lat")) {
 		send_lat(s, o, client, t);
@@ -499,6 +595,12 @@ static void run_test(struct side *s, const struct opts *o, int client)
 			report_lat(o, t, 0);
 		}
 #endif
+	} else if (!strcmp(o->test, "fresh_read")) {
+		if (client)
+			printf("RESULT %s %lu %d bw=%.2f\n", o->test, o->size,
+			       o->iters, fresh_client(s, o));
+		else
+			fresh_server(s, o);
 	} else if (client) {
 		printf("RESULT %s %lu %d bw=%.2f\n", o->test, o->size,
 		       o->iters, write_bw(s, o));
@@ -510,7 +612,7 @@ static int valid_test(const char *t)
 {
 	return t && (!strcmp(t, "send_lat") || !strcmp(t, "write_lat") ||
 		     !strcmp(t, "write_lat_poll") || !strcmp(t, "read_lat") ||
-		     !strcmp(t, "write_bw") ||
+		     !strcmp(t, "write_bw") || !strcmp(t, "fresh_read") ||
 		     (HAVE_ATOMICS && (!strcmp(t, "atomic_fadd") ||
 				       !strcmp(t, "atomic_cas"))));
 }
@@ -535,6 +637,7 @@ static int server(const struct opts *o)
 		   &ev);
 	if (!strcmp(o->test, "send_lat"))
 		post_data_recv(&s, o->size);
+	fresh_prepost(&s, o);
 	exchange(&s);
 	run_test(&s, o, 0);
 	post_ctl_recv(&s);
@@ -577,6 +680,7 @@ static int client(const struct opts *o)
 		   &ev);
 	if (!strcmp(o->test, "send_lat"))
 		post_data_recv(&s, o->size);
+	fresh_prepost(&s, o);
 	exchange(&s);
 	run_test(&s, o, 1);
 	send_ctl(&s, done, sizeof(done));
@@ -1287,7 +1391,7 @@ static void usage(void)
 		"       datbench scale_server -D IA [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]\n"
 		"       datbench scale_client -D IA -h ADDR [-l MIN_EPS] [-m MAX_EPS] [-q QUAL]\n"
 		"       datbench contend -D IA -C IA -h ADDR -s SIZE -n ITERS [-w WINDOW] [-q QUAL]\n"
-		"TEST: send_lat write_lat write_lat_poll read_lat write_bw" ATOMIC_TESTS "\n");
+		"TEST: send_lat write_lat write_lat_poll read_lat write_bw fresh_read" ATOMIC_TESTS "\n");
 	exit(2);
 }
 

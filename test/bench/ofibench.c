@@ -13,7 +13,7 @@
  *   ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]
  *	PROV: a libfabric provider with RDM endpoints ("tcp;ofi_rxm",
  *	"shm").  TEST: send_lat write_lat read_lat write_bw atomic_fadd
- *	atomic_cas, as datbench's (datbench.c says how each is timed).
+ *	atomic_cas fresh_read, as datbench's (datbench.c says how each is timed).
  *	The two sides swap their endpoint names, buffers and keys over a
  *	TCP connection to HOST:PORT (the server prints "listening" once
  *	it accepts there).  ADDR: the endpoint's own address (FI_SOURCE),
@@ -444,13 +444,94 @@ static double write_bw(struct side *s, const struct opts *o)
 	       1048576.0;
 }
 
+/*
+ * datbench's fresh_read on libfabric: per fragment the server registers
+ * SIZE bytes (fi_mr_reg for remote reads, alternately in either half of
+ * its buffer), sends the address and key, the client fi_reads it and
+ * sends "done", the server closes the registration.  The small messages
+ * go from and to the last page (the atomics' words are not used here);
+ * the first receive of each side was posted before the barrier (run()).
+ */
+struct frag {
+	uint64_t addr, key;
+};
+
+static unsigned char *fresh_msg(struct side *s, int out)
+{
+	return s->buf + s->buflen - 4096 + (out ? 2048 : 0);
+}
+
+static void fresh_post_recv(struct side *s)
+{
+	POST("fi_recv", fi_recv(s->ep, fresh_msg(s, 0), sizeof(struct frag),
+				s->desc, s->peer, s));
+}
+
+static void fresh_send(struct side *s, const void *msg, size_t len)
+{
+	memcpy(fresh_msg(s, 1), msg, len);
+	POST("fi_send", fi_send(s->ep, fresh_msg(s, 1), len, s->desc, s->peer,
+				s));
+	spin(s->txcq);
+}
+
+static void fresh_server(struct side *s, const struct opts *o)
+{
+	size_t half = (o->size + 4095) & ~4095ul;
+	struct fid_mr *mr;
+	struct frag f;
+	int i;
+
+	for (i = 0; i < o->iters; i++) {
+		unsigned char *p = s->buf + (size_t)(i & 1) * half;
+
+		/* a key of its own where the provider takes the
+		 * consumer's (shm: the buffer's registration has 0) */
+		must("fi_mr_reg", fi_mr_reg(s->domain, p, o->size,
+					    FI_REMOTE_READ, 0,
+					    (uint64_t)i + 1, 0, &mr, NULL));
+		f.addr = s->fi->domain_attr->mr_mode & FI_MR_VIRT_ADDR
+			     ? (uint64_t)(uintptr_t)p
+			     : 0;
+		f.key = fi_mr_key(mr);
+		fresh_send(s, &f, sizeof(f));
+		spin(s->rxcq); /* "done" */
+		fresh_post_recv(s); /* the next "done", or the last one */
+		must("fi_close(mr)", fi_close(&mr->fid));
+	}
+}
+
+static double fresh_client(struct side *s, const struct opts *o)
+{
+	char done[8] = "done";
+	uint64_t t0, t1;
+	struct frag f;
+	int i;
+
+	t0 = now_ns();
+	for (i = 0; i < o->iters; i++) {
+		spin(s->rxcq);
+		memcpy(&f, fresh_msg(s, 0), sizeof(f));
+		if (i + 1 < o->iters)
+			fresh_post_recv(s);
+		POST("fi_read", fi_read(s->ep, s->buf, o->size, s->desc,
+					s->peer, f.addr, f.key, s));
+		spin(s->txcq);
+		fresh_send(s, done, sizeof(done));
+	}
+	t1 = now_ns();
+	return (double)o->size * o->iters / ((double)(t1 - t0) / 1e9) /
+	       1048576.0;
+}
+
 static void run_test(struct side *s, const struct opts *o, int client)
 {
 	uint64_t *t = calloc((size_t)o->iters + 1, sizeof(*t));
 
 	if (!t)
 		fail("calloc", ENOMEM);
-	if (client && strcmp(o->test, "write_bw"))
+	if (client && strcmp(o->test, "write_bw") &&
+	    strcmp(o->test, "fresh_read"))
 		lat_clock_init();
 	if (!strcmp(o->test, "send_lat")) {
 		send_lat(s, o, client, t);
@@ -470,6 +551,12 @@ static void run_test(struct side *s, const struct opts *o, int client)
 			atomic_lat(s, o, t);
 			lat_report(o->test, o->size, o->iters, t, 0);
 		}
+	} else if (!strcmp(o->test, "fresh_read")) {
+		if (client)
+			printf("RESULT %s %lu %d bw=%.2f\n", o->test, o->size,
+			       o->iters, fresh_client(s, o));
+		else
+			fresh_server(s, o);
 	} else if (client) {
 		printf("RESULT %s %lu %d bw=%.2f\n", o->test, o->size,
 		       o->iters, write_bw(s, o));
@@ -534,6 +621,8 @@ static int run(const struct opts *o, int client)
 		post_recv(&s, o->size);
 	else if (!client)
 		post_recv(&s, 8);	/* the client's "done" */
+	if (!strcmp(o->test, "fresh_read") && client)
+		fresh_post_recv(&s);	/* the first fragment's key */
 	barrier(&s);
 	run_test(&s, o, client);
 	if (client) {
@@ -656,7 +745,8 @@ static int valid_test(const char *t)
 {
 	return t && (!strcmp(t, "send_lat") || !strcmp(t, "write_lat") ||
 		     !strcmp(t, "read_lat") || !strcmp(t, "write_bw") ||
-		     !strcmp(t, "atomic_fadd") || !strcmp(t, "atomic_cas"));
+		     !strcmp(t, "atomic_fadd") || !strcmp(t, "atomic_cas") ||
+		     !strcmp(t, "fresh_read"));
 }
 
 static void usage(void)
@@ -665,7 +755,7 @@ static void usage(void)
 		"usage: ofibench server -p PROV -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]\n"
 		"       ofibench client -p PROV -h HOST -t TEST -s SIZE -n ITERS [-w WINDOW] -P PORT [-a ADDR] [-d]\n"
 		"       ofibench loop -p PROV -n ROUNDS [-a ADDR -A ADDR2]\n"
-		"TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas\n");
+		"TEST: send_lat write_lat read_lat write_bw atomic_fadd atomic_cas fresh_read\n");
 	exit(2);
 }
 
