@@ -1,5 +1,5 @@
-# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # test/bench/judge.sh - how make bench sums up a row's runs and judges the
 # row, sourced by report.sh (DAT against perftest on verbs) and
 # run-bench-ofi.sh (DAT against raw libfabric): one rule for both, so
