@@ -143,11 +143,12 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		    dapl_container_of(pos, struct dapl_tp_lmr, link);
 
 		/* a window's key: only to connections of its PZ's EPs
-		 * (dat_rmr_create(3DAT)), remembered, to be revoked */
+		 * (dat_rmr_create(3DAT)); any key told is remembered, to
+		 * be revoked (rmr.c, mr.c ofi_mr_revoke) */
 		if (mr->key == m->key && mr->remote &&
 		    (!mr->pz ||
-		     (c->ep && dapl_ep_pz(c->ep) == mr->pz &&
-		      !ofi_mw_told(mr, c->id)))) {
+		     (c->ep && dapl_ep_pz(c->ep) == mr->pz)) &&
+		    !ofi_mw_told(mr, c->id)) {
 			r.status = 0;
 			r.base = mr->base;
 			r.len = mr->len;
@@ -271,10 +272,14 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		break;
 	case OFI_MSG_KEYR:
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
-		if (oep)
-			ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
-					  m->base, m->len, (uint32_t)m->qual,
-					  m->fkey);
+		/* what waited for the answer goes: by the poller of the
+		 * EP's request EVD if a consumer spins there, else now
+		 * (cq.c ofi_cq_kick_owe) */
+		if (oep &&
+		    ofi_ep_key_answer(oep, (uint32_t)m->key, !m->status,
+				      m->base, m->len, (uint32_t)m->qual,
+				      m->fkey))
+			ofi_cq_kick_owe(oep);
 		break;
 	default:
 		break;

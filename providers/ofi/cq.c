@@ -200,6 +200,8 @@ DAT_RETURN ofi_cq_create(struct dapl_evd *evd, DAT_COUNT *qlen, int *fd)
 	dapl_list_init(&ocq->ready);
 	dapl_lock_init(&ocq->bell_lock);
 	dapl_list_init(&ocq->bells);
+	dapl_lock_init(&ocq->kick_lock);
+	dapl_list_init(&ocq->kicks);
 	ocq->evd = evd;
 	ocq->oia = oia;
 	pthread_mutex_lock(&oia->lock);
@@ -237,6 +239,7 @@ void ofi_cq_destroy(struct dapl_evd *evd)
 	close(ocq->notify_fd);
 	dapl_lock_destroy(&ocq->lock);
 	dapl_lock_destroy(&ocq->bell_lock);
+	dapl_lock_destroy(&ocq->kick_lock);
 	free(ocq);
 }
 
@@ -287,6 +290,74 @@ static int ofi_cq_emit(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe, int max)
 	return n;
 }
 
+/*
+ * Who issues a request the engine let go (a key's answer, a retry after
+ * -FI_EAGAIN): the consumer that spins on the EP's request EVD, at its
+ * next poll, else the engine.  Why: libfabric's shm guards an endpoint
+ * with spin locks, and a consumer pinned to a core with its engine
+ * thread (taskset, an MPI rank per core) is inside fi_cq_read, holding
+ * them, most of the time it spins; an engine woken onto that core then
+ * spun in pthread_spin_lock for the rest of its time slice (1-20 ms a
+ * time: make bench's fresh_read, a registration per 128 KiB fragment,
+ * moved 118 MB/s over shm where raw libfabric moved 7,400).  A consumer
+ * that stops polling gets the engine back for its rings within a round
+ * of the verdict (spin.h, progress.c).
+ */
+void ofi_cq_kick_owe(struct dapl_tp_ep *oep)
+{
+	struct dapl_tp_evd *ocq = oep->sq.ocq;
+
+	if (ocq && __atomic_load_n(&ocq->spinning, __ATOMIC_RELAXED)) {
+		dapl_lock(&ocq->kick_lock);
+		if (dapl_list_empty(&oep->kick_link))
+			dapl_list_add_tail(&ocq->kicks, &oep->kick_link);
+		__atomic_store_n(&ocq->kicks_owed, 1, __ATOMIC_RELEASE);
+		dapl_unlock(&ocq->kick_lock);
+		return;
+	}
+	dapl_lock(&oep->lock);
+	if (oep->fep)
+		ofi_ring_kick(&oep->sq);
+	dapl_unlock(&oep->lock);
+}
+
+void ofi_cq_kicks_pay(struct dapl_tp_evd *ocq)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_lock(&ocq->kick_lock);
+	__atomic_store_n(&ocq->kicks_owed, 0, __ATOMIC_RELAXED);
+	dapl_list_for_each_safe(pos, tmp, &ocq->kicks) {
+		struct dapl_tp_ep *oep =
+		    dapl_container_of(pos, struct dapl_tp_ep, kick_link);
+
+		dapl_list_del(&oep->kick_link);
+		dapl_lock(&oep->lock);
+		if (oep->fep)
+			ofi_ring_kick(&oep->sq);
+		dapl_unlock(&oep->lock);
+	}
+	dapl_unlock(&ocq->kick_lock);
+}
+
+void ofi_cq_kick_forget(struct dapl_tp_ep *oep)
+{
+	struct dapl_tp_evd *ocq = oep->sq.ocq;
+
+	if (!ocq)
+		return;
+	dapl_lock(&ocq->kick_lock);
+	dapl_list_del(&oep->kick_link); /* owed or not: its own list */
+	dapl_unlock(&ocq->kick_lock);
+}
+
+/* A poll with kicks owed (ofi_cq_kick_owe): out of line */
+static __attribute__((noinline, cold)) void
+ofi_poll_kicks(struct dapl_tp_evd *ocq)
+{
+	ofi_cq_kicks_pay(ocq);
+}
+
 /* A vain poll with doorbells owed: one poll nearer to ringing them */
 static __attribute__((noinline, cold)) void
 ofi_poll_bells(struct dapl_tp_evd *ocq)
@@ -311,6 +382,8 @@ ofi_poll_bells(struct dapl_tp_evd *ocq)
 static inline void ofi_cq_polled(struct dapl_tp_evd *ocq)
 {
 	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
+	if (dapl_unlikely(__atomic_load_n(&ocq->kicks_owed, __ATOMIC_ACQUIRE)))
+		ofi_poll_kicks(ocq);
 }
 
 /* ocq locked: a consumer's poll found nothing: doorbells owed on this

@@ -87,10 +87,11 @@ ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
 		ofi_ring_kick(&oep->sq);
 	return 1;
 }
-/* The peer's answer about a key (cm.c, oia->lock held) */
-void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len, uint32_t perm,
-		       uint64_t fkey) DAPL_HIDDEN;
+/* The peer's answer about a key (cm.c, oia->lock held): 1 if an asked
+ * key's entry took it (what waited for it may go: cq.c ofi_cq_kick_owe) */
+int ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
+		      uint64_t base, uint64_t len, uint32_t perm,
+		      uint64_t fkey) DAPL_HIDDEN;
 /* The number of the peer's messages received here: the receives
  * complete in posting order from the first (they match the peer's sends
  * in its order), for the DISC (link.c). */

@@ -655,11 +655,12 @@ void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
 
 /* ---- remote keys, engine work ---- */
 
-void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		       uint64_t base, uint64_t len, uint32_t perm,
-		       uint64_t fkey)
+int ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
+		      uint64_t base, uint64_t len, uint32_t perm,
+		      uint64_t fkey)
 {
 	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
+	int answered = 0;
 
 	dapl_lock(&oep->lock);
 	if (k->key == key && k->state == OFI_KEY_ASKED) {
@@ -668,10 +669,10 @@ void ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		k->len = len;
 		k->perm = (uint8_t)perm;
 		k->fkey = fkey;
-		if (oep->fep)
-			ofi_ring_kick(&oep->sq);
+		answered = 1;
 	}
 	dapl_unlock(&oep->lock);
+	return answered;
 }
 
 void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)

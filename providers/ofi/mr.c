@@ -206,29 +206,29 @@ static int ofi_key_in_flight(struct dapl_tp_ia *oia, uint32_t key)
  * consumer that frees an LMR while it posts a DTO naming it, from
  * another thread, races with itself: the post may come after the check.
  */
-DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
+/* oia->lock held: lmr lets go of its registration (DAT_SUCCESS), or a
+ * posted DTO still names it (DAT_INVALID_STATE).  *gone: the
+ * registration, unlinked from the IA and closed, when lmr was its last
+ * user (rmr.c ofi_mr_deregister tells the peers and frees it); else
+ * NULL. */
+DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
 	struct dapl_tp_lmr *m = dapl_lmr_tp(lmr);
-	int last;
 
+	*gone = NULL;
 	if (!m)
 		return DAT_SUCCESS;
-	pthread_mutex_lock(&oia->lock);
 	if (m->refs == 1 && ofi_key_in_flight(oia, m->key)) {
-		pthread_mutex_unlock(&oia->lock);
 		dapl_dbg(DAPL_DBG_WARN, "ofi: dat_lmr_free: a posted DTO "
 					"still uses the LMR");
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_LMR_IN_USE);
 	}
-	last = --m->refs == 0;
-	if (last)
+	if (--m->refs == 0) {
 		dapl_list_del(&m->link);
-	pthread_mutex_unlock(&oia->lock);
-	if (last) {
 		fi_close(&m->mr->fid);
-		free(m);
+		*gone = m;
 	}
 	dapl_lmr_set_tp(lmr, NULL);
 	return DAT_SUCCESS;
@@ -244,8 +244,9 @@ uint32_t ofi_key_next(struct dapl_tp_ia *oia)
 	return k;
 }
 
-/* oia->lock held: conn was told the window's key (cm.c, KEYR); 0, or -1
- * if there is no memory to remember it (the key is then not told). */
+/* oia->lock held: conn was told the key of a window or LMR (cm.c, KEYR);
+ * 0, or -1 if there is no memory to remember it (the key is then not
+ * told). */
 int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn)
 {
 	uint32_t i;

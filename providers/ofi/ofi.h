@@ -255,6 +255,13 @@ struct dapl_tp_evd {
 	struct dapl_lock bell_lock;
 	struct dapl_list bells;		/* dapl_tp_ep.bell_link */
 	unsigned bell_polls;
+	/* the EPs (their request EVD this one) whose held requests the
+	 * next poll issues, not the engine (cq.c ofi_cq_kick_owe);
+	 * kicks_owed says the list is not empty; kick_lock comes after
+	 * lock and before any EP's */
+	struct dapl_lock kick_lock;
+	struct dapl_list kicks;		/* dapl_tp_ep.kick_link */
+	int kicks_owed;
 };
 
 /* ---- shm: a peer that died holding a lock (shm_guard.c) ------------------- */
@@ -397,6 +404,8 @@ struct dapl_tp_ep {
 	socklen_t bell_to_len;
 	struct dapl_list bell_link;	/* on sq.ocq->bells while its
 					 * doorbell is owed (its bell_lock) */
+	struct dapl_list kick_link;	/* on sq.ocq->kicks while the poller
+					 * owes its send ring a kick */
 	int connected;			/* peer valid */
 	int flushed;			/* every post completes as flushed */
 	int halted;			/* a request failed: nothing more is
@@ -441,8 +450,8 @@ struct dapl_tp_lmr {
 	struct dapl_pz *pz;		/* a window's PZ: its key is told only
 					 * to connections of EPs of that PZ
 					 * (cm.c KEYQ); NULL: an LMR's, any */
-	uint64_t *told;			/* a window's: the connections told its
-					 * key, to be told to forget it */
+	uint64_t *told;			/* the connections told its key, to be
+					 * told to forget it (rmr.c, mr.c) */
 	uint32_t ntold, maxtold;
 	uint64_t base, len;
 	struct dapl_list link;		/* oia->mrs */
@@ -557,6 +566,13 @@ void ofi_wake_ring_op(struct dapl_tp_ep *oep,
 /* The doorbells owed on ocq rung (bell_lock taken: any other lock may
  * be held) */
 void ofi_wake_bells_pay(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+/* cq.c: the engine learned what oep's held requests waited for (oep
+ * unlocked, oia->lock held): they are issued by the next poll of the
+ * EP's request EVD if a consumer spins on it, else now.  _pay (ocq
+ * locked): the poller's part; _forget: at the EP's end. */
+void ofi_cq_kick_owe(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+void ofi_cq_kicks_pay(struct dapl_tp_evd *ocq) DAPL_HIDDEN;
+void ofi_cq_kick_forget(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* oep goes: off its EVD's owed doorbells */
 void ofi_wake_bell_forget(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 void ofi_wake_ring_addr(struct dapl_tp_ia *oia, struct fid_av *av,
@@ -648,7 +664,9 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 			   DAT_MEM_PRIV_FLAGS priv) DAPL_HIDDEN;
 DAT_RETURN ofi_mr_share(struct dapl_lmr *lmr,
 			struct dapl_lmr *orig) DAPL_HIDDEN;
-DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN;
+DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr) DAPL_HIDDEN; /* rmr.c */
+DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
+    DAPL_HIDDEN;
 /* oia->lock held: connection conn was told window m's key (cm.c KEYQ);
  * -1 if it cannot be remembered (then it must not be told) */
 int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn) DAPL_HIDDEN;

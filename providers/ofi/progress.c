@@ -43,9 +43,18 @@ int ofi_progress(struct dapl_ia *ia)
 
 		/* a consumer polls it: its completions are the consumer's
 		 * to read (wake.c ofi_wake_mute) */
-		if (__atomic_load_n(&ocq->spinning, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&ocq->spinning, __ATOMIC_RELAXED)) {
+			/* its poller owes kicks (cq.c): come back soon, in
+			 * case it stopped polling (the verdict then changes
+			 * and the round below pays them) */
+			did += __atomic_load_n(&ocq->kicks_owed,
+					       __ATOMIC_RELAXED);
 			continue;
+		}
 		dapl_lock(&ocq->lock);
+		/* owed to a poller that stopped polling (cq.c) */
+		if (__atomic_load_n(&ocq->kicks_owed, __ATOMIC_ACQUIRE))
+			ofi_cq_kicks_pay(ocq);
 		n = ofi_cq_read_locked(ocq);
 		if (n && !dapl_list_empty(&ocq->ready))
 			ofi_cq_notify(ocq);
@@ -114,11 +123,10 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 		return 3;
 	if (w & OFI_WORK_RETRY) {
 		dapl_lock(&oep->lock);
-		if (oep->fep) {
+		if (oep->fep)
 			ofi_ring_kick(&oep->rq);
-			ofi_ring_kick(&oep->sq);
-		}
 		dapl_unlock(&oep->lock);
+		ofi_cq_kick_owe(oep); /* the send ring: cq.c says who */
 	}
 	if (w & OFI_WORK_KEYS) {
 		dapl_lock(&oep->lock);

@@ -72,6 +72,7 @@ DAT_RETURN ofi_qp_create(struct dapl_ep *ep)
 	oep->oia = oia;
 	dapl_lock_init(&oep->lock);
 	dapl_list_init(&oep->bell_link);
+	dapl_list_init(&oep->kick_link);
 	if (ofi_ring_init(&oep->sq, oep, dapl_ep_request_evd(ep),
 			  a->max_request_dtos, a->max_request_iov) ||
 	    ofi_ring_init(&oep->rq, oep, dapl_ep_recv_evd(ep),
@@ -142,6 +143,7 @@ void ofi_qp_destroy(struct dapl_ep *ep)
 	ofi_ring_drain(&oep->sq, 1);
 	ofi_ring_drain(&oep->rq, 1);
 	ofi_wake_bell_forget(oep);
+	ofi_cq_kick_forget(oep);
 	dapl_ep_set_tp(ep, NULL);
 	ofi_ring_fini(&oep->sq);
 	ofi_ring_fini(&oep->rq);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
+ * Revoked keys: RMRs, and LMRs at dat_lmr_free (ofi_mr_deregister: the
+ * same telling and waiting as a window's revocation, below).
+ *
  * RMRs: memory windows, emulated with application keys.  libfabric has
  * no memory windows; a window here is a registration of its own.
  *
@@ -119,6 +122,66 @@ static uint32_t ofi_mw_waiting(struct dapl_tp_rmr *w)
 			i++;
 	}
 	return w->nwait;
+}
+
+/*
+ * oia->lock held, m's registration closed: every connection told m's key
+ * (cm.c KEYR) is told to forget it (KEYX), and dat_lmr_free returns once
+ * each confirmed (KEYXA), its connection ended, or the keepalive's bound
+ * passed.  dat_lmr_free(3DAT): "Any DTO operation that uses the destroyed
+ * LMR after the dat_lmr_free() is completed shall fail and report a
+ * protection violation", and dat_lmr_create(3DAT): the rmr_context's
+ * "only way to invalidate it is to destroy the LMR".  The registration's
+ * close alone does not give that: shm checks no key (a peer's cached key
+ * read and wrote the freed memory: test/verbs/vt_lmr_life.c fresh-keys)
+ * and rxm's target drops an RDMA with an unknown key while its initiator
+ * sees success (rmr.c).  A revoked key turns bad in the peer's cache, so
+ * its next RDMA fails before anything is sent: DAT_DTO_ERR_REMOTE_ACCESS.
+ * As dat_rmr_free (ofi_mw_free), the wait drives the control endpoint
+ * itself.
+ */
+static void ofi_mr_revoke(struct dapl_tp_ia *oia, struct dapl_tp_lmr *m)
+{
+	uint32_t i, n = 0;
+	uint64_t until;
+
+	for (i = 0; i < m->ntold; i++)
+		if (ofi_keyx_send(oia, m->told[i], m->key))
+			m->told[n++] = m->told[i];
+	m->ntold = n;
+	until = dapl_now_ns() + oia->ka_timeout_ns;
+	for (;;) {
+		for (i = 0; i < m->ntold;)
+			if (ofi_keyx_done(oia, m->told[i], m->key))
+				m->told[i] = m->told[--m->ntold];
+			else
+				i++;
+		if (!m->ntold || dapl_now_ns() >= until)
+			break;
+		pthread_mutex_unlock(&oia->lock);
+		usleep(50);
+		pthread_mutex_lock(&oia->lock);
+		ofi_ctl_drain(oia);
+		ofi_ctl_backlog(oia);
+	}
+}
+
+DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
+{
+	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
+	struct dapl_tp_lmr *m;
+	DAT_RETURN rc;
+
+	pthread_mutex_lock(&oia->lock);
+	rc = ofi_mr_drop(lmr, &m); /* mr.c */
+	if (m)
+		ofi_mr_revoke(oia, m);
+	pthread_mutex_unlock(&oia->lock);
+	if (m) {
+		free(m->told);
+		free(m);
+	}
+	return rc;
 }
 
 void ofi_mw_free(struct dapl_rmr *rmr)

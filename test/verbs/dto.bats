@@ -44,3 +44,15 @@ setup_file() { verbs_setup_file; }
 @test "lmr-life: dat_lmr_free with a receive posted into the LMR: DAT_INVALID_STATE and the receive completes, or DAT_SUCCESS and the receive fails with the memory untouched; a receive naming the freed LMR is DAT_PRIVILEGES_VIOLATION" {
 	pair lmr-life
 }
+
+# test/verbs/vt_lmr_life.c fresh-keys: dat_lmr_create(3DAT) "The return
+# value of rmr_context can be transferred by the local Consumer to a
+# Consumer on a remote host to be used for an RDMA DTO", a new LMR per
+# round; and "The only way to invalidate it is to destroy the LMR with
+# dat_lmr_free(3DAT)": the last key, freed, reads nothing
+@test "fresh-keys: 100 rounds of a 16 KiB RDMA read through an LMR registered for it and freed after it, the reader spinning on dat_evd_dequeue; every byte checked; the freed key's read does not succeed" {
+	pair fresh-keys
+	grep -q '^  ok 100 RDMA reads, each through a key never used before, every byte checked$' <<< "$output"
+	grep -q '^  ok the read through the freed key' <<< "$output"
+	grep -q '^  ok 100 LMRs registered, their keys sent, freed after the peer.s read$' "$SRV_OUT"
+}

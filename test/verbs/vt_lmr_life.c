@@ -23,6 +23,7 @@
  * refused DAT_PRIVILEGES_VIOLATION (dat_ep_post_recv(3DAT): an LMR of
  * local_iov "was either invalid").
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "vt.h"
@@ -171,7 +172,196 @@ static int lmr_life_client(const struct vt_opts *o)
 	return 0;
 }
 
+/*
+ * fresh-keys: an RDMA read through each of a series of LMRs, each
+ * registered just before and freed just after (an MPI library's
+ * rendezvous with a registration per fragment).
+ *
+ * dat_lmr_create(3DAT): "The return value of rmr_context can be
+ * transferred by the local Consumer to a Consumer on a remote host to be
+ * used for an RDMA DTO."  Every round's first RDMA goes through a key the
+ * client never saw; over libfabric the provider may have to ask the
+ * target about it first (providers/ofi/ep.c ofi_rma_addr), and the read
+ * then waits for that answer while the client spins on dat_evd_dequeue,
+ * which is how the answer's read gets issued (providers/ofi/cq.c
+ * ofi_cq_kick_owe).  And "The only way to invalidate it is to destroy
+ * the LMR with dat_lmr_free(3DAT)", which says: "Any DTO operation that
+ * uses the destroyed LMR after the dat_lmr_free() is completed shall fail
+ * and report a protection violation": after the last round the client
+ * reads through the last, freed key once more, and that read must not
+ * succeed.
+ *
+ * The server registers FK_LEN bytes in either half of its buffer in turn
+ * (DAT_MEM_PRIV_REMOTE_READ_FLAG), fills them with round i's pattern,
+ * sends their address and rmr_context, waits for the client's "done" and
+ * frees the LMR; after the last round it says "freed".  The client reads
+ * each fragment, spinning on dat_evd_dequeue for the completion (bounded,
+ * not timed), and checks every byte.
+ */
+#define FK_LEN (16u * 1024)
+#define FK_SEED 4000u
+
+/* One event of evd by spinning on dat_evd_dequeue, 15 s at most. */
+static DAT_RETURN fk_spin(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
+{
+	uint64_t end = vt_now_us() + vt_secs(15);
+	DAT_RETURN rc;
+
+	do {
+		rc = dat_evd_dequeue(evd, ev);
+		if (DAT_GET_TYPE(rc) != DAT_QUEUE_EMPTY)
+			return rc;
+	} while (vt_now_us() < end);
+	return DAT_TIMEOUT_EXPIRED;
+}
+
+static int fresh_keys_server(const struct vt_opts *o)
+{
+	unsigned i, n = o->count > 0 ? (unsigned)o->count : 100;
+	DAT_REGION_DESCRIPTION r;
+	DAT_PSP_HANDLE psp;
+	DAT_LMR_HANDLE lmr;
+	DAT_LMR_CONTEXT lctx;
+	DAT_RMR_CONTEXT rctx;
+	DAT_VLEN rlen;
+	DAT_VADDR raddr;
+	DAT_EP_HANDLE ep;
+	struct vt_msg m;
+	DAT_EP_ATTR a;
+	unsigned char *buf;
+	struct vt v;
+
+	vt_open(&v, o->ia_name);
+	buf = aligned_alloc(4096, 2 * FK_LEN);
+	if (!buf)
+		vt_die("aligned_alloc");
+	vt_ep_attr(&v, &a);
+	ep = vt_serve_one(&v, &a, 1, &psp);
+	vt_quiet = 1; /* a line per failure, none per round */
+	for (i = 0; i < n; i++) {
+		unsigned char *p = buf + (i & 1) * FK_LEN;
+
+		vt_fill(p, FK_LEN, FK_SEED + i);
+		r.for_va = p;
+		vt_must("dat_lmr_create",
+			dat_lmr_create(v.ia, DAT_MEM_TYPE_VIRTUAL, r, FK_LEN,
+				       v.pz,
+				       DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
+					   DAT_MEM_PRIV_REMOTE_READ_FLAG,
+				       &lmr, &lctx, &rctx, &rlen, &raddr));
+		vt_msg_init(&m, "fragment");
+		m.addr = (uintptr_t)p;
+		m.len = FK_LEN;
+		m.rmr_context = rctx;
+		m.seed = FK_SEED + i;
+		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+		vt_ctl_recv(&v, ep, &m, "done", 0);
+		vt_ctl_post(&v, ep);
+		vt_must("dat_lmr_free", dat_lmr_free(lmr));
+	}
+	vt_quiet = 0;
+	vt_note("ok %u LMRs registered, their keys sent, freed after the "
+		"peer's read", n);
+	vt_msg_init(&m, "freed");
+	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	vt_wait_conn_end(&v, "the client ends the connection");
+	vt_ep_free(ep);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	free(buf);
+	vt_close(&v);
+	return 0;
+}
+
+static int fresh_keys_client(const struct vt_opts *o)
+{
+	unsigned i, n = o->count > 0 ? (unsigned)o->count : 100;
+	const DAT_DTO_COMPLETION_EVENT_DATA *d;
+	DAT_LMR_TRIPLET iov;
+	DAT_RMR_TRIPLET rt;
+	struct vt_msg m, last;
+	struct vt_mem l;
+	DAT_EP_HANDLE ep;
+	DAT_EP_ATTR a;
+	DAT_RETURN rc;
+	DAT_EVENT ev;
+	struct vt v;
+	int ok = 1;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &l, FK_LEN, DAT_MEM_PRIV_ALL_FLAG);
+	vt_ep_attr(&v, &a);
+	ep = vt_client_one(&v, o, &a, 1);
+	memset(&last, 0, sizeof(last));
+	vt_quiet = 1;
+	for (i = 0; ok && i < n; i++) {
+		char what[64];
+
+		vt_ctl_recv(&v, ep, &m, "fragment", 0);
+		vt_ctl_post(&v, ep);
+		last = m;
+		memset(l.buf, 0, FK_LEN);
+		iov = vt_iov(&l, 0, FK_LEN);
+		rt = vt_riov(&m, 0, FK_LEN);
+		vt_must("dat_ep_post_rdma_read",
+			dat_ep_post_rdma_read(ep, 1, &iov, vt_cookie(i), &rt,
+					      DAT_COMPLETION_DEFAULT_FLAG));
+		rc = fk_spin(v.req_evd, &ev);
+		snprintf(what, sizeof(what), "round %u: the RDMA read", i);
+		if (!vt_expect(what, rc, DAT_SUCCESS) ||
+		    !vt_check_dto(what, &ev, ep, i, DAT_DTO_SUCCESS, FK_LEN)) {
+			ok = 0;
+			break;
+		}
+		snprintf(what, sizeof(what), "round %u: the fragment read", i);
+		ok = vt_check(what, l.buf, FK_LEN, m.seed);
+		vt_msg_init(&m, "done");
+		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
+	}
+	vt_quiet = 0;
+	if (ok)
+		vt_note("ok %u RDMA reads, each through a key never used "
+			"before, every byte checked", n);
+	vt_ctl_recv(&v, ep, &m, "freed", 0);
+	/* the last key again, its LMR freed: no success (the connection
+	 * may break: the status is the protection violation's or a flush) */
+	iov = vt_iov(&l, 0, FK_LEN);
+	rt = vt_riov(&last, 0, FK_LEN);
+	rc = dat_ep_post_rdma_read(ep, 1, &iov, vt_cookie(n), &rt,
+				   DAT_COMPLETION_DEFAULT_FLAG);
+	if (rc == DAT_SUCCESS) {
+		rc = fk_spin(v.req_evd, &ev);
+		vt_expect("the read through the freed key completes", rc,
+			  DAT_SUCCESS);
+		d = &ev.event_data.dto_completion_event_data;
+		if (rc == DAT_SUCCESS &&
+		    vt_expect_true("a DTO completion of the read through the "
+				   "freed key",
+				   ev.event_number == DAT_DTO_COMPLETION_EVENT &&
+				       d->user_cookie.as_64 == n) &&
+		    vt_expect_true("the read through the freed key did not "
+				   "succeed",
+				   d->status != DAT_DTO_SUCCESS))
+			vt_note("ok the read through the freed key: %s",
+				vt_dto(d->status));
+	} else {
+		vt_note("ok the read through the freed key refused: %s",
+			vt_rc(rc));
+	}
+	/* a read that failed breaks the connection (as a verbs QP's
+	 * error does); a refused post leaves it */
+	if (rc == DAT_SUCCESS)
+		vt_wait_conn_end(&v, "the connection's end after the failed "
+				     "read");
+	else
+		vt_disconnect(&v, ep);
+	vt_ep_free(ep);
+	vt_mem_free(&l);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_lmr_life_tests[] = {
 	{ "lmr-life", lmr_life_server, lmr_life_client },
+	{ "fresh-keys", fresh_keys_server, fresh_keys_client },
 	{ NULL, NULL, NULL },
 };
