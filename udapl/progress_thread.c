@@ -42,8 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "progress_int.h"
 
@@ -276,6 +279,55 @@ static struct dapl_engine *worker_park(struct worker *w)
 	return NULL;
 }
 
+/*
+ * The engine's thread asks the scheduler for a short time slice.  Why: a
+ * consumer pinned to a core (taskset, an MPI rank per core) that spins on
+ * dat_evd_dequeue shares that core with its IA's engine, and the
+ * kernel's EEVDF scheduler lets a running thread finish its slice (3 ms)
+ * before a woken thread of the same weight runs, unless the woken one's
+ * slice is shorter (PREEMPT_SHORT).  What waited for the engine then
+ * waited milliseconds: a peer's key answer, a freed LMR's revocation
+ * (make bench's fresh_read, a registration per 128 KiB fragment, moved
+ * MB/s where raw libfabric moved GB/s).  The engine's rounds are short:
+ * a slice of ENGINE_SLICE_NS lets it run when woken and costs nothing
+ * else.  sched_setattr(2) with a custom slice for SCHED_OTHER
+ * (sched_runtime) needs no privilege; a kernel without custom slices
+ * (before Linux 6.12) ignores sched_runtime, one without sched_setattr
+ * answers ENOSYS: either way the thread runs as before.  The nice value
+ * is kept as it is.
+ */
+#define ENGINE_SLICE_NS 100000ull
+
+struct engine_sched_attr {	/* struct sched_attr, sched_setattr(2) */
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+static void engine_short_slice(void)
+{
+#ifdef SYS_sched_setattr
+	struct engine_sched_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sched_policy = SCHED_OTHER;
+	errno = 0;
+	a.sched_nice = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		return;
+	a.sched_runtime = ENGINE_SLICE_NS;
+	if (syscall(SYS_sched_setattr, 0, &a, 0))
+		dapl_dbg(DAPL_DBG_WARN, "progress: sched_setattr: %s",
+			 strerror(errno));
+#endif
+}
+
 static void *engine_thread(void *arg)
 {
 	struct dapl_engine *e = arg;
@@ -293,6 +345,7 @@ static void *engine_thread(void *arg)
 	 * pthread_setname_np is one prctl, not the opener's three calls on
 	 * /proc/self/task/N/comm */
 	pthread_setname_np(pthread_self(), "dapl-progress");
+	engine_short_slice();
 	while (e && engine_run(e))
 		e = worker_park(&w);
 	pthread_cond_destroy(&w.cond);
