@@ -205,12 +205,13 @@ static int ofi_key_in_flight(struct dapl_tp_ia *oia, uint32_t key)
  * completes DAT_DTO_ERR_LOCAL_PROTECTION or flushed instead.  A
  * consumer that frees an LMR while it posts a DTO naming it, from
  * another thread, races with itself: the post may come after the check.
- */
-/* oia->lock held: lmr lets go of its registration (DAT_SUCCESS), or a
+ *
+ * oia->lock held: lmr lets go of its registration (DAT_SUCCESS), or a
  * posted DTO still names it (DAT_INVALID_STATE).  *gone: the
  * registration, unlinked from the IA and closed, when lmr was its last
  * user (rmr.c ofi_mr_deregister tells the peers and frees it); else
- * NULL. */
+ * NULL.
+ */
 DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 {
 	struct dapl_tp_ia *oia = ofi_ia_of(lmr);
