@@ -124,6 +124,52 @@ static uint32_t ofi_mw_waiting(struct dapl_tp_rmr *w)
 	return w->nwait;
 }
 
+/* oia->lock held: until waiting(arg) says no revocation is left
+ * unconfirmed (a peer forgot the key, or its connection ended), or the
+ * keepalive's bound passed.  It drives the control endpoint itself: it
+ * may run on the engine's thread (a CNO agent freeing from its upcall). */
+static void ofi_keyx_await(struct dapl_tp_ia *oia, uint32_t (*waiting)(void *),
+			   void *arg)
+{
+	uint64_t until = dapl_now_ns() + oia->ka_timeout_ns;
+
+	while (waiting(arg) && dapl_now_ns() < until) {
+		pthread_mutex_unlock(&oia->lock);
+		usleep(50);
+		pthread_mutex_lock(&oia->lock);
+		ofi_ctl_drain(oia);
+		ofi_ctl_backlog(oia);
+	}
+}
+
+/* ofi_mw_waiting for ofi_keyx_await */
+static uint32_t ofi_mw_waiting_arg(void *w)
+{
+	return ofi_mw_waiting(w);
+}
+
+struct ofi_mr_wait {
+	struct dapl_tp_ia *oia;
+	struct dapl_tp_lmr *m;
+};
+
+/* oia->lock held: the LMR's revocations not confirmed yet (those
+ * confirmed, or whose connection ended, are forgotten) */
+static uint32_t ofi_mr_waiting(void *arg)
+{
+	const struct ofi_mr_wait *mw = arg;
+	struct dapl_tp_lmr *m = mw->m;
+	uint32_t i = 0;
+
+	while (i < m->ntold) {
+		if (ofi_keyx_done(mw->oia, m->told[i], m->key))
+			m->told[i] = m->told[--m->ntold];
+		else
+			i++;
+	}
+	return m->ntold;
+}
+
 /*
  * oia->lock held, m's registration closed: every connection told m's key
  * (cm.c KEYR) is told to forget it (KEYX), and dat_lmr_free returns once
@@ -133,37 +179,23 @@ static uint32_t ofi_mw_waiting(struct dapl_tp_rmr *w)
  * protection violation", and dat_lmr_create(3DAT): the rmr_context's
  * "only way to invalidate it is to destroy the LMR".  The registration's
  * close alone does not give that: shm checks no key (a peer's cached key
- * read and wrote the freed memory: test/verbs/vt_lmr_life.c fresh-keys)
- * and rxm's target drops an RDMA with an unknown key while its initiator
- * sees success (rmr.c).  A revoked key turns bad in the peer's cache, so
- * its next RDMA fails before anything is sent: DAT_DTO_ERR_REMOTE_ACCESS.
- * As dat_rmr_free (ofi_mw_free), the wait drives the control endpoint
- * itself.
+ * read the freed memory: test/verbs/vt_lmr_life.c fresh-keys; a write
+ * would have written it) and rxm's target drops an RDMA with an unknown
+ * key while its initiator sees success (above).  A revoked key turns bad
+ * in the peer's cache, so its next RDMA fails before anything is sent:
+ * DAT_DTO_ERR_REMOTE_ACCESS.  The wait is dat_rmr_free's
+ * (ofi_keyx_await).
  */
 static void ofi_mr_revoke(struct dapl_tp_ia *oia, struct dapl_tp_lmr *m)
 {
+	struct ofi_mr_wait mw = {oia, m};
 	uint32_t i, n = 0;
-	uint64_t until;
 
 	for (i = 0; i < m->ntold; i++)
 		if (ofi_keyx_send(oia, m->told[i], m->key))
 			m->told[n++] = m->told[i];
 	m->ntold = n;
-	until = dapl_now_ns() + oia->ka_timeout_ns;
-	for (;;) {
-		for (i = 0; i < m->ntold;)
-			if (ofi_keyx_done(oia, m->told[i], m->key))
-				m->told[i] = m->told[--m->ntold];
-			else
-				i++;
-		if (!m->ntold || dapl_now_ns() >= until)
-			break;
-		pthread_mutex_unlock(&oia->lock);
-		usleep(50);
-		pthread_mutex_lock(&oia->lock);
-		ofi_ctl_drain(oia);
-		ofi_ctl_backlog(oia);
-	}
+	ofi_keyx_await(oia, ofi_mr_waiting, &mw);
 }
 
 DAT_RETURN ofi_mr_deregister(struct dapl_lmr *lmr)
@@ -188,7 +220,6 @@ void ofi_mw_free(struct dapl_rmr *rmr)
 {
 	struct dapl_tp_rmr *w = dapl_rmr_tp(rmr);
 	struct dapl_tp_ia *oia;
-	uint64_t until;
 
 	if (!w)
 		return;
@@ -196,18 +227,8 @@ void ofi_mw_free(struct dapl_rmr *rmr)
 	pthread_mutex_lock(&oia->lock);
 	w->freed = 1;
 	ofi_mw_revoke(w);
-	/* dat_rmr_free returns once the peer forgot the key (or its
-	 * connection ended, or the keepalive's bound passed): it drives the
-	 * control endpoint itself, since it may run on the engine's thread
-	 * (a CNO agent) */
-	until = dapl_now_ns() + oia->ka_timeout_ns;
-	while (ofi_mw_waiting(w) && dapl_now_ns() < until) {
-		pthread_mutex_unlock(&oia->lock);
-		usleep(50);
-		pthread_mutex_lock(&oia->lock);
-		ofi_ctl_drain(oia);
-		ofi_ctl_backlog(oia);
-	}
+	/* dat_rmr_free returns once each peer told forgot the key */
+	ofi_keyx_await(oia, ofi_mw_waiting_arg, w);
 	pthread_mutex_unlock(&oia->lock);
 	dapl_rmr_set_tp(rmr, NULL);
 	ofi_mw_put(w); /* a bind still held in a ring keeps it */
