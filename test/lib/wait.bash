@@ -61,3 +61,32 @@ wait_line() {
 		nap
 	done
 }
+
+# stop_process PID SECS: SIGSTOP to PID, then until no thread of it runs
+# or sleeps (state R, S or D in /proc/PID/task/*/stat), bounded (SECS,
+# scaled).
+# kill(1) returns once the signal is queued; each thread stops only when
+# it next leaves the kernel, so a target that must not serve what comes
+# next is waited for (test/ofi/errors-stuck.bats's stopped server once
+# served the RDMA read posted right after its SIGSTOP: make check on a
+# busy machine)
+stop_process() {
+	local pid=$1 end=$((SECONDS + $(secs $2))) t st running
+	kill -STOP "$pid" || return 1
+	while :; do
+		running=0
+		for t in /proc/"$pid"/task/*/stat; do
+			[ -e "$t" ] || continue
+			read -r st < "$t" || continue
+			# the state is the field after the ")" closing comm
+			st=${st##*) }
+			case ${st%% *} in R | S | D) running=1 ;; esac
+		done
+		[ "$running" = 0 ] && return 0
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "process $pid not stopped after $(secs $2)s"
+			return 1
+		fi
+		nap
+	done
+}

@@ -28,7 +28,7 @@ setup_file() { ofi_setup_file; }
 		[ "$SECONDS" -lt "$end" ] && kill -0 "$cpid"
 		nap
 	done
-	kill -STOP "$spid"
+	stop_process "$spid" 30 || { kill -CONT "$spid"; false; }
 	touch "$go"
 	wait "$cpid" || crc=$?
 	kill -CONT "$spid"

@@ -27,7 +27,7 @@ stopped() {
 		> "$cout" 2>&1 3>&- &
 	cpid=$!
 	wait_line "$cout" "$cpid" 'have target' 30
-	kill -STOP "$spid"
+	stop_process "$spid" 30 || { kill -CONT "$spid"; false; }
 	touch "$go"
 	# "write waits": no completion for a second; "write done": the
 	# completion came, the server still stopped
