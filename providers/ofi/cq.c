@@ -351,13 +351,6 @@ void ofi_cq_kick_forget(struct dapl_tp_ep *oep)
 	dapl_unlock(&ocq->kick_lock);
 }
 
-/* A poll with kicks owed (ofi_cq_kick_owe): out of line */
-static __attribute__((noinline, cold)) void
-ofi_poll_kicks(struct dapl_tp_evd *ocq)
-{
-	ofi_cq_kicks_pay(ocq);
-}
-
 /* A vain poll with doorbells owed: one poll nearer to ringing them */
 static __attribute__((noinline, cold)) void
 ofi_poll_bells(struct dapl_tp_evd *ocq)
@@ -383,7 +376,7 @@ static inline void ofi_cq_polled(struct dapl_tp_evd *ocq)
 {
 	__atomic_store_n(&ocq->polls, ocq->polls + 1, __ATOMIC_RELAXED);
 	if (dapl_unlikely(__atomic_load_n(&ocq->kicks_owed, __ATOMIC_ACQUIRE)))
-		ofi_poll_kicks(ocq);
+		ofi_cq_kicks_pay(ocq); /* out of line already */
 }
 
 /* ocq locked: a consumer's poll found nothing: doorbells owed on this
