@@ -387,6 +387,27 @@ static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
 		ofi_poll_bells(ocq);
 }
 
+/* A consumer's vain polls serve the IA's control path every so many
+ * polls (progress.c ofi_progress_ctl says why); a power of 2.  One in 64
+ * adds 3 instructions to the vain poll on average and a few us to a
+ * key's round trip. */
+#define OFI_SERVE_POLLS 64u
+
+static __attribute__((noinline, cold)) void
+ofi_cq_serve(struct dapl_tp_evd *ocq)
+{
+	struct dapl_tp_ia *oia = ocq->oia;
+
+	if (oia->serve)
+		oia->serve(oia);
+}
+
+/* ocq locked: is this vain poll one that serves (after the unlock)? */
+static inline int ofi_cq_serves(const struct dapl_tp_evd *ocq)
+{
+	return !(ocq->polls & (OFI_SERVE_POLLS - 1));
+}
+
 /* ocq locked: cq_poll's work */
 static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
 			      int max)
@@ -414,14 +435,17 @@ static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
 int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
-	int n;
+	int n, serve;
 
 	if (dapl_unlikely(!ocq))
 		return -1;
 	dapl_lock(&ocq->lock);
 	ofi_cq_polled(ocq);
 	n = ofi_cq_poll_locked(ocq, cqe, max);
+	serve = !n && ofi_cq_serves(ocq);
 	dapl_unlock(&ocq->lock);
+	if (dapl_unlikely(serve))
+		ofi_cq_serve(ocq);
 	return n;
 }
 
@@ -478,6 +502,7 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 {
 	struct dapl_tp_evd *ocq = cq;
 	ssize_t got;
+	int serve;
 
 	_Static_assert(sizeof(struct fi_cq_data_entry) <= DAPL_CQ_DIRECT_REC,
 		       "the direct poll reads into udapl's record");
@@ -494,7 +519,10 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
 		return ofi_poll_general(ocq, rec, 1);
 	ofi_cq_vain(ocq);
+	serve = ofi_cq_serves(ocq);
 	dapl_unlock(&ocq->lock);
+	if (dapl_unlikely(serve))
+		ofi_cq_serve(ocq);
 	return 0;
 }
 

@@ -320,6 +320,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	rc = ofi_gen_open(oia);
 	if (rc)
 		goto err_fi;
+	if (!ofi_is_msg(oia))
+		oia->serve = ofi_progress_ctl; /* progress.c, for cq.c */
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
 	oia->fab.atomics = ofi_ctl_of(oia) &&
 			   ofi_atomic_probe(oia, ofi_ctl_of(oia)->ep);

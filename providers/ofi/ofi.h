@@ -219,6 +219,10 @@ struct dapl_tp_ia {
 	/* what the control endpoints (RDM) and the MSG channel hand up to the
 	 * connection state machine, set at open (ia.c) */
 	const struct ofi_cm_upcalls *cm;
+	/* the control path's share of an engine round, which a consumer's
+	 * vain polls run now and then (cq.c ofi_cq_serve); set at open
+	 * (ia.c), NULL where the control path is not a CQ (MSG) */
+	void (*serve)(struct dapl_tp_ia *oia);
 };
 
 struct dapl_tp_sp {
@@ -494,6 +498,7 @@ void ofi_ia_close(struct dapl_ia *ia) DAPL_HIDDEN;
 
 /* progress.c */
 int ofi_progress(struct dapl_ia *ia) DAPL_HIDDEN;
+void ofi_progress_ctl(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* oia->lock held: what the EP's work flags ask for; nonzero if any */
 int ofi_ep_work(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 

@@ -47,12 +47,16 @@
  * range the process may not write is not refused (registration pins
  * nothing on tcp).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "ofi.h"
 #include "data.h"
 #include "cm.h"
+
+/* How long a revocation's wait yields before it sleeps (ofi_keyx_await) */
+#define OFI_KEYX_SPIN_NS (1000ull * 1000ull)
 
 DAT_RETURN ofi_mw_alloc(struct dapl_rmr *rmr)
 {
@@ -131,14 +135,25 @@ static uint32_t ofi_mw_waiting(struct dapl_tp_rmr *w)
 static void ofi_keyx_await(struct dapl_tp_ia *oia, uint32_t (*waiting)(void *),
 			   void *arg)
 {
-	uint64_t until = dapl_now_ns() + oia->ka_timeout_ns;
+	uint64_t start = dapl_now_ns(), now = start;
+	uint64_t until = start + oia->ka_timeout_ns;
 
-	while (waiting(arg) && dapl_now_ns() < until) {
+	while (waiting(arg) && now < until) {
 		pthread_mutex_unlock(&oia->lock);
-		usleep(50);
+		/* a peer that spins answers within microseconds (its
+		 * polls serve its control path: progress.c
+		 * ofi_progress_ctl); a sleep of 50 us costs 100 or more
+		 * per round, two per fresh key.  So the first
+		 * OFI_KEYX_SPIN_NS yield instead (the engine on this core
+		 * may be what answers), then sleep. */
+		if (now - start < OFI_KEYX_SPIN_NS)
+			sched_yield();
+		else
+			usleep(50);
 		pthread_mutex_lock(&oia->lock);
 		ofi_ctl_drain(oia);
 		ofi_ctl_backlog(oia);
+		now = dapl_now_ns();
 	}
 }
 
