@@ -387,9 +387,10 @@ static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
 		ofi_poll_bells(ocq);
 }
 
-/* A consumer's vain polls serve the IA's control path every so many
- * polls (progress.c ofi_progress_ctl says why); a power of 2.  One in 64
- * adds 3 instructions to the vain poll on average and a few us to a
+/* A consumer's polls serve the IA's control path every so many polls
+ * (progress.c ofi_progress_ctl says why), and the next poll after an
+ * RDMA of this EVD's EPs wanted a key (serve_now, ep.c); a power of 2.
+ * One in 64 adds 3 instructions to a poll on average and a few us to a
  * key's round trip. */
 #define OFI_SERVE_POLLS 64u
 
@@ -398,14 +399,17 @@ ofi_cq_serve(struct dapl_tp_evd *ocq)
 {
 	struct dapl_tp_ia *oia = ocq->oia;
 
+	__atomic_store_n(&ocq->serve_now, 0, __ATOMIC_RELAXED);
 	if (oia->serve)
 		oia->serve(oia);
 }
 
-/* ocq locked: is this vain poll one that serves (after the unlock)? */
+/* ocq locked, its poll counted: does this poll serve (after the
+ * unlock)? */
 static inline int ofi_cq_serves(const struct dapl_tp_evd *ocq)
 {
-	return !(ocq->polls & (OFI_SERVE_POLLS - 1));
+	return !(ocq->polls & (OFI_SERVE_POLLS - 1)) ||
+	       __atomic_load_n(&ocq->serve_now, __ATOMIC_RELAXED);
 }
 
 /* ocq locked: cq_poll's work */
@@ -441,8 +445,8 @@ int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 		return -1;
 	dapl_lock(&ocq->lock);
 	ofi_cq_polled(ocq);
+	serve = ofi_cq_serves(ocq);
 	n = ofi_cq_poll_locked(ocq, cqe, max);
-	serve = !n && ofi_cq_serves(ocq);
 	dapl_unlock(&ocq->lock);
 	if (dapl_unlikely(serve))
 		ofi_cq_serve(ocq);
@@ -502,7 +506,7 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 {
 	struct dapl_tp_evd *ocq = cq;
 	ssize_t got;
-	int serve;
+	int n, serve;
 
 	_Static_assert(sizeof(struct fi_cq_data_entry) <= DAPL_CQ_DIRECT_REC,
 		       "the direct poll reads into udapl's record");
@@ -511,19 +515,24 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 	(void)max;
 	dapl_lock(&ocq->lock);
 	ofi_cq_polled(ocq);
-	if (dapl_unlikely(!dapl_list_empty(&ocq->ready)))
-		return ofi_poll_general(ocq, rec, 1);
-	got = fi_cq_read(ocq->cq, rec, 1);
-	if (got == 1)
-		return ofi_poll_take(ocq, rec);
-	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
-		return ofi_poll_general(ocq, rec, 1);
-	ofi_cq_vain(ocq);
 	serve = ofi_cq_serves(ocq);
-	dapl_unlock(&ocq->lock);
+	if (dapl_unlikely(!dapl_list_empty(&ocq->ready))) {
+		n = ofi_poll_general(ocq, rec, 1);
+	} else {
+		got = fi_cq_read(ocq->cq, rec, 1);
+		if (got == 1) {
+			n = ofi_poll_take(ocq, rec);
+		} else if (dapl_unlikely(got != -FI_EAGAIN)) { /* an error */
+			n = ofi_poll_general(ocq, rec, 1);
+		} else {
+			ofi_cq_vain(ocq);
+			dapl_unlock(&ocq->lock);
+			n = 0;
+		}
+	}
 	if (dapl_unlikely(serve))
 		ofi_cq_serve(ocq);
-	return 0;
+	return n;
 }
 
 /* A record of the direct poll that udapl did not take (an error, an
@@ -549,6 +558,9 @@ DAT_RETURN ofi_cq_arm(struct dapl_evd *evd, int solicited_only)
 	ofi_wake_cq_armed(ocq);
 	if (__atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED))
 		ofi_wake_bells_pay(ocq);
+	/* a key query left to its polls (ep.c): the engine's now */
+	if (__atomic_load_n(&ocq->serve_now, __ATOMIC_RELAXED))
+		dapl_progress_kick(ocq->oia->ia);
 	return DAT_SUCCESS;
 }
 

@@ -97,6 +97,23 @@ static uint8_t ofi_op_perm(const struct ofi_op *op)
 	}
 }
 
+/* oep locked: its OFI_WORK_KEYS is set.  Who sends the query: the
+ * consumer's next poll of the request EVD if a consumer spins on it (cq.c
+ * ofi_cq_serves, progress.c ofi_progress_ctl), which drains the control
+ * CQ first (a KEYN the peer sent with the key may be there already);
+ * else the engine. */
+static void ofi_ep_keys_wanted(struct dapl_tp_ep *oep)
+{
+	struct dapl_tp_evd *ocq = oep->sq.ocq;
+
+	__atomic_store_n(&oep->oia->keys_wanted, 1, __ATOMIC_RELEASE);
+	if (ocq && oep->oia->serve &&
+	    __atomic_load_n(&ocq->spinning, __ATOMIC_RELAXED))
+		__atomic_store_n(&ocq->serve_now, 1, __ATOMIC_RELEASE);
+	else
+		dapl_progress_kick(oep->oia->ia);
+}
+
 /*
  * The target address of an RDMA or atomic: the consumer's virtual
  * address where the provider takes those (shm), else its offset in the
@@ -123,7 +140,7 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 		k->key = op->rkey;
 		k->state = OFI_KEY_WANTED;
 		ofi_ep_want(oep, OFI_WORK_KEYS);
-		dapl_progress_kick(oep->oia->ia);
+		ofi_ep_keys_wanted(oep);
 		return 0;
 	}
 	switch (k->state) {

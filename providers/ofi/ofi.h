@@ -223,6 +223,7 @@ struct dapl_tp_ia {
 	 * vain polls run now and then (cq.c ofi_cq_serve); set at open
 	 * (ia.c), NULL where the control path is not a CQ (MSG) */
 	void (*serve)(struct dapl_tp_ia *oia);
+	int keys_wanted;		/* an EP has OFI_WORK_KEYS (ep.c) */
 };
 
 struct dapl_tp_sp {
@@ -266,6 +267,9 @@ struct dapl_tp_evd {
 	struct dapl_lock kick_lock;
 	struct dapl_list kicks;		/* dapl_tp_ep.kick_link */
 	int kicks_owed;
+	/* an RDMA of its EPs wants a key: the next poll serves the
+	 * control path (cq.c ofi_cq_serves), not the engine */
+	int serve_now;
 };
 
 /* ---- shm: a peer that died holding a lock (shm_guard.c) ------------------- */

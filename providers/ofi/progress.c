@@ -85,6 +85,8 @@ int ofi_progress(struct dapl_ia *ia)
 			did += (int)n;
 		}
 	}
+	/* this round asks what RDMAs wait for (ofi_keys_ask_all) */
+	__atomic_store_n(&oia->keys_wanted, 0, __ATOMIC_RELEASE);
 	dapl_list_for_each_safe(pos, tmp, &oia->eps) {
 		struct dapl_tp_ep *oep =
 		    dapl_container_of(pos, struct dapl_tp_ep, ia_link);
@@ -109,6 +111,51 @@ int ofi_progress(struct dapl_ia *ia)
 	return did;
 }
 
+/* oia->lock held, the EP's OFI_WORK_KEYS taken: the peer is asked
+ * about each key an RDMA waits for (KEYQ; cm.c answers KEYR) */
+static void ofi_ep_ask_keys(struct dapl_tp_ep *oep)
+{
+	uint32_t ask[OFI_KEYCACHE];
+	struct ofi_wire m;
+	int nask = 0, i;
+
+	dapl_lock(&oep->lock);
+	for (i = 0; i < OFI_KEYCACHE; i++)
+		if (oep->keys[i].state == OFI_KEY_WANTED) {
+			oep->keys[i].state = OFI_KEY_ASKED;
+			ask[nask++] = oep->keys[i].key;
+		}
+	dapl_unlock(&oep->lock);
+	for (i = 0; i < nask && oep->conn; i++) {
+		ofi_wire_init(oep->oia, &m, OFI_MSG_KEYQ);
+		m.src_id = oep->conn->id;
+		m.dst_id = oep->conn->peer_id;
+		m.key = ask[i];
+		ofi_ctl_send(oep->oia, oep->conn->gen, oep->conn->peer_ctl,
+			     oep->conn->id, &m);
+	}
+}
+
+/* oia->lock held: the keys RDMAs wait for (ofi_rma_addr) asked about */
+static void ofi_keys_ask_all(struct dapl_tp_ia *oia)
+{
+	struct dapl_list *pos;
+
+	if (!__atomic_exchange_n(&oia->keys_wanted, 0, __ATOMIC_ACQ_REL))
+		return;
+	for (pos = oia->eps.next; pos != &oia->eps; pos = pos->next) {
+		struct dapl_tp_ep *oep =
+		    dapl_container_of(pos, struct dapl_tp_ep, ia_link);
+
+		if (__atomic_load_n(&oep->work, __ATOMIC_ACQUIRE) &
+		    OFI_WORK_KEYS) {
+			__atomic_fetch_and(&oep->work, ~(uint32_t)OFI_WORK_KEYS,
+					   __ATOMIC_ACQ_REL);
+			ofi_ep_ask_keys(oep);
+		}
+	}
+}
+
 /*
  * The control path's part of a round, run by a consumer that polls an
  * empty EVD (cq.c ofi_cq_serve, every OFI_SERVE_POLLS of its polls), if
@@ -129,6 +176,7 @@ void ofi_progress_ctl(struct dapl_tp_ia *oia)
 		return;
 	if (ofi_ctl_drain(oia))
 		ofi_ctl_backlog(oia);
+	ofi_keys_ask_all(oia);
 	notes = !dapl_list_empty(&oia->notes);
 	pthread_mutex_unlock(&oia->lock);
 	if (notes)
@@ -138,9 +186,6 @@ void ofi_progress_ctl(struct dapl_tp_ia *oia)
 int ofi_ep_work(struct dapl_tp_ep *oep)
 {
 	uint32_t w = __atomic_exchange_n(&oep->work, 0, __ATOMIC_ACQ_REL);
-	struct ofi_wire m;
-	uint32_t ask[OFI_KEYCACHE];
-	int nask = 0, i;
 
 	if (!w)
 		return 0;
@@ -155,24 +200,8 @@ int ofi_ep_work(struct dapl_tp_ep *oep)
 		dapl_unlock(&oep->lock);
 		ofi_cq_kick_owe(oep); /* the send ring: cq.c says who */
 	}
-	if (w & OFI_WORK_KEYS) {
-		dapl_lock(&oep->lock);
-		for (i = 0; i < OFI_KEYCACHE; i++)
-			if (oep->keys[i].state == OFI_KEY_WANTED) {
-				oep->keys[i].state = OFI_KEY_ASKED;
-				ask[nask++] = oep->keys[i].key;
-			}
-		dapl_unlock(&oep->lock);
-		for (i = 0; i < nask && oep->conn; i++) {
-			ofi_wire_init(oep->oia, &m, OFI_MSG_KEYQ);
-			m.src_id = oep->conn->id;
-			m.dst_id = oep->conn->peer_id;
-			m.key = ask[i];
-			ofi_ctl_send(oep->oia, oep->conn->gen,
-				     oep->conn->peer_ctl,
-				     oep->conn->id, &m);
-		}
-	}
+	if (w & OFI_WORK_KEYS)
+		ofi_ep_ask_keys(oep);
 	if (w & OFI_WORK_BIND) {
 		dapl_lock(&oep->lock);
 		switch (ofi_mw_run(oep)) { /* rmr.c */

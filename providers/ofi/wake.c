@@ -65,6 +65,8 @@ struct ofi_wake {
 	int muted;			/* out of the epoll set (ofi_wake_mute) */
 	struct dapl_tp_evd *cq[2];	/* the endpoint's CQs (transmit,
 					 * receive), NULL for the IA's own */
+	int ctl;			/* a control or listening endpoint's
+					 * (the IA's control CQ) */
 };
 
 static void ofi_mute_timer(struct dapl_timer *t);
@@ -198,6 +200,7 @@ struct ofi_wake *ofi_wake_bind(struct dapl_tp_ia *oia, struct fid_ep *ep,
 	w->oia = oia;
 	w->cq[0] = ofi_wake_ocq(tx);
 	w->cq[1] = ofi_wake_ocq(rx);
+	w->ctl = tx && tx == oia->ctl_cq;
 	rc = fi_wait_open(oia->fabric, &wa, &w->set);
 	if (!rc) {
 		ca.wait_set = w->set;
@@ -369,7 +372,7 @@ static int ofi_wake_set_muted(struct dapl_tp_ia *oia, struct ofi_wake *w,
 int ofi_wake_mute(struct dapl_tp_ia *oia)
 {
 	struct dapl_list *pos, *tmp;
-	int back = 0, was, due;
+	int back = 0, was, due, served = 0;
 	uint64_t now;
 
 	if (oia->wake_epfd < 0)
@@ -389,6 +392,10 @@ int ofi_wake_mute(struct dapl_tp_ia *oia)
 						   __ATOMIC_RELAXED),
 				   armed, ocq->spinning, now),
 		    __ATOMIC_RELAXED);
+		/* a consumer that spins serves the control CQ too
+		 * (progress.c ofi_progress_ctl) */
+		if (ocq->spinning && !ofi_cq_armed_lately(ocq, now))
+			served = 1;
 		/* the bell timer's round: what is owed rings now
 		 * (ofi_wake_ring_op) */
 		if (due && __atomic_load_n(&ocq->bell_polls, __ATOMIC_RELAXED))
@@ -399,10 +406,11 @@ int ofi_wake_mute(struct dapl_tp_ia *oia)
 	dapl_list_for_each_safe(pos, tmp, &oia->wakes) {
 		struct ofi_wake *w =
 		    dapl_container_of(pos, struct ofi_wake, link);
-		int mute = (ofi_cq_spinning(w->cq[0]) ||
-			    ofi_cq_spinning(w->cq[1])) &&
-			   !ofi_cq_armed_lately(w->cq[0], now) &&
-			   !ofi_cq_armed_lately(w->cq[1], now);
+		int mute = w->ctl ? served && oia->serve
+				  : (ofi_cq_spinning(w->cq[0]) ||
+				     ofi_cq_spinning(w->cq[1])) &&
+					!ofi_cq_armed_lately(w->cq[0], now) &&
+					!ofi_cq_armed_lately(w->cq[1], now);
 
 		if (ofi_wake_set_muted(oia, w, mute) && !mute)
 			back = 1;
@@ -445,6 +453,7 @@ void ofi_wake_bell_open(struct dapl_tp_ia *oia, struct fid_ep *ep,
 	w->oia = oia;
 	w->cq[0] = ofi_wake_ocq(tx);
 	w->cq[1] = ofi_wake_ocq(rx);
+	w->ctl = tx && tx == oia->ctl_cq;
 	w->bell = 1;
 	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->fd < 0 || bind(w->fd, (struct sockaddr *)&sa, sl)) {
