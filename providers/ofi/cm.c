@@ -127,40 +127,121 @@ void ofi_conn_peer_gone(struct dapl_tp_ep *oep)
 		ofi_conn_end(oep->oia, c, DAPL_CM_ACCEPT_ERROR, 0);
 }
 
-static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
-			const struct ofi_wire *m)
+/*
+ * locked: r becomes a KEYR (or KEYN: type) to connection c about key,
+ * with the registration's base, length, privileges and libfabric key
+ * (status 0) if c may be told of it, else status 1.  A window's key is
+ * told only to connections of its PZ's EPs (dat_rmr_create(3DAT)); any
+ * key told is remembered, to be revoked (rmr.c ofi_mr_revoke,
+ * ofi_mw_revoke).  0 if told.
+ */
+static int ofi_key_tell(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			uint32_t key, uint16_t type, struct ofi_wire *r)
 {
-	struct dapl_list *pos, *tmp;
-	struct ofi_wire r;
+	struct dapl_list *pos;
 
-	ofi_wire_init(oia, &r, OFI_MSG_KEYR);
-	r.src_id = c->id;
-	r.dst_id = c->peer_id;
-	r.key = m->key;
-	r.status = 1;
-	dapl_list_for_each_safe(pos, tmp, &oia->mrs) {
+	ofi_wire_init(oia, r, type);
+	r->src_id = c->id;
+	r->dst_id = c->peer_id;
+	r->key = key;
+	r->status = 1;
+	for (pos = oia->mrs.next; pos != &oia->mrs; pos = pos->next) {
 		struct dapl_tp_lmr *mr =
 		    dapl_container_of(pos, struct dapl_tp_lmr, link);
 
-		/* a window's key: only to connections of its PZ's EPs
-		 * (dat_rmr_create(3DAT)); any key told is remembered, to
-		 * be revoked (rmr.c, mr.c ofi_mr_revoke) */
-		if (mr->key == m->key && mr->remote &&
+		if (mr->key == key && mr->remote &&
 		    (!mr->pz ||
 		     (c->ep && dapl_ep_pz(c->ep) == mr->pz)) &&
 		    !ofi_mw_told(mr, c->id)) {
-			r.status = 0;
-			r.base = mr->base;
-			r.len = mr->len;
-			r.qual = mr->perm;
-			r.fkey = mr->fkey;
+			r->status = 0;
+			r->base = mr->base;
+			r->len = mr->len;
+			r->qual = mr->perm;
+			r->fkey = mr->fkey;
 			break;
 		}
 	}
+	return (int)r->status;
+}
+
+static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			const struct ofi_wire *m)
+{
+	struct ofi_wire r;
+
+	ofi_key_tell(oia, c, (uint32_t)m->key, OFI_MSG_KEYR, &r);
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: key %u asked: %s",
 		 (unsigned long long)c->id, (unsigned)m->key,
 		 r.status ? "none here for it" : "told");
 	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
+}
+
+/* Does the send's data hold key (its 4 bytes, at any offset)?  Only its
+ * first OFI_FRESH_SCAN bytes are looked at: a message that carries a
+ * key for an RDMA is a small one. */
+#define OFI_FRESH_SCAN 256
+static int ofi_sge_holds(const struct dapl_sge *sge, int num, uint32_t key)
+{
+	size_t left = OFI_FRESH_SCAN, i, n;
+	int s;
+
+	for (s = 0; s < num && left >= sizeof(key); s++) {
+		const unsigned char *p =
+		    (const unsigned char *)(uintptr_t)sge[s].addr;
+
+		n = sge[s].length < left ? sge[s].length : left;
+		left -= n;
+		for (i = 0; i + sizeof(key) <= n; i++)
+			if (!memcmp(p + i, &key, sizeof(key)))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * A send about to be posted on oep while keys are fresh (mr.c
+ * ofi_key_fresh: registered lately for remote access, told to nobody):
+ * each fresh key its data holds is told to the connection first (KEYN,
+ * the same record as a KEYR), so that the peer's first RDMA through it
+ * finds it known instead of asking (KEYQ) and waiting a round trip
+ * (issue 35: an MPI library's rendezvous registers a fragment and sends
+ * its key; fresh_read).  The KEYN goes on the control endpoint before
+ * the send goes on the data endpoint: over shm it is in the peer's queue
+ * first, and the peer drains its control CQ before it asks (progress.c
+ * ofi_progress_ctl); over TCP it may come second, and the query goes as
+ * before.  A key found is fresh no more; after OFI_FRESH_SENDS sends
+ * none is, so that a consumer that never sends its keys pays this scan
+ * on a few sends only.  A value that matches a key by chance only tells
+ * the peer a key it may use anyway (keys look like no small number: mr.c
+ * ofi_key_next).
+ */
+void ofi_keys_announce(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
+		       int num)
+{
+	struct dapl_tp_ia *oia = oep->oia;
+	struct ofi_conn *c;
+	struct ofi_wire r;
+	int left, i;
+
+	pthread_mutex_lock(&oia->lock);
+	left = oia->fresh_sends;
+	if (left > 0)
+		__atomic_store_n(&oia->fresh_sends, left - 1,
+				 __ATOMIC_RELAXED);
+	c = oep->conn;
+	for (i = 0; i < OFI_FRESH && c && c->state == OFI_CONN_ESTABLISHED;
+	     i++) {
+		uint32_t key = oia->fresh[i];
+
+		if (!key || !ofi_sge_holds(sge, num, key))
+			continue;
+		oia->fresh[i] = 0;
+		if (!ofi_key_tell(oia, c, key, OFI_MSG_KEYN, &r))
+			ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
+	}
+	if (left <= 1)
+		memset(oia->fresh, 0, sizeof(oia->fresh));
+	pthread_mutex_unlock(&oia->lock);
 }
 
 /* A message for one of our connections (not a REQ). */
@@ -269,6 +350,13 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		if (c->state == OFI_CONN_ESTABLISHED ||
 		    c->state == OFI_CONN_ACCEPTING)
 			ofi_rx_keyq(oia, c, m);
+		break;
+	case OFI_MSG_KEYN: /* a key told before it was asked for */
+		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+		if (oep && !m->status &&
+		    ofi_ep_key_told(oep, (uint32_t)m->key, m->base, m->len,
+				    (uint32_t)m->qual, m->fkey))
+			ofi_cq_kick_owe(oep);
 		break;
 	case OFI_MSG_KEYR:
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;

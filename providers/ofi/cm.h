@@ -307,6 +307,11 @@ int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id,
 void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* IA close: forgets upcalls never made (their brackets closed). */
 void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* oep's consumer posts a send of sge[num] while keys are fresh: those in
+ * its data are told to the peer first (KEYN); ia.c sets it as
+ * oia->announce for ep.c */
+void ofi_keys_announce(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
+		       int num) DAPL_HIDDEN;
 /* a control message for one of our connections (not a REQ) */
 void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m) DAPL_HIDDEN;
 

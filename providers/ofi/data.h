@@ -92,6 +92,11 @@ ofi_op_complete_direct(struct ofi_op *op, const struct dapl_tp_evd *ocq,
 int ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 		      uint64_t base, uint64_t len, uint32_t perm,
 		      uint64_t fkey) DAPL_HIDDEN;
+/* The peer told a key before it was asked (KEYN, cm.c, oia->lock held):
+ * its entry takes it unless another key's query holds it; 1 if an RDMA
+ * waited for it (cq.c ofi_cq_kick_owe) */
+int ofi_ep_key_told(struct dapl_tp_ep *oep, uint32_t key, uint64_t base,
+		    uint64_t len, uint32_t perm, uint64_t fkey) DAPL_HIDDEN;
 /* The number of the peer's messages received here: the receives
  * complete in posting order from the first (they match the peer's sends
  * in its order), for the DISC (link.c). */

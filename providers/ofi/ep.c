@@ -548,6 +548,10 @@ int ofi_post_send1(struct dapl_ep *ep, struct dapl_cookie *c,
 
 	if (dapl_unlikely(!oep))
 		return ENOTCONN;
+	/* keys registered lately may be in it (cm.c ofi_keys_announce) */
+	if (dapl_unlikely(__atomic_load_n(&oep->oia->fresh_sends,
+					  __ATOMIC_RELAXED)))
+		oep->oia->announce(oep, sge, 1);
 	return ofi_post1(oep, &oep->sq, DAPL_OP_SEND, flags, c, sge, 0, 0);
 }
 
@@ -605,6 +609,9 @@ DAT_RETURN ofi_post_send(struct dapl_ep *ep, const struct dapl_post *p)
 	}
 	if (dapl_unlikely(!oep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
+	if (p->op == DAPL_OP_SEND &&
+	    __atomic_load_n(&oep->oia->fresh_sends, __ATOMIC_RELAXED))
+		oep->oia->announce(oep, p->sge, p->num_sge);
 	return ofi_post(ep, &oep->sq, p);
 }
 
@@ -690,6 +697,29 @@ int ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
 	}
 	dapl_unlock(&oep->lock);
 	return answered;
+}
+
+int ofi_ep_key_told(struct dapl_tp_ep *oep, uint32_t key, uint64_t base,
+		    uint64_t len, uint32_t perm, uint64_t fkey)
+{
+	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
+	int waited = 0;
+
+	dapl_lock(&oep->lock);
+	if (k->key == key &&
+	    (k->state == OFI_KEY_WANTED || k->state == OFI_KEY_ASKED))
+		waited = 1;
+	else if (k->state == OFI_KEY_WANTED || k->state == OFI_KEY_ASKED)
+		goto out; /* another key's query in flight keeps its slot */
+	k->key = key;
+	k->state = OFI_KEY_KNOWN;
+	k->base = base;
+	k->len = len;
+	k->perm = (uint8_t)perm;
+	k->fkey = fkey;
+out:
+	dapl_unlock(&oep->lock);
+	return waited;
 }
 
 void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)

@@ -322,6 +322,7 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 		goto err_fi;
 	if (!ofi_is_msg(oia))
 		oia->serve = ofi_progress_ctl; /* progress.c, for cq.c */
+	oia->announce = ofi_keys_announce; /* cm.c, for ep.c */
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
 	oia->fab.atomics = ofi_ctl_of(oia) &&
 			   ofi_atomic_probe(oia, ofi_ctl_of(oia)->ep);

@@ -133,6 +133,8 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	m->perm = ofi_perm(priv);
 	m->remote = !!m->perm;
 	dapl_list_add_tail(&oia->mrs, &m->link);
+	if (m->remote)
+		ofi_key_fresh(oia, m->key);
 	pthread_mutex_unlock(&oia->lock);
 	dapl_lmr_set_tp(lmr, m);
 	/* no remote privileges: no rmr_context (dat_lmr_create(3DAT)) */
@@ -228,6 +230,7 @@ DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 	}
 	if (--m->refs == 0) {
 		dapl_list_del(&m->link);
+		ofi_key_stale(oia, m->key);
 		fi_close(&m->mr->fid);
 		*gone = m;
 	}
@@ -235,14 +238,43 @@ DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 	return DAT_SUCCESS;
 }
 
+/*
+ * Keys are a counter through a bijection of 32-bit words (murmur3's
+ * finalizer: xor-shifts and odd multipliers), so distinct counts give
+ * distinct keys, and the keys look like no small integer: a send that
+ * carries a fresh key is recognised by the key's value in it
+ * (cm.c ofi_keys_announce), and a 3 or a 17 of the consumer's own
+ * must not pass for one.  The counter starts where the IA's open put
+ * it (ia.c).
+ */
 uint32_t ofi_key_next(struct dapl_tp_ia *oia)
 {
 	uint32_t k;
 
-	do
+	do {
 		k = __atomic_fetch_add(&oia->next_key, 1, __ATOMIC_RELAXED);
-	while (!k);
+		k ^= k >> 16;
+		k *= 0x85ebca6bu;
+		k ^= k >> 13;
+		k *= 0xc2b2ae35u;
+		k ^= k >> 16;
+	} while (!k);
 	return k;
+}
+
+void ofi_key_fresh(struct dapl_tp_ia *oia, uint32_t key)
+{
+	oia->fresh[oia->fresh_next++ % OFI_FRESH] = key;
+	__atomic_store_n(&oia->fresh_sends, OFI_FRESH_SENDS, __ATOMIC_RELEASE);
+}
+
+void ofi_key_stale(struct dapl_tp_ia *oia, uint32_t key)
+{
+	unsigned i;
+
+	for (i = 0; i < OFI_FRESH; i++)
+		if (oia->fresh[i] == key)
+			oia->fresh[i] = 0;
 }
 
 /* oia->lock held: conn was told the key of a window or LMR (cm.c, KEYR);

@@ -144,6 +144,11 @@ struct ofi_ctl_gen {
 
 struct ofi_cm_upcalls;
 
+/* How many keys, registered lately, the sends look for (KEYN), and how
+ * many sends after a registration look (cm.c ofi_keys_announce) */
+#define OFI_FRESH 8
+#define OFI_FRESH_SENDS 8
+
 struct dapl_tp_ia {
 	struct dapl_ia *ia;
 	pthread_mutex_t lock;
@@ -224,6 +229,15 @@ struct dapl_tp_ia {
 	 * (ia.c), NULL where the control path is not a CQ (MSG) */
 	void (*serve)(struct dapl_tp_ia *oia);
 	int keys_wanted;		/* an EP has OFI_WORK_KEYS (ep.c) */
+	/* keys registered lately for remote access and told to nobody,
+	 * which the IA's next fresh_sends sends look for in what they
+	 * carry (mr.c ofi_key_fresh, cm.c ofi_keys_announce); 0: none */
+	uint32_t fresh[OFI_FRESH];
+	unsigned fresh_next;
+	int fresh_sends;
+	/* cm.c ofi_keys_announce, for ep.c; set at open (ia.c) */
+	void (*announce)(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
+			 int num);
 };
 
 struct dapl_tp_sp {
@@ -681,6 +695,11 @@ DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 int ofi_mw_told(struct dapl_tp_lmr *m, uint64_t conn) DAPL_HIDDEN;
 /* A fresh application key, never 0, never reused while the IA is open */
 uint32_t ofi_key_next(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* oia->lock held: key, registered for remote access, is fresh: the next
+ * OFI_FRESH_SENDS sends look for it (cm.c ofi_keys_announce) */
+void ofi_key_fresh(struct dapl_tp_ia *oia, uint32_t key) DAPL_HIDDEN;
+/* oia->lock held: key is fresh no more (told, or deregistered) */
+void ofi_key_stale(struct dapl_tp_ia *oia, uint32_t key) DAPL_HIDDEN;
 
 /* atomic.c */
 /* At IA open: FI_UINT64 fetch FI_SUM and FI_CSWAP valid on ep */

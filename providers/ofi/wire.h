@@ -24,6 +24,8 @@ enum ofi_msg_type {
 	OFI_MSG_KEYX,		/* a window's key is revoked (rmr.c) */
 	OFI_MSG_KEYXA,		/* the peer forgot it */
 	OFI_MSG_REQACK,		/* passive -> active: the REQ was read */
+	OFI_MSG_KEYN,		/* a KEYR nobody asked for: the key is in a
+				 * send on its way (cm.c ofi_keys_announce) */
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
