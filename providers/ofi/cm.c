@@ -30,6 +30,7 @@
 
 #include "ofi.h"
 #include "data.h"
+#include "keytab.h"
 #include "wire.h"
 #include "cm.h"
 
@@ -164,6 +165,21 @@ static int ofi_key_tell(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	return (int)r->status;
 }
 
+/* locked: is key's registration in our key table (keytab.c)? */
+static int ofi_key_listed(struct dapl_tp_ia *oia, uint32_t key)
+{
+	struct dapl_list *pos;
+
+	for (pos = oia->mrs.next; pos != &oia->mrs; pos = pos->next) {
+		const struct dapl_tp_lmr *mr =
+		    dapl_container_of(pos, struct dapl_tp_lmr, link);
+
+		if (mr->key == key)
+			return mr->published;
+	}
+	return 0;
+}
+
 static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			const struct ofi_wire *m)
 {
@@ -173,6 +189,39 @@ static void ofi_rx_keyq(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: key %u asked: %s",
 		 (unsigned long long)c->id, (unsigned)m->key,
 		 r.status ? "none here for it" : "told");
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
+}
+
+/*
+ * locked, shm: the peer's key table (keytab.c), mapped if it is one and
+ * we have a table of our own for the busy marks it must see; the peer is
+ * told whether (KEYTA).  Its pid is the one its data endpoint's region
+ * names (the connection's guard, shm_guard.c), not one a message says.
+ */
+static void ofi_rx_keyt(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			const struct ofi_wire *m)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	struct ofi_keytab_view *v = NULL, *old = NULL;
+	struct ofi_wire r;
+
+	if (oep && oep->guard && oia->keytab)
+		v = ofi_keytab_view_open(oep->guard->peer_pid, m->len,
+					 m->fkey);
+	if (v) {
+		dapl_lock(&oep->lock);
+		old = oep->peer_tab;
+		oep->peer_tab = v;
+		oep->tab_ok = oep->tab_acked;
+		dapl_unlock(&oep->lock);
+		ofi_keytab_view_close(old);
+	}
+	dapl_dbg(DAPL_DBG_CM, "ofi: connection %llu: the peer's key table: %s",
+		 (unsigned long long)c->id, v ? "mapped" : "not used");
+	ofi_wire_init(oia, &r, OFI_MSG_KEYTA);
+	r.src_id = c->id;
+	r.dst_id = c->peer_id;
+	r.status = !v;
 	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
 }
 
@@ -235,6 +284,9 @@ void ofi_keys_announce(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
 
 		if (!key || !ofi_sge_holds(sge, num, key))
 			continue;
+		/* shm: the peer reads it in our table (keytab.c) */
+		if (oep->tab_ok && ofi_key_listed(oia, key))
+			continue;
 		oia->fresh[i] = 0;
 		if (!ofi_key_tell(oia, c, key, OFI_MSG_KEYN, &r))
 			ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
@@ -288,6 +340,7 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 	case OFI_MSG_RTU:
 		if (c->state == OFI_CONN_ACCEPTING) {
 			c->state = OFI_CONN_ESTABLISHED;
+			ofi_keyt_send(oia, c); /* shm: our key table */
 			ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, NULL, 0);
 		}
 		break;
@@ -350,6 +403,19 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		if (c->state == OFI_CONN_ESTABLISHED ||
 		    c->state == OFI_CONN_ACCEPTING)
 			ofi_rx_keyq(oia, c, m);
+		break;
+	case OFI_MSG_KEYT: /* shm: where the peer's key table is */
+		if (c->state == OFI_CONN_ESTABLISHED)
+			ofi_rx_keyt(oia, c, m);
+		break;
+	case OFI_MSG_KEYTA: /* shm: the peer maps our key table, or not */
+		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+		if (oep) {
+			dapl_lock(&oep->lock);
+			oep->tab_acked = !m->status;
+			oep->tab_ok = oep->tab_acked && oep->peer_tab;
+			dapl_unlock(&oep->lock);
+		}
 		break;
 	case OFI_MSG_KEYN: /* a key told before it was asked for */
 		oep = c->ep ? dapl_ep_tp(c->ep) : NULL;

@@ -307,6 +307,9 @@ int ofi_keyx_done(struct dapl_tp_ia *oia, uint64_t conn_id,
 void ofi_notes_deliver(struct dapl_tp_ia *oia) DAPL_HIDDEN;
 /* IA close: forgets upcalls never made (their brackets closed). */
 void ofi_notes_drop(struct dapl_tp_ia *oia) DAPL_HIDDEN;
+/* link.c, locked, shm: tells the connection's peer where our key table
+ * is (KEYT), once it is established (rdm.c, cm.c RTU) */
+void ofi_keyt_send(struct dapl_tp_ia *oia, struct ofi_conn *c) DAPL_HIDDEN;
 /* oep's consumer posts a send of sge[num] while keys are fresh: those in
  * its data are told to the peer first (KEYN); ia.c sets it as
  * oia->announce for ep.c */

@@ -35,6 +35,7 @@
 
 #include "ofi.h"
 #include "data.h"
+#include "keytab.h"
 
 /* ocq and oep locked: a ring whose oldest op is done is ready.  A ring
  * without an EVD retires its done ops at once. */
@@ -97,6 +98,18 @@ static uint8_t ofi_op_perm(const struct ofi_op *op)
 	}
 }
 
+/* Does a registration of base, len and privileges perm (OFI_PERM_*)
+ * hold all of op's target range, with the privilege op needs? */
+static int ofi_op_allowed(const struct ofi_op *op, uint64_t base,
+			  uint64_t len, uint32_t perm)
+{
+	uint64_t total = ofi_op_total(op);
+
+	return op->remote_addr >= base && op->remote_addr - base <= len &&
+	       total <= len - (op->remote_addr - base) &&
+	       (perm & ofi_op_perm(op));
+}
+
 /* oep locked: its OFI_WORK_KEYS is set.  Who sends the query: the
  * consumer's next poll of the request EVD if a consumer spins on it (cq.c
  * ofi_cq_serves, progress.c ofi_progress_ctl), which drains the control
@@ -130,7 +143,6 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 			uint64_t *addr, uint64_t *fkey)
 {
 	struct ofi_keycache *k;
-	uint64_t len;
 
 	k = &oep->keys[op->rkey % OFI_KEYCACHE];
 	if (k->key != op->rkey || k->state == OFI_KEY_EMPTY) {
@@ -145,11 +157,7 @@ static int ofi_rma_addr(struct dapl_tp_ep *oep, const struct ofi_op *op,
 	}
 	switch (k->state) {
 	case OFI_KEY_KNOWN:
-		len = ofi_op_total(op);
-		if (op->remote_addr < k->base ||
-		    op->remote_addr - k->base > k->len ||
-		    len > k->len - (op->remote_addr - k->base) ||
-		    !(k->perm & ofi_op_perm(op)))
+		if (!ofi_op_allowed(op, k->base, k->len, k->perm))
 			return -1;
 		*addr = oep->oia->fab.virt_addr ? op->remote_addr
 					    : op->remote_addr - k->base;
@@ -216,6 +224,69 @@ static uint64_t ofi_write_flags(const struct dapl_tp_ep *oep)
 		   : FI_DELIVERY_COMPLETE;
 }
 
+/*
+ * oep locked, shm with the peer's key table (keytab.c): an RDMA read or
+ * write through a key the table lists goes out at once, by CMA, with
+ * neither a key query nor, at the target's dat_lmr_free, a revocation
+ * round trip.  The key is marked busy in our own table before the slot
+ * is read and until the CMA call returned (keytab.c says why).  What the
+ * table does not decide (no CMA towards the peer, every busy mark taken,
+ * a key it does not list: freed, or its slot held by another) goes the
+ * message way: OFI_TAB_NOT.  Else as ofi_op_issue.
+ */
+#define OFI_TAB_NOT 2
+static int ofi_op_issue_tab(struct dapl_tp_ep *oep, struct ofi_op *op)
+{
+	struct ofi_keytab *own = oep->oia->keytab;
+	struct fi_msg_rma rma;
+	struct fi_rma_iov riov;
+	uint64_t base, len;
+	uint32_t perm;
+	int busy, rc;
+
+	if (!ofi_shm_guard_cma(oep->guard))
+		return OFI_TAB_NOT;
+	if (op->fence && oep->ops_out)
+		return 1;
+	busy = ofi_keytab_claim(own, op->rkey);
+	if (busy < 0)
+		return OFI_TAB_NOT;
+	if (!ofi_keytab_find(oep->peer_tab, op->rkey, &perm, &base, &len)) {
+		ofi_keytab_release(own, busy);
+		return OFI_TAB_NOT;
+	}
+	if (!ofi_op_allowed(op, base, len, perm)) {
+		ofi_keytab_release(own, busy);
+		dapl_dbg(DAPL_DBG_EP,
+			 "ofi: RDMA with key %u at 0x%llx refused here (the "
+			 "peer's table: range or privilege)",
+			 (unsigned)op->rkey,
+			 (unsigned long long)op->remote_addr);
+		ofi_op_fail(oep, op, DAT_DTO_ERR_REMOTE_ACCESS);
+		ofi_ep_want(oep, OFI_WORK_BROKEN);
+		return 0;
+	}
+	riov.addr = op->remote_addr; /* shm: FI_MR_VIRT_ADDR */
+	riov.len = ofi_op_total(op);
+	riov.key = op->rkey;
+	rma.msg_iov = op->iov;
+	rma.desc = NULL;
+	rma.iov_count = op->num;
+	rma.addr = oep->peer;
+	rma.rma_iov = &riov;
+	rma.rma_iov_count = 1;
+	rma.context = op;
+	rma.data = 0;
+	if (op->op == DAPL_OP_RDMA_READ) {
+		rc = (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
+	} else {
+		op->cma = 1; /* ofi_write_flags: no FI_DELIVERY_COMPLETE */
+		rc = (int)fi_writemsg(oep->fep, &rma, FI_COMPLETION);
+	}
+	ofi_keytab_release(own, busy);
+	return rc;
+}
+
 /* oep locked: issues op; 0, 1 (must wait), or a negative fi error. */
 static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 {
@@ -248,6 +319,11 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 					   oep->oia->fab.send_flags);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
+		if (oep->tab_ok) {
+			rc = ofi_op_issue_tab(oep, op);
+			if (rc != OFI_TAB_NOT)
+				return rc;
+		}
 		rc = ofi_op_target(oep, op, &addr, &fkey);
 		if (rc != OFI_TARGET_READY)
 			return rc;

@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include "ofi.h"
+#include "keytab.h"
 #include "data.h"
 
 /* ocq locked (if any), then oep: the ring leaves the ready list and
@@ -270,6 +271,7 @@ void ofi_ep_guards_watch(void *arg)
  * consumer's buffers and nothing more completes. */
 void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 {
+	struct ofi_keytab_view *tab;
 	struct ofi_shm_guard *g;
 	struct fid_ep *fep;
 
@@ -283,7 +285,11 @@ void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	oep->connected = 0;
 	g = oep->guard;
 	oep->guard = NULL;
+	tab = oep->peer_tab; /* under oia->lock too (mr.c ofi_mr_unlist) */
+	oep->peer_tab = NULL;
+	oep->tab_ok = oep->tab_acked = 0;
 	dapl_unlock(&oep->lock);
+	ofi_keytab_view_close(tab);
 	if (g) {
 		pthread_mutex_lock(&oep->oia->guard_lock);
 		dapl_list_del(&g->link);

@@ -19,6 +19,7 @@
 #include "data.h"
 #include "wire.h"
 #include "cm.h"
+#include "keytab.h"
 
 /* The libfabric calls of the IA's selection (select.c): the library's own */
 static const struct ofi_fi_calls ofi_fi_calls = {
@@ -91,6 +92,7 @@ static void ofi_ia_free(struct dapl_tp_ia *oia)
 	if (oia->info)
 		fi_freeinfo(oia->info);
 	ofi_wake_ia_close(oia);
+	ofi_keytab_close(oia->keytab);
 	pthread_mutex_destroy(&oia->guard_lock);
 	pthread_mutex_destroy(&oia->lock);
 	free(oia);
@@ -323,6 +325,8 @@ DAT_RETURN ofi_ia_open(struct dapl_ia *ia, const char *ia_params,
 	if (!ofi_is_msg(oia))
 		oia->serve = ofi_progress_ctl; /* progress.c, for cq.c */
 	oia->announce = ofi_keys_announce; /* cm.c, for ep.c */
+	if (oia->fab.ep_av) /* shm: the keys peers read (keytab.c) */
+		oia->keytab = ofi_keytab_open();
 	dapl_ia_set_addr(ia, (const struct sockaddr *)&oia->addr);
 	oia->fab.atomics = ofi_ctl_of(oia) &&
 			   ofi_atomic_probe(oia, ofi_ctl_of(oia)->ep);

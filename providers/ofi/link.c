@@ -14,6 +14,7 @@
 #include "data.h"
 #include "wire.h"
 #include "cm.h"
+#include "keytab.h"
 
 int ofi_ctl_send(struct dapl_tp_ia *oia, struct ofi_ctl_gen *g,
 		 fi_addr_t dest, uint64_t conn_id, const struct ofi_wire *msg)
@@ -102,4 +103,21 @@ void ofi_send_reject(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	m.status = (uint32_t)peer;
 	ofi_ctl_send(oia, c->gen, c->peer_ctl, 0, &m);
 	c->state = OFI_CONN_CLOSED;
+}
+
+/* locked, shm: the connection's peer is told where our key table is
+ * (keytab.c), once the connection is established; it answers KEYTA */
+void ofi_keyt_send(struct dapl_tp_ia *oia, struct ofi_conn *c)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+	struct ofi_wire m;
+
+	if (!oia->keytab || !oep || !oep->guard)
+		return;
+	ofi_wire_init(oia, &m, OFI_MSG_KEYT);
+	m.src_id = c->id;
+	m.dst_id = c->peer_id;
+	m.base = (uint64_t)oia->pid;
+	ofi_keytab_where(oia->keytab, &m.len, &m.fkey);
+	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &m);
 }

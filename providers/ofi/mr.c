@@ -17,11 +17,13 @@
  * the IA's list of registrations.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
 #include "ofi.h"
+#include "keytab.h"
 #include <dat/dat_ib_extensions.h>
 
 DAT_RETURN ofi_pz_create(struct dapl_pz *pz)
@@ -135,6 +137,11 @@ DAT_RETURN ofi_mr_register(struct dapl_lmr *lmr, void *addr, DAT_VLEN len,
 	dapl_list_add_tail(&oia->mrs, &m->link);
 	if (m->remote)
 		ofi_key_fresh(oia, m->key);
+	/* shm: listed for the peers' views (keytab.c); a provider's own
+	 * key (FI_MR_PROV_KEY) would not be the one peers use */
+	if (m->remote && oia->keytab && m->fkey == m->key)
+		m->published = ofi_keytab_publish(oia->keytab, m->key, m->perm,
+						  m->base, m->len);
 	pthread_mutex_unlock(&oia->lock);
 	dapl_lmr_set_tp(lmr, m);
 	/* no remote privileges: no rmr_context (dat_lmr_create(3DAT)) */
@@ -198,6 +205,36 @@ static int ofi_key_in_flight(struct dapl_tp_ia *oia, uint32_t key)
 }
 
 /*
+ * oia->lock held, shm: key leaves the IA's table (keytab.c) before its
+ * registration closes, and no peer is still inside an RDMA it checked
+ * against the table before that: each connected peer's busy marks are
+ * looked at until none names key.  A peer stopped between its check and
+ * its CMA call holds this up to the keepalive's bound, as a peer that
+ * does not answer a revocation does (rmr.c ofi_keyx_await).
+ */
+static void ofi_mr_unlist(struct dapl_tp_ia *oia, uint32_t key)
+{
+	uint64_t until = dapl_now_ns() + oia->ka_timeout_ns;
+	struct dapl_list *pos;
+	int busy;
+
+	ofi_keytab_withdraw(oia->keytab, key);
+	do {
+		busy = 0;
+		for (pos = oia->eps.next; pos != &oia->eps && !busy;
+		     pos = pos->next) {
+			struct dapl_tp_ep *oep =
+			    dapl_container_of(pos, struct dapl_tp_ep, ia_link);
+
+			busy = oep->peer_tab &&
+			       ofi_keytab_busy(oep->peer_tab, key);
+		}
+		if (busy)
+			sched_yield();
+	} while (busy && dapl_now_ns() < until);
+}
+
+/*
  * Most libfabric providers need no registration for local buffers (DTOs
  * go out with desc NULL), so closing the registration would not stop a
  * posted receive or read from writing into memory the consumer believes
@@ -231,6 +268,8 @@ DAT_RETURN ofi_mr_drop(struct dapl_lmr *lmr, struct dapl_tp_lmr **gone)
 	if (--m->refs == 0) {
 		dapl_list_del(&m->link);
 		ofi_key_stale(oia, m->key);
+		if (m->published)
+			ofi_mr_unlist(oia, m->key);
 		fi_close(&m->mr->fid);
 		*gone = m;
 	}

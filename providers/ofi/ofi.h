@@ -143,6 +143,8 @@ struct ofi_ctl_gen {
 };
 
 struct ofi_cm_upcalls;
+struct ofi_keytab;
+struct ofi_keytab_view;
 
 /* How many keys, registered lately, the sends look for (KEYN), and how
  * many sends after a registration look (cm.c ofi_keys_announce) */
@@ -235,6 +237,9 @@ struct dapl_tp_ia {
 	uint32_t fresh[OFI_FRESH];
 	unsigned fresh_next;
 	int fresh_sends;
+	/* shm: the table of live remote keys peers map (keytab.c), or
+	 * NULL */
+	struct ofi_keytab *keytab;
 	/* cm.c ofi_keys_announce, for ep.c; set at open (ia.c) */
 	void (*announce)(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
 			 int num);
@@ -448,6 +453,11 @@ struct dapl_tp_ep {
 	uint32_t peer_recvd;
 	int peer_recvd_known;
 	struct ofi_keycache keys[OFI_KEYCACHE];
+	/* shm: the peer's key table, mapped (keytab.c; set and cleared
+	 * under oia->lock and oep->lock), and whether the peer maps ours
+	 * (KEYTA): an RDMA may go by the table only with both (tab_ok) */
+	struct ofi_keytab_view *peer_tab;
+	int tab_acked, tab_ok;
 	/* errors: the oldest issued request, and since when (the engine
 	 * sees it; ofi_ep_stuck) */
 	uint32_t stuck_seq;
@@ -468,6 +478,7 @@ struct dapl_tp_lmr {
 					 * provider's where it picks keys
 					 * (FI_MR_PROV_KEY: verbs) */
 	int remote;			/* registered for remote access */
+	int published;			/* listed in oia->keytab */
 	uint32_t perm;			/* OFI_PERM_* (remote) */
 	struct dapl_pz *pz;		/* a window's PZ: its key is told only
 					 * to connections of EPs of that PZ

@@ -239,6 +239,7 @@ void ofi_rx_accept(struct dapl_tp_ia *oia, struct ofi_conn *c,
 	r.src_id = c->id;
 	r.dst_id = c->peer_id;
 	ofi_ctl_send(oia, c->gen, c->peer_ctl, c->id, &r);
+	ofi_keyt_send(oia, c); /* shm: our key table (link.c) */
 	ofi_note_ep(oia, c->ep, DAPL_CM_ESTABLISHED, m->pdata, m->pdata_len);
 }
 

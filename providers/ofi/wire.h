@@ -26,6 +26,9 @@ enum ofi_msg_type {
 	OFI_MSG_REQACK,		/* passive -> active: the REQ was read */
 	OFI_MSG_KEYN,		/* a KEYR nobody asked for: the key is in a
 				 * send on its way (cm.c ofi_keys_announce) */
+	OFI_MSG_KEYT,		/* shm: where the sender's key table is
+				 * (keytab.c): len its fd, fkey its nonce */
+	OFI_MSG_KEYTA,		/* the peer maps it (status 0) or not */
 };
 
 #define OFI_WIRE_MAGIC 0x44415446u /* "DATF" */
