@@ -306,6 +306,14 @@ $(B)/test/unit/test_ofi_shm_sweep: $(B)/test/unit/test_ofi_shm_sweep.o \
 	$(LINK) -o $@ $^ -lpthread
 HOST_TAP_TESTS += $(B)/test/unit/test_ofi_shm_sweep
 
+# test_ofi_keytab (host): the shm key table peers map (keytab.c), a view
+# of it in this process and in a child; no libfabric call.
+$(B)/test/unit/test_ofi_keytab: $(B)/test/unit/test_ofi_keytab.o \
+		$(B)/providers/ofi/keytab.o $(B)/udapl/handle.o \
+		$(B)/udapl/process.o
+	$(LINK) -o $@ $^ -lpthread
+HOST_TAP_TESTS += $(B)/test/unit/test_ofi_keytab
+
 # test_ofi_spin (host): the engine's verdict on a spinning consumer
 # (spin.h); no libfabric call.
 $(B)/test/unit/test_ofi_spin: $(B)/test/unit/test_ofi_spin.o

@@ -197,9 +197,19 @@ static int lmr_life_client(const struct vt_opts *o)
  * frees the LMR; after the last round it says "freed".  The client reads
  * each fragment, spinning on dat_evd_dequeue for the completion (bounded,
  * not timed), and checks every byte.
+ *
+ * fresh-keys-write: the same with RDMA writes (the LMRs registered with
+ * DAT_MEM_PRIV_REMOTE_WRITE_FLAG, zeroed): the client writes round i's
+ * pattern, the server checks every byte once "done" came.  The write
+ * through the last, freed key must not succeed either, and once the
+ * connection has ended the server checks that the freed fragment still
+ * holds the last round's bytes: a write that landed would be memory the
+ * consumer owns again being overwritten (over shm a write is the
+ * initiator's process_vm_writev: nothing at the target refuses it).
  */
 #define FK_LEN (16u * 1024)
 #define FK_SEED 4000u
+#define FK_STALE 9000u	/* the pattern of the write through the freed key */
 
 /* One event of evd by spinning on dat_evd_dequeue, 15 s at most. */
 static DAT_RETURN fk_spin(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
@@ -215,7 +225,7 @@ static DAT_RETURN fk_spin(DAT_EVD_HANDLE evd, DAT_EVENT *ev)
 	return DAT_TIMEOUT_EXPIRED;
 }
 
-static int fresh_keys_server(const struct vt_opts *o)
+static int fresh_keys_serve(const struct vt_opts *o, int write)
 {
 	unsigned i, n = o->count > 0 ? (unsigned)o->count : 100;
 	DAT_REGION_DESCRIPTION r;
@@ -230,6 +240,7 @@ static int fresh_keys_server(const struct vt_opts *o)
 	DAT_EP_ATTR a;
 	unsigned char *buf;
 	struct vt v;
+	int ok = 1;
 
 	vt_open(&v, o->ia_name);
 	buf = aligned_alloc(4096, 2 * FK_LEN);
@@ -241,13 +252,17 @@ static int fresh_keys_server(const struct vt_opts *o)
 	for (i = 0; i < n; i++) {
 		unsigned char *p = buf + (i & 1) * FK_LEN;
 
-		vt_fill(p, FK_LEN, FK_SEED + i);
+		if (write)
+			memset(p, 0, FK_LEN);
+		else
+			vt_fill(p, FK_LEN, FK_SEED + i);
 		r.for_va = p;
 		vt_must("dat_lmr_create",
 			dat_lmr_create(v.ia, DAT_MEM_TYPE_VIRTUAL, r, FK_LEN,
 				       v.pz,
 				       DAT_MEM_PRIV_LOCAL_WRITE_FLAG |
-					   DAT_MEM_PRIV_REMOTE_READ_FLAG,
+					   (write ? DAT_MEM_PRIV_REMOTE_WRITE_FLAG
+						  : DAT_MEM_PRIV_REMOTE_READ_FLAG),
 				       &lmr, &lctx, &rctx, &rlen, &raddr));
 		vt_msg_init(&m, "fragment");
 		m.addr = (uintptr_t)p;
@@ -257,14 +272,21 @@ static int fresh_keys_server(const struct vt_opts *o)
 		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
 		vt_ctl_recv(&v, ep, &m, "done", 0);
 		vt_ctl_post(&v, ep);
+		if (write && !vt_check("a fragment the peer wrote", p, FK_LEN,
+				       FK_SEED + i))
+			ok = 0;
 		vt_must("dat_lmr_free", dat_lmr_free(lmr));
 	}
 	vt_quiet = 0;
-	vt_note("ok %u LMRs registered, their keys sent, freed after the "
-		"peer's read", n);
+	if (ok)
+		vt_note("ok %u LMRs registered, their keys sent, freed after "
+			"the peer's %s", n, write ? "write" : "read");
 	vt_msg_init(&m, "freed");
 	vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
 	vt_wait_conn_end(&v, "the client ends the connection");
+	if (write && n)
+		vt_check("the freed fragment after the write through its key",
+			 buf + ((n - 1) & 1) * FK_LEN, FK_LEN, FK_SEED + n - 1);
 	vt_ep_free(ep);
 	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
 	free(buf);
@@ -272,7 +294,7 @@ static int fresh_keys_server(const struct vt_opts *o)
 	return 0;
 }
 
-static int fresh_keys_client(const struct vt_opts *o)
+static int fresh_keys_use(const struct vt_opts *o, int write)
 {
 	unsigned i, n = o->count > 0 ? (unsigned)o->count : 100;
 	const DAT_DTO_COMPLETION_EVENT_DATA *d;
@@ -299,53 +321,71 @@ static int fresh_keys_client(const struct vt_opts *o)
 		vt_ctl_recv(&v, ep, &m, "fragment", 0);
 		vt_ctl_post(&v, ep);
 		last = m;
-		memset(l.buf, 0, FK_LEN);
 		iov = vt_iov(&l, 0, FK_LEN);
 		rt = vt_riov(&m, 0, FK_LEN);
-		vt_must("dat_ep_post_rdma_read",
-			dat_ep_post_rdma_read(ep, 1, &iov, vt_cookie(i), &rt,
-					      DAT_COMPLETION_DEFAULT_FLAG));
+		if (write) {
+			vt_fill(l.buf, FK_LEN, m.seed);
+			vt_must("dat_ep_post_rdma_write",
+				dat_ep_post_rdma_write(
+				    ep, 1, &iov, vt_cookie(i), &rt,
+				    DAT_COMPLETION_DEFAULT_FLAG));
+		} else {
+			memset(l.buf, 0, FK_LEN);
+			vt_must("dat_ep_post_rdma_read",
+				dat_ep_post_rdma_read(
+				    ep, 1, &iov, vt_cookie(i), &rt,
+				    DAT_COMPLETION_DEFAULT_FLAG));
+		}
 		rc = fk_spin(v.req_evd, &ev);
-		snprintf(what, sizeof(what), "round %u: the RDMA read", i);
+		snprintf(what, sizeof(what), "round %u: the RDMA %s", i,
+			 write ? "write" : "read");
 		if (!vt_expect(what, rc, DAT_SUCCESS) ||
 		    !vt_check_dto(what, &ev, ep, i, DAT_DTO_SUCCESS, FK_LEN)) {
 			ok = 0;
 			break;
 		}
 		snprintf(what, sizeof(what), "round %u: the fragment read", i);
-		ok = vt_check(what, l.buf, FK_LEN, m.seed);
+		if (!write)
+			ok = vt_check(what, l.buf, FK_LEN, m.seed);
 		vt_msg_init(&m, "done");
 		vt_ctl_send(&v, ep, &m, DAT_COMPLETION_DEFAULT_FLAG);
 	}
 	vt_quiet = 0;
 	if (ok)
-		vt_note("ok %u RDMA reads, each through a key never used "
-			"before, every byte checked", n);
+		vt_note("ok %u RDMA %s, each through a key never used "
+			"before, every byte checked", n,
+			write ? "writes" : "reads");
 	vt_ctl_recv(&v, ep, &m, "freed", 0);
 	/* the last key again, its LMR freed: no success (the connection
 	 * may break: the status is the protection violation's or a flush) */
 	iov = vt_iov(&l, 0, FK_LEN);
 	rt = vt_riov(&last, 0, FK_LEN);
-	rc = dat_ep_post_rdma_read(ep, 1, &iov, vt_cookie(n), &rt,
-				   DAT_COMPLETION_DEFAULT_FLAG);
+	if (write) {
+		vt_fill(l.buf, FK_LEN, FK_STALE);
+		rc = dat_ep_post_rdma_write(ep, 1, &iov, vt_cookie(n), &rt,
+					    DAT_COMPLETION_DEFAULT_FLAG);
+	} else {
+		rc = dat_ep_post_rdma_read(ep, 1, &iov, vt_cookie(n), &rt,
+					   DAT_COMPLETION_DEFAULT_FLAG);
+	}
 	if (rc == DAT_SUCCESS) {
 		rc = fk_spin(v.req_evd, &ev);
-		vt_expect("the read through the freed key completes", rc,
+		vt_expect("the RDMA through the freed key completes", rc,
 			  DAT_SUCCESS);
 		d = &ev.event_data.dto_completion_event_data;
 		if (rc == DAT_SUCCESS &&
-		    vt_expect_true("a DTO completion of the read through the "
+		    vt_expect_true("a DTO completion of the RDMA through the "
 				   "freed key",
 				   ev.event_number == DAT_DTO_COMPLETION_EVENT &&
 				       d->user_cookie.as_64 == n) &&
-		    vt_expect_true("the read through the freed key did not "
+		    vt_expect_true("the RDMA through the freed key did not "
 				   "succeed",
 				   d->status != DAT_DTO_SUCCESS))
-			vt_note("ok the read through the freed key: %s",
-				vt_dto(d->status));
+			vt_note("ok the %s through the freed key: %s",
+				write ? "write" : "read", vt_dto(d->status));
 	} else {
-		vt_note("ok the read through the freed key refused: %s",
-			vt_rc(rc));
+		vt_note("ok the %s through the freed key refused: %s",
+			write ? "write" : "read", vt_rc(rc));
 	}
 	/* a read that failed breaks the connection (as a verbs QP's
 	 * error does); a refused post leaves it */
@@ -360,8 +400,29 @@ static int fresh_keys_client(const struct vt_opts *o)
 	return 0;
 }
 
+static int fresh_keys_server(const struct vt_opts *o)
+{
+	return fresh_keys_serve(o, 0);
+}
+
+static int fresh_keys_client(const struct vt_opts *o)
+{
+	return fresh_keys_use(o, 0);
+}
+
+static int fresh_keys_write_server(const struct vt_opts *o)
+{
+	return fresh_keys_serve(o, 1);
+}
+
+static int fresh_keys_write_client(const struct vt_opts *o)
+{
+	return fresh_keys_use(o, 1);
+}
+
 const struct vt_test vt_lmr_life_tests[] = {
 	{ "lmr-life", lmr_life_server, lmr_life_client },
 	{ "fresh-keys", fresh_keys_server, fresh_keys_client },
+	{ "fresh-keys-write", fresh_keys_write_server, fresh_keys_write_client },
 	{ NULL, NULL, NULL },
 };
