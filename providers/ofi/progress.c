@@ -8,7 +8,7 @@
  * because the target's engine reads its CQs), and the work EPs asked
  * for; if it found nothing, the endpoints' wait sets rearmed (wake.c).
  * Then, without the lock, the upcalls.  ofi_progress_ctl: the control
- * CQ's part of a round, which a consumer's vain polls run (cq.c).
+ * CQ's part of a round, which a consumer's polls run (cq.c).
  */
 #include "ofi.h"
 #include "data.h"
@@ -158,15 +158,17 @@ static void ofi_keys_ask_all(struct dapl_tp_ia *oia)
 
 /*
  * The control path's part of a round, run by a consumer that polls an
- * empty EVD (cq.c ofi_cq_serve, every OFI_SERVE_POLLS of its polls), if
- * neither the engine nor another consumer is in a round.  Why: a peer's
+ * EVD (cq.c ofi_cq_serve: every OFI_SERVE_POLLS of its polls, and the
+ * next one after an RDMA of its EPs wanted a key), if neither the engine
+ * nor another consumer is in a round.  Why: a peer's
  * key query, its answer, and a key's revocation waited for this IA's
  * engine to wake, and the engine shares a core with a consumer that
  * spins; over shm each such wake-up cost 100 us to 1 ms, two to four of
  * them per fresh key (issue 35, fresh_read: 86 MB/s against raw
  * libfabric's 5,500).  A consumer that spins drains the control CQ
- * within OFI_SERVE_POLLS polls instead.  The upcalls it made owed are
- * the engine's to make (this thread may hold the EVD's lock).
+ * within OFI_SERVE_POLLS polls instead, and asks for the keys its RDMAs
+ * wait for.  The upcalls it leaves owed are the engine's to make (this
+ * thread may hold the EVD's lock).
  */
 void ofi_progress_ctl(struct dapl_tp_ia *oia)
 {
