@@ -404,12 +404,16 @@ ofi_cq_serve(struct dapl_tp_evd *ocq)
 		oia->serve(oia);
 }
 
-/* ocq locked, its poll counted: does this poll serve (after the
- * unlock)? */
-static inline int ofi_cq_serves(const struct dapl_tp_evd *ocq)
+/* Before a poll takes ocq's lock (the serving takes oia->lock, which
+ * comes first): does it serve?  The count is read unlocked: a poll more
+ * or less decides nothing.  Served before the poll rather than after it,
+ * the poll's own paths keep their tail calls (ofi_poll_take). */
+static inline void ofi_cq_serve_maybe(struct dapl_tp_evd *ocq)
 {
-	return !(ocq->polls & (OFI_SERVE_POLLS - 1)) ||
-	       __atomic_load_n(&ocq->serve_now, __ATOMIC_RELAXED);
+	if (dapl_unlikely(!(__atomic_load_n(&ocq->polls, __ATOMIC_RELAXED) &
+			    (OFI_SERVE_POLLS - 1)) ||
+			  __atomic_load_n(&ocq->serve_now, __ATOMIC_RELAXED)))
+		ofi_cq_serve(ocq);
 }
 
 /* ocq locked: cq_poll's work */
@@ -439,17 +443,15 @@ static int ofi_cq_poll_locked(struct dapl_tp_evd *ocq, struct dapl_cqe *cqe,
 int ofi_cq_poll(struct dapl_evd *evd, struct dapl_cqe *cqe, int max)
 {
 	struct dapl_tp_evd *ocq = dapl_evd_tp(evd);
-	int n, serve;
+	int n;
 
 	if (dapl_unlikely(!ocq))
 		return -1;
+	ofi_cq_serve_maybe(ocq);
 	dapl_lock(&ocq->lock);
 	ofi_cq_polled(ocq);
-	serve = ofi_cq_serves(ocq);
 	n = ofi_cq_poll_locked(ocq, cqe, max);
 	dapl_unlock(&ocq->lock);
-	if (dapl_unlikely(serve))
-		ofi_cq_serve(ocq);
 	return n;
 }
 
@@ -506,33 +508,25 @@ static int ofi_poll_direct(void *cq, int max, void *rec)
 {
 	struct dapl_tp_evd *ocq = cq;
 	ssize_t got;
-	int n, serve;
 
 	_Static_assert(sizeof(struct fi_cq_data_entry) <= DAPL_CQ_DIRECT_REC,
 		       "the direct poll reads into udapl's record");
 	/* one record, whatever max says: rec holds DAPL_CQ_DIRECT_REC
 	 * bytes (udapl asks for one) */
 	(void)max;
+	ofi_cq_serve_maybe(ocq);
 	dapl_lock(&ocq->lock);
 	ofi_cq_polled(ocq);
-	serve = ofi_cq_serves(ocq);
-	if (dapl_unlikely(!dapl_list_empty(&ocq->ready))) {
-		n = ofi_poll_general(ocq, rec, 1);
-	} else {
-		got = fi_cq_read(ocq->cq, rec, 1);
-		if (got == 1) {
-			n = ofi_poll_take(ocq, rec);
-		} else if (dapl_unlikely(got != -FI_EAGAIN)) { /* an error */
-			n = ofi_poll_general(ocq, rec, 1);
-		} else {
-			ofi_cq_vain(ocq);
-			dapl_unlock(&ocq->lock);
-			n = 0;
-		}
-	}
-	if (dapl_unlikely(serve))
-		ofi_cq_serve(ocq);
-	return n;
+	if (dapl_unlikely(!dapl_list_empty(&ocq->ready)))
+		return ofi_poll_general(ocq, rec, 1);
+	got = fi_cq_read(ocq->cq, rec, 1);
+	if (got == 1)
+		return ofi_poll_take(ocq, rec);
+	if (dapl_unlikely(got != -FI_EAGAIN)) /* -FI_EAVAIL: an error */
+		return ofi_poll_general(ocq, rec, 1);
+	ofi_cq_vain(ocq);
+	dapl_unlock(&ocq->lock);
+	return 0;
 }
 
 /* A record of the direct poll that udapl did not take (an error, an
