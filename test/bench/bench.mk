@@ -42,8 +42,15 @@ bench-ofi: bench-programs
 	@mkdir -p $(dir $(BENCH_OUT))
 	test/bench/run-bench-ofi.sh $(BENCH_OUT)-ofi.md
 
+# connbench: a first exchange (connect, accept, a send each way) through
+# DAT, per fabric (issue 35 item 4; run-bench-ofi.sh)
+CONNBENCH := $(B)/test/bench/connbench
+$(CONNBENCH): $(B)/test/bench/connbench.o $(B)/lib/libdat.so
+	$(LINK) -o $@ $(B)/test/bench/connbench.o -L$(B)/lib -ldat
+
 .PHONY: bench-programs bench-deps
-bench-programs: all $(DATBENCH) $(RAWBENCH) $(OFIBENCH) $(HOTPATH_VERBS)
+bench-programs: all $(DATBENCH) $(RAWBENCH) $(OFIBENCH) $(CONNBENCH) \
+	$(HOTPATH_VERBS)
 
 # gnuplot draws the PNGs, rdmacm-utils has rsocket's rstream, time (GNU
 # time) and util-linux (taskset) time and pin each side; only the

@@ -39,6 +39,7 @@ REPS=${BENCH_REPS:-$JUDGE_IQR_MIN}
 SCALE=${TEST_TIMEOUT_SCALE:-1}
 DATBENCH=$TOP/build/test/bench/datbench
 OFIBENCH=$TOP/build/test/bench/ofibench
+CONNBENCH=$TOP/build/test/bench/connbench
 FABRICS=${BENCH_OFI_FABRICS:-tcp shm}
 # fabric FABRIC: its libfabric provider (PROV) and DAT IAs (IA_A, IA_B)
 fabric() {
@@ -57,6 +58,7 @@ FAILED=0
 
 [ -x "$DATBENCH" ] || { echo "run-bench-ofi: $DATBENCH is missing (make bench-programs)" >&2; exit 2; }
 [ -x "$OFIBENCH" ] || { echo "run-bench-ofi: $OFIBENCH is missing (make bench-programs)" >&2; exit 2; }
+[ -x "$CONNBENCH" ] || { echo "run-bench-ofi: $CONNBENCH is missing (make bench-programs)" >&2; exit 2; }
 command -v fi_pingpong > /dev/null || { echo "run-bench-ofi: fi_pingpong is missing (sh scripts/deps.sh libfabric-bin)" >&2; exit 2; }
 
 free_port() { "$TOP/test/bench/free-port"; }
@@ -319,6 +321,51 @@ for c in "tcp;ofi_rxm:ofi-a:ofi-b" "tcp MSG:ofi-msg-a:ofi-msg-b" "shm:ofi-shm-a:
 	IFS=: read -r label a b <<< "$c"
 	conn "$label" "$a" "$b" >> "$OUT" || { echo "run-bench-ofi: connections over $label failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
 done
+# a first exchange: connect, accept, a send each way (issue 35 item 4),
+# connbench's rounds of one run per fabric into $W/first-LABEL; the first
+# round (each process's first connection) apart; REQ resends counted in
+# the client's DAPL_DBG_TYPE=4 output
+first() {
+	local q spid
+	q=$(free_port)
+	: > "$W/srv" # (dat says why)
+	timeout -k 5 $((300 * SCALE)) "$CONNBENCH" server -D "$2" -n 21 -q "$q" > "$W/srv" 2>&1 &
+	spid=$!
+	wait_for "$W/srv" '^listening$' $spid || { kill $spid 2> /dev/null; wait $spid; return 1; }
+	DAPL_DBG_TYPE=4 timeout -k 5 $((300 * SCALE)) "$CONNBENCH" client -D "$3" -h 127.0.0.1 -n 21 -q "$q" \
+		> "$W/cli" 2> "$W/cli.err" || { kill $spid 2> /dev/null; wait $spid; return 1; }
+	wait $spid || return 1
+	sed -n 's/^FIRST round=0 us=\([0-9.]*\)$/\1/p' "$W/cli" > "$W/first0-$4"
+	sed -n 's/^FIRST round=[1-9][0-9]* us=\([0-9.]*\)$/\1/p' "$W/cli" > "$W/first-$4"
+	[ "$(wc -l < "$W/first-$4")" = 20 ] || return 1
+	echo "| $1 | $(cat "$W/first0-$4") | $(figs "$W/first-$4") | $(grep -c 'REQ again' "$W/cli.err") |"
+}
+{
+	echo
+	echo "## A first exchange, DAT (connbench: connect, accept, a 64-byte send each way)"
+	echo
+	echo "Each round: a new EP, dat_ep_connect, ESTABLISHED, a send and its echo (the server posted the"
+	echo "receive before it accepted), timed from dat_ep_connect to the echo; blocking waits. 21 rounds in"
+	echo "one run per fabric: the first (each process's first connection) apart, then min / median / max"
+	echo "of the other 20, usec. Target: tcp;ofi_rxm within 2 x tcp MSG, no REQ resent."
+	echo
+	echo "| fabric | first round | rounds 2-21 min / median / max | REQ resends |"
+	echo "|---|---|---|---|"
+} >> "$OUT"
+for c in "tcp;ofi_rxm:ofi-a:ofi-b:rxm" "tcp MSG:ofi-msg-a:ofi-msg-b:msg" "shm:ofi-shm-a:ofi-shm-b:shm"; do
+	IFS=: read -r label a b tag <<< "$c"
+	first "$label" "$a" "$b" "$tag" >> "$OUT" || { echo "run-bench-ofi: first exchange over $label failed:" >&2; tail -n 3 "$W/cli" "$W/srv" >&2; FAILED=1; }
+done
+if [ -s "$W/first-rxm" ] && [ -s "$W/first-msg" ]; then
+	read -ra d <<< "$(judge_summary < "$W/first-rxm")"
+	read -ra r <<< "$(judge_summary < "$W/first-msg")"
+	ratio=$(awk -v a="${d[2]}" -v b="${r[2]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')
+	sp=$(awk -v a="$(judge_spread "${d[@]}")" -v b="$(judge_spread "${r[@]}")" 'BEGIN { print a + b }')
+	{
+		echo
+		echo "tcp;ofi_rxm / tcp MSG, medians of rounds 2-21: $ratio ($(judge_verdict lat "$ratio" "$sp" 0 2 0))."
+	} >> "$OUT"
+fi
 # instructions per round, DAT and raw, callgrind (issue 35)
 "$TOP/test/bench/ofi-cg.sh" "$OUT" || FAILED=1
 # the passive-target rows (issue 38): dapltest against an idle server
