@@ -12,9 +12,12 @@
  *   - a send after RDMA writes: those writes complete, so that the
  *     written data is in place when the send arrives (rxm neither orders
  *     nor fences them itself);
- *   - an RDMA to a key whose registered base we do not know yet, where
- *     the provider addresses RMA by offset (rxm): the peer is asked
- *     (cm.c KEYQ) and the op goes once it answered;
+ *   - an RDMA to a key we do not know yet (its base, where the provider
+ *     addresses RMA by offset: rxm; its range and privileges, which shm
+ *     checks nowhere): the peer is asked (cm.c KEYQ) and the op goes
+ *     once it answered, unless the peer told it with the send that
+ *     carried it (KEYN) or, over shm, its key table lists it (keytab.c,
+ *     ofi_op_issue_tab: no question at all);
  *   - -FI_EAGAIN: the engine tries again next round;
  *   - a memory window bind (rmr.c): every earlier request complete, then
  *     the engine registers the window and, where a key was revoked,
@@ -112,7 +115,7 @@ static int ofi_op_allowed(const struct ofi_op *op, uint64_t base,
 
 /* oep locked: its OFI_WORK_KEYS is set.  Who sends the query: the
  * consumer's next poll of the request EVD if a consumer spins on it (cq.c
- * ofi_cq_serves, progress.c ofi_progress_ctl), which drains the control
+ * ofi_cq_serve_maybe, progress.c ofi_progress_ctl), which drains the control
  * CQ first (a KEYN the peer sent with the key may be there already);
  * else the engine. */
 static void ofi_ep_keys_wanted(struct dapl_tp_ep *oep)
@@ -224,6 +227,32 @@ static uint64_t ofi_write_flags(const struct dapl_tp_ep *oep)
 		   : FI_DELIVERY_COMPLETE;
 }
 
+/* oep locked: an RDMA read or write of op to target address or offset
+ * addr of the registration of libfabric key fkey; a write with wflags
+ * beyond FI_COMPLETION (ofi_write_flags).  As fi_readmsg/fi_writemsg. */
+static int ofi_rma_issue(struct dapl_tp_ep *oep, struct ofi_op *op,
+			 uint64_t addr, uint64_t fkey, uint64_t wflags)
+{
+	struct fi_msg_rma rma;
+	struct fi_rma_iov riov;
+
+	riov.addr = addr;
+	riov.len = ofi_op_total(op);
+	riov.key = fkey;
+	rma.msg_iov = op->iov;
+	rma.desc = NULL;
+	rma.iov_count = op->num;
+	rma.addr = oep->peer;
+	rma.rma_iov = &riov;
+	rma.rma_iov_count = 1;
+	rma.context = op;
+	rma.data = 0;
+	if (op->op == DAPL_OP_RDMA_READ)
+		return (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
+	op->cma = !wflags;
+	return (int)fi_writemsg(oep->fep, &rma, FI_COMPLETION | wflags);
+}
+
 /*
  * oep locked, shm with the peer's key table (keytab.c): an RDMA read or
  * write through a key the table lists goes out at once, by CMA, with
@@ -238,8 +267,6 @@ static uint64_t ofi_write_flags(const struct dapl_tp_ep *oep)
 static int ofi_op_issue_tab(struct dapl_tp_ep *oep, struct ofi_op *op)
 {
 	struct ofi_keytab *own = oep->oia->keytab;
-	struct fi_msg_rma rma;
-	struct fi_rma_iov riov;
 	uint64_t base, len;
 	uint32_t perm;
 	int busy, rc;
@@ -266,23 +293,9 @@ static int ofi_op_issue_tab(struct dapl_tp_ep *oep, struct ofi_op *op)
 		ofi_ep_want(oep, OFI_WORK_BROKEN);
 		return 0;
 	}
-	riov.addr = op->remote_addr; /* shm: FI_MR_VIRT_ADDR */
-	riov.len = ofi_op_total(op);
-	riov.key = op->rkey;
-	rma.msg_iov = op->iov;
-	rma.desc = NULL;
-	rma.iov_count = op->num;
-	rma.addr = oep->peer;
-	rma.rma_iov = &riov;
-	rma.rma_iov_count = 1;
-	rma.context = op;
-	rma.data = 0;
-	if (op->op == DAPL_OP_RDMA_READ) {
-		rc = (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
-	} else {
-		op->cma = 1; /* ofi_write_flags: no FI_DELIVERY_COMPLETE */
-		rc = (int)fi_writemsg(oep->fep, &rma, FI_COMPLETION);
-	}
+	/* shm: FI_MR_VIRT_ADDR, the key is ours (no FI_MR_PROV_KEY), and
+	 * a write by CMA (ofi_write_flags) */
+	rc = ofi_rma_issue(oep, op, op->remote_addr, op->rkey, 0);
 	ofi_keytab_release(own, busy);
 	return rc;
 }
@@ -290,10 +303,8 @@ static int ofi_op_issue_tab(struct dapl_tp_ep *oep, struct ofi_op *op)
 /* oep locked: issues op; 0, 1 (must wait), or a negative fi error. */
 static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 {
-	struct fi_msg_rma rma;
-	struct fi_rma_iov riov;
 	struct fi_msg msg;
-	uint64_t addr = 0, fkey = 0, flags;
+	uint64_t addr = 0, fkey = 0;
 	int rc;
 
 	switch (op->op) {
@@ -327,22 +338,8 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		rc = ofi_op_target(oep, op, &addr, &fkey);
 		if (rc != OFI_TARGET_READY)
 			return rc;
-		riov.addr = addr;
-		riov.len = ofi_op_total(op);
-		riov.key = fkey;
-		rma.msg_iov = op->iov;
-		rma.desc = NULL;
-		rma.iov_count = op->num;
-		rma.addr = oep->peer;
-		rma.rma_iov = &riov;
-		rma.rma_iov_count = 1;
-		rma.context = op;
-		rma.data = 0;
-		if (op->op == DAPL_OP_RDMA_READ)
-			return (int)fi_readmsg(oep->fep, &rma, FI_COMPLETION);
-		flags = ofi_write_flags(oep);
-		op->cma = !flags;
-		return (int)fi_writemsg(oep->fep, &rma, FI_COMPLETION | flags);
+		return ofi_rma_issue(oep, op, addr, fkey,
+				     ofi_write_flags(oep));
 	case DAPL_OP_ATOMIC_FETCH_ADD:
 	case DAPL_OP_ATOMIC_CMP_SWAP:
 		rc = ofi_op_target(oep, op, &addr, &fkey);
@@ -698,117 +695,6 @@ DAT_RETURN ofi_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
 	if (dapl_unlikely(!oep))
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	return ofi_post(ep, &oep->rq, p);
-}
-
-/* ---- what the peer received, at a disconnect ---- */
-
-uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep)
-{
-	struct ofi_ring *r = &oep->rq;
-	uint32_t s;
-
-	dapl_lock(&oep->lock);
-	for (s = r->emitted; s != r->posted; s++) {
-		const struct ofi_op *op = &r->op[s & (r->size - 1)];
-
-		if (op->state != OFI_OP_DONE || op->status == DAT_DTO_ERR_FLUSHED)
-			break;
-	}
-	dapl_unlock(&oep->lock);
-	return s;
-}
-
-/*
- * A send the peer received (its DISC said how many: ofi_ep_peer_recvd)
- * that has not completed here yet.  Over rxm a rendezvous send completes
- * when the peer's acknowledgement, a message on the data endpoint,
- * is handled; closing the endpoint before that crashes libfabric 1.17
- * (ofi_ep_settle), so a disconnect the peer made waits for it (cm.c
- * ofi_conn_drained).
- */
-int ofi_ep_sends_pending(struct dapl_tp_ep *oep)
-{
-	struct ofi_ring *r = &oep->sq;
-	int pending = 0;
-	uint32_t s;
-
-	dapl_lock(&oep->lock);
-	if (oep->peer_recvd_known && oep->fep)
-		for (s = r->emitted; s != r->issued && !pending; s++) {
-			const struct ofi_op *op = &r->op[s & (r->size - 1)];
-
-			pending = op->state == OFI_OP_ISSUED &&
-				  op->op == DAPL_OP_SEND &&
-				  (int32_t)(op->send_no - oep->peer_recvd) < 0;
-		}
-	dapl_unlock(&oep->lock);
-	return pending;
-}
-
-void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
-{
-	dapl_lock(&oep->lock);
-	oep->peer_recvd = n;
-	oep->peer_recvd_known = 1;
-	dapl_unlock(&oep->lock);
-}
-
-/* ---- remote keys, engine work ---- */
-
-int ofi_ep_key_answer(struct dapl_tp_ep *oep, uint32_t key, int ok,
-		      uint64_t base, uint64_t len, uint32_t perm,
-		      uint64_t fkey)
-{
-	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
-	int answered = 0;
-
-	dapl_lock(&oep->lock);
-	if (k->key == key && k->state == OFI_KEY_ASKED) {
-		k->state = ok ? OFI_KEY_KNOWN : OFI_KEY_BAD;
-		k->base = base;
-		k->len = len;
-		k->perm = (uint8_t)perm;
-		k->fkey = fkey;
-		answered = 1;
-	}
-	dapl_unlock(&oep->lock);
-	return answered;
-}
-
-int ofi_ep_key_told(struct dapl_tp_ep *oep, uint32_t key, uint64_t base,
-		    uint64_t len, uint32_t perm, uint64_t fkey)
-{
-	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
-	int waited = 0;
-
-	dapl_lock(&oep->lock);
-	if (k->key == key &&
-	    (k->state == OFI_KEY_WANTED || k->state == OFI_KEY_ASKED))
-		waited = 1;
-	else if (k->state == OFI_KEY_WANTED || k->state == OFI_KEY_ASKED)
-		goto out; /* another key's query in flight keeps its slot */
-	k->key = key;
-	k->state = OFI_KEY_KNOWN;
-	k->base = base;
-	k->len = len;
-	k->perm = (uint8_t)perm;
-	k->fkey = fkey;
-out:
-	dapl_unlock(&oep->lock);
-	return waited;
-}
-
-void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key)
-{
-	struct ofi_keycache *k = &oep->keys[key % OFI_KEYCACHE];
-
-	dapl_lock(&oep->lock);
-	if (k->key == key && k->state != OFI_KEY_EMPTY) {
-		k->state = OFI_KEY_BAD;
-		if (oep->fep)
-			ofi_ring_kick(&oep->sq);
-	}
-	dapl_unlock(&oep->lock);
 }
 
 /* ---- errors: a request that never completes ---- */

@@ -82,8 +82,16 @@
  *	client's resent REQs then went on the dead connection and failed
  *	ENOTCONN: NON_PEER_REJECTED instead of the peer's reject
  *	(psp-gone.bats over tcp).  With 1 the events are read
- *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL (10 ms).  Not for
- *	an IA over verbs (not tried in the soft-RoCE guest).
+ *	at least every FI_OFI_RXM_CM_PROGRESS_INTERVAL.  Not for an IA
+ *	over verbs (not tried in the soft-RoCE guest).
+ *   FI_OFI_RXM_CM_PROGRESS_INTERVAL=1000 (us), beside it: rxm connects
+ *	two endpoints at the first send between them, and with the default
+ *	10 ms between its reads of connection events each step of that
+ *	handshake waited up to 10 ms: a first exchange (connect, accept, a
+ *	64-byte send each way: test/bench/connbench.c) took 13.6-14.5 ms
+ *	on loopback against tcp MSG's 0.7-2 ms.  With 1 ms: 5.7-12 ms under
+ *	load (100 us did no better); a read of rxm's events each ms costs a
+ *	spinning consumer nothing it would notice.
  *   FI_AV_REMOVE_CLEANUP=1: fi_av_remove closes rxm's connections to
  *	the address removed (1.17 leaves them by default).  ctl.c
  *	ofi_av_renew removes the address of a listener that rxm's
@@ -227,6 +235,7 @@ void DAT_PROVIDER_INIT_FUNC_NAME(const DAT_PROVIDER_INFO *info,
 		setenv("FI_OFI_RXM_COMP_PER_PROGRESS", "64", 0);
 	} else {
 		setenv("FI_OFI_RXM_CQ_EQ_FAIRNESS", "1", 0);
+		setenv("FI_OFI_RXM_CM_PROGRESS_INTERVAL", "1000", 0);
 	}
 	dapl_provider_init(info, ia_params, &ofi_ops, "ofi");
 }
