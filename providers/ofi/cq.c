@@ -390,8 +390,9 @@ static inline void ofi_cq_vain(struct dapl_tp_evd *ocq)
 /* A consumer's polls serve the IA's control path every so many polls
  * (progress.c ofi_progress_ctl says why), and the next poll after an
  * RDMA of this EVD's EPs wanted a key (serve_now, ep.c); a power of 2.
- * One in 64 adds 3 instructions to a poll on average and a few us to a
- * key's round trip. */
+ * The test costs a poll about 4 instructions, the serving (one poll in
+ * 64) 1-3 a round of the callgrind loop, and a control message waits
+ * for a spinning consumer a few us (results/2026-12-03-keys-ofi.md). */
 #define OFI_SERVE_POLLS 64u
 
 static __attribute__((noinline, cold)) void

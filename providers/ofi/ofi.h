@@ -287,7 +287,7 @@ struct dapl_tp_evd {
 	struct dapl_list kicks;		/* dapl_tp_ep.kick_link */
 	int kicks_owed;
 	/* an RDMA of its EPs wants a key: the next poll serves the
-	 * control path (cq.c ofi_cq_serves), not the engine */
+	 * control path (cq.c ofi_cq_serve_maybe), not the engine */
 	int serve_now;
 };
 
