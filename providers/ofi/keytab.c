@@ -34,9 +34,10 @@
  * The table is only used where the RDMA is a CMA call that has ended
  * when libfabric returns (the connection's region says CMA works; ep.c).
  *
- * It calls nothing of ours; mr.c publishes and withdraws keys, ep.c
- * reads views, cm.c exchanges where the tables are (KEYT, KEYTA) and
- * opens the views, fep.c closes them, ia.c opens and closes the table.
+ * It calls nothing else of providers/ofi; mr.c publishes and withdraws
+ * keys, ep.c reads views, cm.c exchanges where the tables are (KEYT,
+ * KEYTA) and opens the views, fep.c closes them, ia.c opens and closes
+ * the table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
