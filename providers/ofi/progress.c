@@ -85,8 +85,10 @@ int ofi_progress(struct dapl_ia *ia)
 			did += (int)n;
 		}
 	}
-	/* this round asks what RDMAs wait for (ofi_keys_ask_all) */
-	__atomic_store_n(&oia->keys_wanted, 0, __ATOMIC_RELEASE);
+	/* (the EPs' OFI_WORK_KEYS: ofi_ep_work; oia->keys_wanted stays for
+	 * the next consumer's serving, which then finds nothing: cleared
+	 * here, it could be cleared just after an RDMA set it and that
+	 * RDMA's EP was passed, and the query would wait for a round) */
 	dapl_list_for_each_safe(pos, tmp, &oia->eps) {
 		struct dapl_tp_ep *oep =
 		    dapl_container_of(pos, struct dapl_tp_ep, ia_link);
