@@ -212,7 +212,6 @@ static void ofi_rx_keyt(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		dapl_lock(&oep->lock);
 		old = oep->peer_tab;
 		oep->peer_tab = v;
-		oep->tab_ok = oep->tab_acked;
 		dapl_unlock(&oep->lock);
 		ofi_keytab_view_close(old);
 	}
@@ -285,7 +284,7 @@ void ofi_keys_announce(struct dapl_tp_ep *oep, const struct dapl_sge *sge,
 		if (!key || !ofi_sge_holds(sge, num, key))
 			continue;
 		/* shm: the peer reads it in our table (keytab.c) */
-		if (oep->tab_ok && ofi_key_listed(oia, key))
+		if (ofi_ep_tab_ok(oep) && ofi_key_listed(oia, key))
 			continue;
 		oia->fresh[i] = 0;
 		if (!ofi_key_tell(oia, c, key, OFI_MSG_KEYN, &r))
@@ -413,7 +412,6 @@ void ofi_rx_conn(struct dapl_tp_ia *oia, const struct ofi_wire *m)
 		if (oep) {
 			dapl_lock(&oep->lock);
 			oep->tab_acked = !m->status;
-			oep->tab_ok = oep->tab_acked && oep->peer_tab;
 			dapl_unlock(&oep->lock);
 		}
 		break;

@@ -330,7 +330,7 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 					   oep->oia->fab.send_flags);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
-		if (oep->tab_ok) {
+		if (ofi_ep_tab_ok(oep)) {
 			rc = ofi_op_issue_tab(oep, op);
 			if (rc != OFI_TAB_NOT)
 				return rc;

@@ -287,7 +287,7 @@ void ofi_ep_close_fep(struct dapl_tp_ep *oep)
 	oep->guard = NULL;
 	tab = oep->peer_tab; /* under oia->lock too (mr.c ofi_mr_unlist) */
 	oep->peer_tab = NULL;
-	oep->tab_ok = oep->tab_acked = 0;
+	oep->tab_acked = 0;
 	dapl_unlock(&oep->lock);
 	ofi_keytab_view_close(tab);
 	if (g) {

@@ -455,9 +455,10 @@ struct dapl_tp_ep {
 	struct ofi_keycache keys[OFI_KEYCACHE];
 	/* shm: the peer's key table, mapped (keytab.c; set and cleared
 	 * under oia->lock and oep->lock), and whether the peer maps ours
-	 * (KEYTA): an RDMA may go by the table only with both (tab_ok) */
+	 * (KEYTA): an RDMA may go by the table only with both
+	 * (ofi_ep_tab_ok) */
 	struct ofi_keytab_view *peer_tab;
-	int tab_acked, tab_ok;
+	int tab_acked;
 	/* errors: the oldest issued request, and since when (the engine
 	 * sees it; ofi_ep_stuck) */
 	uint32_t stuck_seq;
@@ -737,6 +738,13 @@ static inline int ofi_err_code(int err)
 static inline void ofi_ep_want(struct dapl_tp_ep *oep, uint32_t work)
 {
 	__atomic_or_fetch(&oep->work, work, __ATOMIC_RELEASE);
+}
+
+/* shm: may oep's RDMAs go by its peer's key table (keytab.c)?  Its view
+ * of the peer's, and the peer maps ours (its busy marks seen) */
+static inline int ofi_ep_tab_ok(const struct dapl_tp_ep *oep)
+{
+	return oep->peer_tab && oep->tab_acked;
 }
 
 /* msg.c: the FI_EP_MSG path */
