@@ -255,11 +255,18 @@ void dapl_dbg(unsigned type, const char *fmt, ...)
 	}
 	if (!(type & (unsigned)m))
 		return;
-	va_start(ap, fmt);
-	flockfile(stderr);
-	fputs("dapl: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
-	va_end(ap);
+	/* one line, one write: stderr is unbuffered, so pieces written
+	 * apart could let the application's own output (another stream on
+	 * the same file) land inside the line (seen: a test's stdout line
+	 * between "dapl: " and the message) */
+	{
+		char line[1024];
+		int n = snprintf(line, sizeof(line), "dapl: ");
+
+		va_start(ap, fmt);
+		vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+		va_end(ap);
+		strcat(line, "\n");
+		fputs(line, stderr);
+	}
 }
