@@ -146,7 +146,7 @@ void dapl_cm_ep_event(struct dapl_ep *ep, enum dapl_cm_event event,
 		post_conn_event(ep, n);
 	}
 	dapl_unlock(&ep->lock);
-	dapl_dbg(DAPL_DBG_CM, "ep %p: cm event %d -> DAT event 0x%x\n",
+	dapl_dbg(DAPL_DBG_CM, "ep %p: cm event %d -> DAT event 0x%x",
 		 (void *)ep, (int)event, (unsigned)n);
 }
 

@@ -413,7 +413,7 @@ int dapl_cm_request(struct dapl_sp *sp, struct dapl_tp_cr *prov_cr,
 	}
 	__atomic_add_fetch(&sp->cr_count, 1, __ATOMIC_RELAXED);
 	post_cr_event(sp, cr);
-	dapl_dbg(DAPL_DBG_CM, "sp %p: connection request, cr %p\n", (void *)sp,
+	dapl_dbg(DAPL_DBG_CM, "sp %p: connection request, cr %p", (void *)sp,
 		 (void *)cr);
 	return 0;
 }

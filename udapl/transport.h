@@ -187,7 +187,8 @@ static inline void dapl_module_unlock(struct dapl_module_lock *l)
 	pthread_mutex_unlock(&l->mutex);
 }
 
-/* Debug output: DAPL_DBG_TYPE bit mask, stderr. */
+/* Debug output: DAPL_DBG_TYPE bit mask, stderr; one line each (dapl_dbg
+ * ends it: a message carries no newline of its own). */
 enum {
 	DAPL_DBG_ERR = 0x1,
 	DAPL_DBG_WARN = 0x2,
