@@ -19,7 +19,14 @@
  *   connbench client -D IA -h ADDR [-n ROUNDS] [-q QUAL]
  *
  * The server prints "listening" once its PSP exists; the client prints
- * "FIRST round=I us=T" for each round.  Exit status 1 on any DAT error.
+ * "FIRST round=I us=T" for each round, and "STEPS round=I established=E
+ * sent=S echo=R rss_kb=M": where the round's time went (usec from
+ * dat_ep_connect to ESTABLISHED, from there to the send's completion, from
+ * there to the echo's) and the client's resident memory with the round's
+ * EP connected (kB); "MEMORY open rss_kb=M" is its memory once the IA, its
+ * EVDs and LMR exist, "MEMORY round=I freed rss_kb=M" after the round's
+ * EP was freed: what one connection holds is a round's rss_kb less the
+ * last round's freed one.  Exit status 1 on any DAT error.
  */
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -53,6 +60,21 @@ static void must(const char *what, DAT_RETURN rc)
 	dat_strerror(rc, &maj, &min);
 	fprintf(stderr, "connbench: %s: %s %s\n", what, maj, min);
 	exit(1);
+}
+
+/* This process's resident memory, kB (/proc/self/statm), 0 if unknown:
+ * what a connection costs in memory is what a round adds to it. */
+static unsigned long rss_kb(void)
+{
+	unsigned long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024);
 }
 
 static uint64_t now_ns(void)
@@ -206,7 +228,7 @@ static int client(const char *ia, const char *host, int rounds,
 	DAT_EP_HANDLE ep;
 	struct side s;
 	DAT_EVENT ev;
-	uint64_t t0, t1;
+	uint64_t t0, t_est, t_sent, t1;
 	int i;
 
 	memset(&sin, 0, sizeof(sin));
@@ -216,6 +238,7 @@ static int client(const char *ia, const char *host, int rounds,
 		return 2;
 	}
 	side_open(&s, ia);
+	printf("MEMORY open rss_kb=%lu\n", rss_kb());
 	for (i = 0; i < rounds; i++) {
 		ep_make(&s, &ep);
 		t0 = now_ns();
@@ -225,17 +248,25 @@ static int client(const char *ia, const char *host, int rounds,
 				    DAT_CONNECT_DEFAULT_FLAG));
 		wait_for("ESTABLISHED", s.conn,
 			 DAT_CONNECTION_EVENT_ESTABLISHED, &ev);
+		t_est = now_ns();
 		post_recv(&s, ep);
 		post_send(&s, ep);
 		wait_dto("the message sent", s.req);
+		t_sent = now_ns();
 		wait_dto("the echo", s.rcv);
 		t1 = now_ns();
 		printf("FIRST round=%d us=%.1f\n", i, (double)(t1 - t0) / 1e3);
+		printf("STEPS round=%d established=%.1f sent=%.1f echo=%.1f "
+		       "rss_kb=%lu\n",
+		       i, (double)(t_est - t0) / 1e3,
+		       (double)(t_sent - t_est) / 1e3,
+		       (double)(t1 - t_sent) / 1e3, rss_kb());
 		must("dat_ep_disconnect",
 		     dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG));
 		wait_for("DISCONNECTED", s.conn,
 			 DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
 		must("dat_ep_free", dat_ep_free(ep));
+		printf("MEMORY round=%d freed rss_kb=%lu\n", i, rss_kb());
 	}
 	side_close(&s);
 	return 0;

@@ -338,7 +338,25 @@ first() {
 	sed -n 's/^FIRST round=0 us=\([0-9.]*\)$/\1/p' "$W/cli" > "$W/first0-$4"
 	sed -n 's/^FIRST round=[1-9][0-9]* us=\([0-9.]*\)$/\1/p' "$W/cli" > "$W/first-$4"
 	[ "$(wc -l < "$W/first-$4")" = 20 ] || return 1
-	echo "| $1 | $(cat "$W/first0-$4") | $(figs "$W/first-$4") | $(grep -c 'REQ again' "$W/cli.err") |"
+	echo "| $1 | $(cat "$W/first0-$4") | $(figs "$W/first-$4") | $(steps "$W/cli") | $(conn_kb "$W/cli") | $(grep -c 'REQ again' "$W/cli.err") |"
+}
+# steps CLI -> "E / S / R": connbench's STEPS of rounds 2-21, the median of
+# each (ESTABLISHED, the send's completion, the echo), usec
+steps() {
+	local k out=""
+	for k in established sent echo; do
+		out="$out${out:+ / }$(sed -n "s/^STEPS round=\([0-9]*\) .*$k=\([0-9.]*\).*/\1 \2/p" "$1" |
+			awk '$1 >= 1 { print $2 }' | judge_summary | awk '{ print $3 }')"
+	done
+	echo "$out"
+}
+# conn_kb CLI -> the client's resident memory one connection holds, kB:
+# round 1's with its EP connected less round 0's once its EP was freed
+# (round 0 also made the IA's control endpoint's buffers, which stay)
+conn_kb() {
+	awk '/^MEMORY round=0 freed/ { sub(/.*rss_kb=/, ""); f = $0 }
+		/^STEPS round=1 / { sub(/.*rss_kb=/, ""); c = $0 }
+		END { if (f != "" && c != "") print c - f; else print "-" }' "$1"
 }
 {
 	echo
@@ -347,10 +365,13 @@ first() {
 	echo "Each round: a new EP, dat_ep_connect, ESTABLISHED, a send and its echo (the server posted the"
 	echo "receive before it accepted), timed from dat_ep_connect to the echo; blocking waits. 21 rounds in"
 	echo "one run per fabric: the first (each process's first connection) apart, then min / median / max"
-	echo "of the other 20, usec. Target: tcp;ofi_rxm within 2 x tcp MSG, no REQ resent."
+	echo "of the other 20, usec, and where their time went (the medians of the three steps: from"
+	echo "dat_ep_connect to ESTABLISHED, from there to the send's completion, from there to the echo). The"
+	echo "memory column: what the client's resident memory grows by with one more connection (round 1's EP"
+	echo "connected, less round 0's once freed), kB. Target: tcp;ofi_rxm within 2 x tcp MSG, no REQ resent."
 	echo
-	echo "| fabric | first round | rounds 2-21 min / median / max | REQ resends |"
-	echo "|---|---|---|---|"
+	echo "| fabric | first round | rounds 2-21 min / median / max | of which ESTABLISHED / send completed / echo, medians | memory one connection holds, kB | REQ resends |"
+	echo "|---|---|---|---|---|---|"
 } >> "$OUT"
 for c in "tcp;ofi_rxm:ofi-a:ofi-b:rxm" "tcp MSG:ofi-msg-a:ofi-msg-b:msg" "shm:ofi-shm-a:ofi-shm-b:shm"; do
 	IFS=: read -r label a b tag <<< "$c"
