@@ -150,7 +150,15 @@ void dapl_timer_arm(struct dapl_timer *t, uint64_t deadline_ns)
 	if (!linked(&t->link))
 		dapl_list_add_tail(&e->timers, &t->link);
 	pthread_mutex_unlock(&e->lock);
-	dapl_progress_kick(t->ia); /* the engine's sleep may be too long now */
+	/* the engine's sleep may be too long now; armed by the engine's own
+	 * thread (a timer's callback, a round), no: it works out its next
+	 * sleep from the timers before it sleeps again, and a kick would
+	 * only make it wake at once for a round that finds nothing (over
+	 * libfabric the 1 ms timer while a consumer spins, wake.c, made
+	 * two rounds a millisecond so, each one taking the locks the
+	 * spinning consumer takes) */
+	if (engine_self != e)
+		dapl_progress_kick(t->ia);
 }
 
 static void timer_cancel(struct dapl_timer *t, int sync)
