@@ -711,7 +711,13 @@ DAT_RETURN ofi_post_recv(struct dapl_ep *ep, const struct dapl_post *p)
  * connection breaks, which closes the endpoint (a late completion then
  * never comes) and flushes the rest.  Progress is watched per EP: a new
  * oldest request restarts the clock, so a long queue of ops that keep
- * completing never trips it.
+ * completing never trips it.  Each round of the engine looks, unless the
+ * EP's lock is held: a poster is inside a post then (over shm an RDMA
+ * write's whole copy is made inside fi_writemsg, under that lock), and
+ * a look that waited for it would take the poster's core from it for
+ * the rest of the copy and a futex wake-up (a 64 KiB write_bw over shm:
+ * about one round in two of the 1 ms rounds, wake.c); a look missed
+ * delays a failure of seconds by one round.
  */
 void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 {
@@ -719,7 +725,8 @@ void ofi_ep_stuck(struct dapl_tp_ep *oep, uint64_t now)
 	struct ofi_op *op = NULL;
 	uint32_t s;
 
-	dapl_lock(&oep->lock);
+	if (dapl_trylock(&oep->lock))
+		return;
 	if (!oep->fep || !r->op)
 		goto out;
 	/* the oldest request not done: issued, or held for what only the
