@@ -38,6 +38,8 @@
 
 #include <dat/udat.h>
 
+#include "status.h"
+
 #define MSG 64
 #define WAIT_US (60u * 1000000u)
 
@@ -60,21 +62,6 @@ static void must(const char *what, DAT_RETURN rc)
 	dat_strerror(rc, &maj, &min);
 	fprintf(stderr, "connbench: %s: %s %s\n", what, maj, min);
 	exit(1);
-}
-
-/* This process's resident memory, kB (/proc/self/statm), 0 if unknown:
- * what a connection costs in memory is what a round adds to it. */
-static unsigned long rss_kb(void)
-{
-	unsigned long size = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-		resident = 0;
-	fclose(f);
-	return resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024);
 }
 
 static uint64_t now_ns(void)
@@ -238,7 +225,7 @@ static int client(const char *ia, const char *host, int rounds,
 		return 2;
 	}
 	side_open(&s, ia);
-	printf("MEMORY open rss_kb=%lu\n", rss_kb());
+	printf("MEMORY open rss_kb=%ld\n", status_kib("VmRSS:"));
 	for (i = 0; i < rounds; i++) {
 		ep_make(&s, &ep);
 		t0 = now_ns();
@@ -257,16 +244,17 @@ static int client(const char *ia, const char *host, int rounds,
 		t1 = now_ns();
 		printf("FIRST round=%d us=%.1f\n", i, (double)(t1 - t0) / 1e3);
 		printf("STEPS round=%d established=%.1f sent=%.1f echo=%.1f "
-		       "rss_kb=%lu\n",
+		       "rss_kb=%ld\n",
 		       i, (double)(t_est - t0) / 1e3,
 		       (double)(t_sent - t_est) / 1e3,
-		       (double)(t1 - t_sent) / 1e3, rss_kb());
+		       (double)(t1 - t_sent) / 1e3, status_kib("VmRSS:"));
 		must("dat_ep_disconnect",
 		     dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG));
 		wait_for("DISCONNECTED", s.conn,
 			 DAT_CONNECTION_EVENT_DISCONNECTED, &ev);
 		must("dat_ep_free", dat_ep_free(ep));
-		printf("MEMORY round=%d freed rss_kb=%lu\n", i, rss_kb());
+		printf("MEMORY round=%d freed rss_kb=%ld\n", i,
+		       status_kib("VmRSS:"));
 	}
 	side_close(&s);
 	return 0;

@@ -82,6 +82,7 @@
 #include <dat/udat.h>
 #define LAT_PROG "datbench"
 #include "lat.h"
+#include "status.h"
 #include <valgrind/callgrind.h>
 /* The atomic rows need the IB atomic extension (another issue's header):
  * without it datbench builds without them and run-bench.sh reports them
@@ -799,25 +800,6 @@ static int loop(const struct opts *o)
 	must("dat_ia_close", dat_ia_close(cli.ia, DAT_CLOSE_ABRUPT_FLAG));
 	must("dat_ia_close", dat_ia_close(srv.ia, DAT_CLOSE_ABRUPT_FLAG));
 	return 0;
-}
-
-/* field "VmRSS:" or "VmSize:" of /proc/self/status, in KiB */
-static long status_kib(const char *field)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	size_t n = strlen(field);
-	char line[256];
-	long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n)) {
-			v = atol(line + n);
-			break;
-		}
-	fclose(f);
-	return v;
 }
 
 static double median_us(uint64_t *d, int n)
