@@ -325,9 +325,7 @@ static int ofi_op_issue(struct dapl_tp_ep *oep, struct ofi_op *op)
 		msg.addr = oep->peer;
 		msg.context = op;
 		msg.data = 0;
-		return (int)fi_sendmsg(oep->fep, &msg,
-				       FI_COMPLETION |
-					   oep->oia->fab.send_flags);
+		return (int)fi_sendmsg(oep->fep, &msg, FI_COMPLETION);
 	case DAPL_OP_RDMA_WRITE:
 	case DAPL_OP_RDMA_READ:
 		if (ofi_ep_tab_ok(oep)) {
@@ -561,8 +559,7 @@ ofi_op_post_now(struct dapl_tp_ep *oep, struct ofi_ring *r,
 				  oep->writes_out))
 			return 1;
 		msg.addr = oep->peer;
-		rc = fi_sendmsg(oep->fep, &msg,
-				FI_COMPLETION | oep->oia->fab.send_flags);
+		rc = fi_sendmsg(oep->fep, &msg, FI_COMPLETION);
 	}
 	if (dapl_unlikely(rc))
 		return 1;

@@ -39,10 +39,19 @@
  *   - Graceful disconnect: the DISC goes behind the data; the peer ends
  *     the connection once it received the sends the DISC counts (as on
  *     RDM) and closes its endpoint; that close (FI_SHUTDOWN here) ends
- *     ours, or DAPL_OFI_DISC_MS (2 s) without it.  Sends complete with
- *     FI_DELIVERY_COMPLETE, so that a send reported complete was
- *     received, whatever the close does to what is still in flight (that
- *     is flushed, as on RDM).
+ *     ours, or DAPL_OFI_DISC_MS (2 s) without it.  What is still in
+ *     flight at the close is flushed, as on RDM.
+ *   - A send completes once libfabric's tcp has written it to its socket
+ *     (its transmit completion, as rxm's eager sends on the RDM path),
+ *     not once the peer acknowledged it: dat_ep_post_send(3DAT) promises
+ *     the local buffer back, and dat_ep_disconnect(3DAT) lets an abrupt
+ *     disconnect end in-progress DTOs either way; a graceful one still
+ *     delivers every send (the DISC's count).  FI_DELIVERY_COMPLETE made
+ *     each send cost the receiver an acknowledgement, a message of its
+ *     own and a system call before the receive's completion: a 64-byte
+ *     ping-pong took 23 us a transfer against 8.4 without it (issue 35;
+ *     fi_pingpong -e msg 7-9).  RDMA writes still ask for delivery
+ *     (ep.c ofi_write_flags).
  *   - An FI_SHUTDOWN (or a connection error) with no DISC before it is a
  *     dead peer: BROKEN.  A SIGKILLed peer's kernel closes its sockets,
  *     so that comes at once; a peer that stops without closing (a host
@@ -94,7 +103,6 @@ int ofi_msg_ia_open(struct dapl_tp_ia *oia)
 		return rc ? rc : -FI_ENODATA;
 	}
 	oia->fab.cm_data = room;
-	oia->fab.send_flags = FI_DELIVERY_COMPLETE;
 	return fi_eq_open(oia->fabric, &ea, &oia->eq, NULL);
 }
 

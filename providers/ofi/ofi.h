@@ -111,8 +111,6 @@ struct ofi_fabcaps {
 	int waiter_reads;		/* a blocked dat_evd_wait reads its
 					 * CQ when the IA's wake fd fires
 					 * (wake.c ofi_progress_fd): MSG, shm */
-	uint64_t send_flags;		/* added to every send (MSG:
-					 * FI_DELIVERY_COMPLETE, see msg.c) */
 	size_t cm_data;			/* MSG: room for connect data */
 };
 
