@@ -460,6 +460,28 @@ static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 0);
 }
 
+/*
+ * RDM, our graceful disconnect (oia->lock held): dat_ep_disconnect(3DAT),
+ * "For graceful disconnect, all outstanding and in-progress request DTOs
+ * and RMR Binds must try to be completed successfully first, before
+ * disconnect proceeds."  The DISC, with its counts, goes once none of the
+ * EP's requests is held or with libfabric (ep_peer.c
+ * ofi_ep_requests_out), or when c->leave_end passed; until then the
+ * connection stays ESTABLISHED (key answers, keepalives; a failed DTO or
+ * the peer's own DISC ends it as ever), and the consumer's EP is
+ * DISCONNECT_PENDING (udapl).  Before, the DISC went at once and the
+ * EP's requests were flushed, the sends among them never sent
+ * (test/verbs/vt_graceful.c).  MSG: msg.c, its DISC behind the data.
+ */
+static void ofi_conn_leave(struct dapl_tp_ia *oia, struct ofi_conn *c,
+			   uint64_t now)
+{
+	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
+
+	if (!oep || now >= c->leave_end || !ofi_ep_requests_out(oep))
+		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 1);
+}
+
 void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 {
 	struct dapl_list *pos, *tmp;
@@ -519,6 +541,11 @@ void ofi_cm_timers(struct dapl_tp_ia *oia, uint64_t now)
 			}
 			break;
 		case OFI_CONN_ESTABLISHED:
+			if (c->leave_end) {
+				ofi_conn_leave(oia, c, now);
+				if (c->state != OFI_CONN_ESTABLISHED)
+					break;
+			}
 			if (c->ep && dapl_ep_tp(c->ep))
 				ofi_ep_stuck(dapl_ep_tp(c->ep), now); /* ep.c */
 			if (now - c->last_heard > oia->ka_timeout_ns) {
@@ -697,6 +724,13 @@ DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt)
 		/* MSG: the DISC goes behind the data on the connection;
 		 * the peer's close ends it (msg.c) */
 		ofi_msg_disconnect(oia, c);
+	} else if (c && !c->m && !abrupt && c->state == OFI_CONN_ESTABLISHED) {
+		/* RDM: the EP's requests first (ofi_conn_leave); each
+		 * engine round looks again (ofi_cm_timers) */
+		if (!c->leave_end) {
+			c->leave_end = dapl_now_ns() + OFI_DRAIN_NS;
+			ofi_conn_leave(oia, c, dapl_now_ns());
+		}
 	} else if (c && c->state != OFI_CONN_CLOSED) {
 		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 1);
 		if (abrupt) { /* udapl reported it already: no note */

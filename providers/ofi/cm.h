@@ -76,6 +76,10 @@ struct ofi_conn {
 	uint16_t peer_ctl_len;
 	uint64_t drain_sends;		/* DRAINING: the peer's sends in all */
 	uint64_t drain_end;		/* DRAINING: give up waiting then */
+	uint64_t leave_end;		/* RDM, ESTABLISHED: our graceful
+					 * disconnect waits for the EP's
+					 * requests until then at most
+					 * (cm.c ofi_conn_leave), 0: none */
 	uint64_t keyx_acked;		/* the last revoked key the peer
 					 * confirmed (KEYXA) */
 	unsigned char pdata[OFI_MAX_PDATA];

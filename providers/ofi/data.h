@@ -105,6 +105,8 @@ uint32_t ofi_ep_recvd(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n) DAPL_HIDDEN;
 /* A send of ours the peer received that has not completed here yet. */
 int ofi_ep_sends_pending(struct dapl_tp_ep *oep) DAPL_HIDDEN;
+/* a request of the EP posted and not done yet (ep_peer.c) */
+int ofi_ep_requests_out(struct dapl_tp_ep *oep) DAPL_HIDDEN;
 /* oia->lock held: the key of a window the peer revoked is bad now */
 void ofi_ep_key_revoked(struct dapl_tp_ep *oep, uint32_t key) DAPL_HIDDEN;
 /* ep.c, errors: oia->lock held; fails the oldest issued request of oep

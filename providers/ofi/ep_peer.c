@@ -57,6 +57,31 @@ int ofi_ep_sends_pending(struct dapl_tp_ep *oep)
 	return pending;
 }
 
+/*
+ * A request of the EP (a send, an RDMA, an atomic, a bind) posted and not
+ * done yet: held in its ring or with libfabric.  One done but not yet
+ * dequeued by the consumer is not: a graceful disconnect waits for these
+ * (cm.c ofi_conn_leave), and the consumer may read its request EVD only
+ * after DISCONNECTED.
+ */
+int ofi_ep_requests_out(struct dapl_tp_ep *oep)
+{
+	struct ofi_ring *r = &oep->sq;
+	int out = 0;
+	uint32_t s;
+
+	dapl_lock(&oep->lock);
+	if (oep->fep)
+		for (s = r->emitted; s != r->posted && !out; s++) {
+			const struct ofi_op *op = &r->op[s & (r->size - 1)];
+
+			out = op->state == OFI_OP_HELD ||
+			      op->state == OFI_OP_ISSUED;
+		}
+	dapl_unlock(&oep->lock);
+	return out;
+}
+
 void ofi_ep_peer_recvd(struct dapl_tp_ep *oep, uint32_t n)
 {
 	dapl_lock(&oep->lock);

@@ -25,6 +25,14 @@ setup_file() { ofi_setup_file; }
 	grep -q '^PASS$' "$SRV_OUT"
 }
 
+# test/verbs/vt_graceful.c: dat_ep_disconnect(3DAT), "For graceful
+# disconnect, all outstanding and in-progress request DTOs and RMR Binds
+# must try to be completed successfully first, before disconnect
+# proceeds."
+@test "$OFI_FABRIC: graceful-sends: 16 sends of 64 B to 256 KiB, then a graceful disconnect at once: every send completes DAT_DTO_SUCCESS, the peer receives every message whole and in order before DISCONNECTED" {
+	pair graceful-sends
+}
+
 @test "$OFI_FABRIC: RDMA write and read at non-zero offsets into the target LMR, 1 and several segments, checked at the target" {
 	pair rdma
 }

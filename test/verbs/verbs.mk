@@ -7,7 +7,7 @@
 
 VERBS_TEST := $(B)/test/verbs/dattest-verbs
 VERBS_TEST_OBJS := $(addprefix $(B)/test/verbs/,vt_main.o vt_util.o vt_accept_dead.o vt_cm.o vt_cm_many.o \
-	vt_cno_agent.o vt_dto.o vt_evd.o vt_legacy.o vt_lmr_life.o vt_order.o vt_passive.o vt_reuse.o vt_rmr_pz.o \
+	vt_cno_agent.o vt_dto.o vt_evd.o vt_graceful.o vt_legacy.o vt_lmr_life.o vt_order.o vt_passive.o vt_reuse.o vt_rmr_pz.o \
 	atomic.o srq.o)
 
 $(VERBS_TEST_OBJS): test/verbs/vt.h

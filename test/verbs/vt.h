@@ -243,5 +243,6 @@ extern const struct vt_test vt_lmr_life_tests[]; /* vt_lmr_life.c */
 extern const struct vt_test vt_cno_agent_tests[]; /* vt_cno_agent.c */
 extern const struct vt_test vt_rmr_pz_tests[];	/* vt_rmr_pz.c */
 extern const struct vt_test vt_accept_dead_tests[]; /* vt_accept_dead.c */
+extern const struct vt_test vt_graceful_tests[]; /* vt_graceful.c */
 
 #endif /* VT_H */

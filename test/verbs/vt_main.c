@@ -210,6 +210,7 @@ static const struct vt_test *const tables[] = {
 	vt_evd_tests,	  vt_legacy_tests, vt_atomic_tests,  vt_srq_tests,
 	vt_order_tests,	  vt_passive_tests, vt_reuse_tests, vt_lmr_life_tests,
 	vt_cno_agent_tests, vt_rmr_pz_tests, vt_accept_dead_tests,
+	vt_graceful_tests,
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
