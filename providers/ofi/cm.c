@@ -461,24 +461,30 @@ static void ofi_conn_drained(struct dapl_tp_ia *oia, struct ofi_conn *c,
 }
 
 /*
- * RDM, our graceful disconnect (oia->lock held): dat_ep_disconnect(3DAT),
- * "For graceful disconnect, all outstanding and in-progress request DTOs
- * and RMR Binds must try to be completed successfully first, before
+ * Our graceful disconnect (oia->lock held): dat_ep_disconnect(3DAT), "For
+ * graceful disconnect, all outstanding and in-progress request DTOs and
+ * RMR Binds must try to be completed successfully first, before
  * disconnect proceeds."  The DISC, with its counts, goes once none of the
  * EP's requests is held or with libfabric (ep_peer.c
  * ofi_ep_requests_out), or when c->leave_end passed; until then the
  * connection stays ESTABLISHED (key answers, keepalives; a failed DTO or
  * the peer's own DISC ends it as ever), and the consumer's EP is
- * DISCONNECT_PENDING (udapl).  Before, the DISC went at once and the
- * EP's requests were flushed, the sends among them never sent
- * (test/verbs/vt_graceful.c).  MSG: msg.c, its DISC behind the data.
+ * DISCONNECT_PENDING (udapl).  RDM: the DISC ends the connection here;
+ * MSG: it goes behind the data and the peer's close ends it (msg.c).
+ * Before, the DISC went at once: over RDM the EP's requests were flushed,
+ * the sends among them never sent (test/verbs/vt_graceful.c), and over
+ * MSG a request still held went after the DISC.
  */
 static void ofi_conn_leave(struct dapl_tp_ia *oia, struct ofi_conn *c,
 			   uint64_t now)
 {
 	struct dapl_tp_ep *oep = c->ep ? dapl_ep_tp(c->ep) : NULL;
 
-	if (!oep || now >= c->leave_end || !ofi_ep_requests_out(oep))
+	if (oep && now < c->leave_end && ofi_ep_requests_out(oep))
+		return;
+	if (c->m)
+		ofi_msg_disconnect(oia, c);
+	else
 		ofi_conn_end(oia, c, DAPL_CM_DISCONNECTED, 1);
 }
 
@@ -719,14 +725,11 @@ DAT_RETURN ofi_disconnect(struct dapl_ep *ep, int abrupt)
 		return DAPL_ERR(DAT_INVALID_STATE, 0);
 	pthread_mutex_lock(&oia->lock);
 	c = oep->conn;
-	if (c && c->m && !abrupt && (c->state == OFI_CONN_ESTABLISHED ||
-				     c->state == OFI_CONN_DISCONNECTING)) {
-		/* MSG: the DISC goes behind the data on the connection;
-		 * the peer's close ends it (msg.c) */
-		ofi_msg_disconnect(oia, c);
-	} else if (c && !c->m && !abrupt && c->state == OFI_CONN_ESTABLISHED) {
-		/* RDM: the EP's requests first (ofi_conn_leave); each
-		 * engine round looks again (ofi_cm_timers) */
+	if (c && c->m && !abrupt && c->state == OFI_CONN_DISCONNECTING) {
+		/* MSG: our DISC went; the peer's close ends it (msg.c) */
+	} else if (c && !abrupt && c->state == OFI_CONN_ESTABLISHED) {
+		/* the EP's requests first (ofi_conn_leave); each engine
+		 * round looks again (ofi_cm_timers) */
 		if (!c->leave_end) {
 			c->leave_end = dapl_now_ns() + OFI_DRAIN_NS;
 			ofi_conn_leave(oia, c, dapl_now_ns());

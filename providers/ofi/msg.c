@@ -36,11 +36,12 @@
  *     never has more than OFI_CHAN_SLOTS unread.  Nothing of this uses
  *     the consumer's receives, and the messages are in order with the
  *     data: a DISC arrives after everything its sender sent before it.
- *   - Graceful disconnect: the DISC goes behind the data; the peer ends
- *     the connection once it received the sends the DISC counts (as on
- *     RDM) and closes its endpoint; that close (FI_SHUTDOWN here) ends
- *     ours, or DAPL_OFI_DISC_MS (2 s) without it.  What is still in
- *     flight at the close is flushed, as on RDM.
+ *   - Graceful disconnect: once the EP's requests completed (cm.c
+ *     ofi_conn_leave, at most 2 s), the DISC goes behind the data; the
+ *     peer ends the connection once it received the sends the DISC
+ *     counts (as on RDM) and closes its endpoint; that close
+ *     (FI_SHUTDOWN here) ends ours, or DAPL_OFI_DISC_MS (2 s) without
+ *     it.  What is still in flight at the close is flushed, as on RDM.
  *   - A send completes once libfabric's tcp has written it to its socket
  *     (its transmit completion, as rxm's eager sends on the RDM path),
  *     not once the peer acknowledged it: dat_ep_post_send(3DAT) promises
