@@ -672,7 +672,7 @@ page(name="dat_ep_disconnect", brief="disconnect an endpoint", handle="ep_handle
      params=[("ep_handle", "The EP."),
              ("close_flags", """How:
 = DAT_CLOSE_ABRUPT_FLAG (0x00): at once: the EP is DISCONNECTED when the call returns, DAT_CONNECTION_EVENT_DISCONNECTED is posted by the call itself and outstanding DTOs are flushed (completed with DAT_DTO_ERR_FLUSHED).
-= DAT_CLOSE_GRACEFUL_FLAG (0x01): the EP goes to DISCONNECT_PENDING; the event comes when the transport has closed the connection.  libdaplofi first lets the EP's outstanding requests complete (at most 2 s), and the peer receives every send that completed; libdaplcma and libdaplscm move the queue pair to the error state at once (as librdmacm's rdma_disconnect does), so requests still outstanding then are flushed: wait for their completions before a graceful disconnect there.""")],
+= DAT_CLOSE_GRACEFUL_FLAG (0x01): the EP goes to DISCONNECT_PENDING; the event comes when the transport has closed the connection.  libdaplofi first lets the EP's outstanding requests complete (at most 2 s), and the peer receives every send that completed; libdaplcma and libdaplscm first move the queue pair to SQD and send the disconnect request once its send queue drained (at most 2 s); a device that refuses SQD disconnects at once, and requests still outstanding then are flushed.""")],
      desc="""Allowed in CONNECTED; in ACTIVE_CONNECTION_PENDING and COMPLETION_PENDING
 either flag aborts the connection attempt (abruptly); in DISCONNECT_PENDING a
 graceful call has no effect and an abrupt one completes the disconnect; in

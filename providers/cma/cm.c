@@ -49,6 +49,8 @@
 #define CMA_ADDR_STEP_MS 100
 /* How long a graceful disconnect waits for the peer's answer. */
 #define CMA_DISC_TIMEOUT_NS (5ull * 1000000000ull)
+/* How long a graceful disconnect waits for its send queue to drain. */
+#define CMA_DRAIN_NS (2ull * 1000000000ull)
 
 static void cma_set_port(struct sockaddr_storage *ss, uint16_t port)
 {
@@ -224,6 +226,7 @@ const struct verbs_cm_ops cma_cm_ops = {
 	.live = cma_conn_live,
 	.end_broken = cma_conn_end_broken,
 	.comm_est = cma_cm_comm_est,
+	.sq_drained = cma_cm_sq_drained,
 	.port_open = cma_port_open,
 	.port_close = cma_port_close,
 	.cr_refuse = cma_cr_refuse,
@@ -526,13 +529,32 @@ static void cma_cr_refuse(struct dapl_cr *cr)
 }
 
 /*
- * Graceful: rdma_disconnect (librdmacm moves the QP to ERR, so
- * outstanding WRs flush) and DISCONNECTED comes when the peer answers, or
- * after CMA_DISC_TIMEOUT_NS.  Abrupt: the same, but udapl reports
- * DISCONNECTED itself at once and ignores what the CM says later; a
- * connection still being set up is abandoned (udapl always aborts those
- * abruptly).
+ * Graceful: first the send queue (dat_ep_disconnect(3DAT): "all
+ * outstanding and in-progress request DTOs and RMR Binds must try to be
+ * completed successfully first, before disconnect proceeds"): the QP to
+ * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (cm_event.c
+ * cma_cm_sq_drained) or after CMA_DRAIN_NS; a device that refuses SQD
+ * gets the DREQ at once.  The DREQ is rdma_disconnect (librdmacm moves
+ * the QP to ERR, so what is still outstanding flushes) and DISCONNECTED
+ * comes when the peer answers, or after CMA_DISC_TIMEOUT_NS.  Abrupt:
+ * the DREQ at once, but udapl reports DISCONNECTED itself and ignores
+ * what the CM says later; a connection still being set up is abandoned
+ * (udapl always aborts those abruptly).  Before the drain a graceful
+ * disconnect flushed the sends posted just before it
+ * (test/verbs/vt_graceful.c).
  */
+int cma_send_dreq(struct dapl_tp_cr *conn, int abrupt)
+{
+	conn->local_disc = 1;
+	conn->sq_drain = 0;
+	conn->state = CMA_CONN_DISCONNECTING;
+	if (rdma_disconnect(conn->id))
+		return !abrupt; /* no answer will come */
+	if (!abrupt)
+		cma_timer_set(conn, dapl_now_ns() + CMA_DISC_TIMEOUT_NS);
+	return 0;
+}
+
 DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
@@ -548,12 +570,13 @@ DAT_RETURN cma_disconnect(struct dapl_ep *ep, int abrupt)
 	if (!conn || conn->state == CMA_CONN_CLOSED) {
 		/* nothing to tear down */
 	} else if (conn->state == CMA_CONN_ESTABLISHED) {
-		conn->local_disc = 1;
-		conn->state = CMA_CONN_DISCONNECTING;
-		if (rdma_disconnect(conn->id))
-			report = !abrupt; /* no answer will come */
-		else if (!abrupt)
-			cma_timer_set(conn, dapl_now_ns() + CMA_DISC_TIMEOUT_NS);
+		if (!abrupt && !conn->sq_drain &&
+		    !verbs_qp_drain_sq(cep->qp)) {
+			conn->sq_drain = 1;
+			cma_timer_set(conn, dapl_now_ns() + CMA_DRAIN_NS);
+		} else {
+			report = cma_send_dreq(conn, abrupt);
+		}
 	} else if (conn->state != CMA_CONN_DISCONNECTING) {
 		id = cma_conn_unhook(conn);
 		report = !abrupt;

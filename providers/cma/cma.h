@@ -109,6 +109,8 @@ struct dapl_tp_cr {
 	struct dapl_ep *ep; /* bound EP, NULL while a bare CR */
 	enum cma_conn_state state;
 	int local_disc; /* our side started the disconnect */
+	int sq_drain;	/* ESTABLISHED: a graceful disconnect waits for the
+			 * send queue (SQD) before its DREQ (cm.c) */
 	int resolve_ms;		     /* address resolution's budget */
 	uint64_t resolve_end;	     /* address resolution gives up (ns) */
 	int route_ms;		     /* per route resolution try */
@@ -162,5 +164,10 @@ void cma_timer_init(struct dapl_tp_cr *conn) DAPL_HIDDEN;
  * the IA), and what a connection's timer calls */
 int cma_cm_event(void *arg) DAPL_HIDDEN;
 void cma_conn_timer(struct dapl_timer *t) DAPL_HIDDEN;
+/* the CM's sq_drained (verbs.h struct verbs_cm_ops) */
+void cma_cm_sq_drained(struct dapl_ep *ep) DAPL_HIDDEN;
+/* cm.c, locked, ESTABLISHED: our DREQ now (the QP to ERR: what is still
+ * outstanding flushes); 1 if no answer will come (report DISCONNECTED) */
+int cma_send_dreq(struct dapl_tp_cr *conn, int abrupt) DAPL_HIDDEN;
 
 #endif

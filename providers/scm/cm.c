@@ -264,6 +264,7 @@ const struct verbs_cm_ops scm_cm_ops = {
 	.live = scm_conn_live,
 	.end_broken = scm_conn_end_broken,
 	.comm_est = scm_cm_comm_est,
+	.sq_drained = scm_cm_sq_drained,
 	.port_open = scm_port_open,
 	.port_close = scm_port_close,
 	.cr_refuse = scm_cr_refuse,
@@ -441,12 +442,30 @@ void scm_conn_refuse(struct dapl_tp_cr *conn)
 }
 
 /*
- * Graceful: DREQ (our QP to ERR first, so outstanding WRs flush, as
- * rdma_disconnect does) and DISCONNECTED when the DREP comes, or the
- * socket ends, or after SCM_DISC_WAIT_NS.  Abrupt: the same, but udapl
- * reports DISCONNECTED itself at once and the socket closes now; a
- * connection still being set up is abandoned.
+ * Graceful: first the send queue (dat_ep_disconnect(3DAT): "all
+ * outstanding and in-progress request DTOs and RMR Binds must try to be
+ * completed successfully first, before disconnect proceeds"): the QP to
+ * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (event.c
+ * scm_cm_sq_drained) or after SCM_DRAIN_NS; a device that refuses SQD
+ * gets the DREQ at once.  The DREQ: our QP to ERR first, so what is
+ * still outstanding flushes, as rdma_disconnect does; DISCONNECTED when
+ * the DREP comes, or the socket ends, or after SCM_DISC_WAIT_NS.
+ * Abrupt: the DREQ at once, but udapl reports DISCONNECTED itself and
+ * the socket closes now; a connection still being set up is abandoned.
  */
+int scm_send_dreq(struct dapl_tp_cr *conn, struct ibv_qp *qp, int abrupt)
+{
+	verbs_qp_to_error(qp);
+	conn->local_disc = 1;
+	conn->sq_drain = 0;
+	conn->state = SCM_CONN_DISCONNECTING;
+	if (scm_send_type(conn, SCM_MSG_DREQ, 0))
+		return !abrupt; /* no answer will come */
+	if (!abrupt)
+		scm_timer_set(conn, dapl_now_ns() + SCM_DISC_WAIT_NS);
+	return 0;
+}
+
 DAT_RETURN scm_disconnect(struct dapl_ep *ep, int abrupt)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
@@ -461,13 +480,13 @@ DAT_RETURN scm_disconnect(struct dapl_ep *ep, int abrupt)
 	if (!conn || conn->state == SCM_CONN_CLOSED) {
 		/* nothing to tear down */
 	} else if (conn->state == SCM_CONN_ESTABLISHED) {
-		verbs_qp_to_error(cep->qp);
-		conn->local_disc = 1;
-		conn->state = SCM_CONN_DISCONNECTING;
-		if (scm_send_type(conn, SCM_MSG_DREQ, 0))
-			report = !abrupt; /* no answer will come */
-		else if (!abrupt)
-			scm_timer_set(conn, dapl_now_ns() + SCM_DISC_WAIT_NS);
+		if (!abrupt && !conn->sq_drain &&
+		    !verbs_qp_drain_sq(cep->qp)) {
+			conn->sq_drain = 1;
+			scm_timer_set(conn, dapl_now_ns() + SCM_DRAIN_NS);
+		} else {
+			report = scm_send_dreq(conn, cep->qp, abrupt);
+		}
 	} else if (conn->state != SCM_CONN_DISCONNECTING) {
 		scm_conn_close_fd(conn);
 		verbs_qp_to_error(cep->qp);

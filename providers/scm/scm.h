@@ -99,6 +99,9 @@ struct dapl_tp_cr {
 	struct dapl_ep *ep;	/* bound EP, NULL while a bare CR */
 	enum scm_conn_state state;
 	int local_disc;		/* our side started the disconnect */
+	int sq_drain;		/* ESTABLISHED: a graceful disconnect waits
+				 * for the send queue (SQD) before its
+				 * DREQ (cm.c) */
 	DAT_CONN_QUAL qual;	/* active: the qualifier asked for */
 	uint16_t lport;		/* passive: the listener's port */
 	struct sockaddr_in peer; /* the peer's IA address */
@@ -165,10 +168,19 @@ void scm_conn_refuse(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 #define SCM_REQ_WAIT_NS (10ull * 1000000000ull)  /* a socket's REQ */
 #define SCM_RTU_WAIT_NS (10ull * 1000000000ull)  /* an accept's RTU */
 #define SCM_DISC_WAIT_NS (5ull * 1000000000ull)  /* a DREQ's DREP */
+#define SCM_DRAIN_NS (2ull * 1000000000ull)	   /* a graceful disconnect's
+						    * send queue */
 
 /* event.c: the engine's callback for the IA's epoll fd (arg: the IA's
  * dapl_tp_ia), and what a connection's timer calls */
 int scm_cm_event(void *arg) DAPL_HIDDEN;
 void scm_conn_timer(struct dapl_timer *t) DAPL_HIDDEN;
+/* the CM's sq_drained (verbs.h struct verbs_cm_ops) */
+void scm_cm_sq_drained(struct dapl_ep *ep) DAPL_HIDDEN;
+/* cm.c, locked, ESTABLISHED: our DREQ now, the QP to ERR first (what is
+ * still outstanding flushes); 1 if no answer will come (report
+ * DISCONNECTED) */
+int scm_send_dreq(struct dapl_tp_cr *conn, struct ibv_qp *qp,
+		  int abrupt) DAPL_HIDDEN;
 
 #endif

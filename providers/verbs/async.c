@@ -92,6 +92,17 @@ static void verbs_async_one(struct verbs_dev *dev, struct ibv_async_event *e)
 			verbs_cm(qp_ep)->comm_est(qp_ep);
 		}
 		break;
+	case IBV_EVENT_SQ_DRAINED:
+		/* a graceful disconnect waits for it (its CM); before the
+		 * acknowledgement, as COMM_EST */
+		{
+			struct dapl_ep *qp_ep = e->element.qp->qp_context;
+
+			if (qp_ep)
+				verbs_cm(qp_ep)->sq_drained(qp_ep);
+		}
+		ibv_ack_async_event(e);
+		return;
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
 	case IBV_EVENT_QP_ACCESS_ERR:
@@ -135,8 +146,8 @@ static void verbs_async_one(struct verbs_dev *dev, struct ibv_async_event *e)
 		return;
 	}
 	default:
-		/* PORT_ACTIVE, LID/PKEY/GID changes, SQ drained, SRQ
-		 * errors: nothing the consumer must hear. */
+		/* PORT_ACTIVE, LID/PKEY/GID changes, SRQ errors: nothing
+		 * the consumer must hear. */
 		break;
 	}
 	dapl_dbg(DAPL_DBG_WARN, "verbs: async event %s",

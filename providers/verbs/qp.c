@@ -73,6 +73,27 @@ void verbs_qp_to_error(struct ibv_qp *qp)
 		dapl_dbg(DAPL_DBG_WARN, "verbs: QP to ERR failed");
 }
 
+/*
+ * RTS -> SQD with the drain's async notification: the QP finishes the
+ * send WRs it has, starts no new one, and IBV_EVENT_SQ_DRAINED comes
+ * once they all completed (async.c, the CM's sq_drained).  Receives go
+ * on.  0 if the QP is draining; -1 if the device refused (the caller
+ * goes on without the drain).
+ */
+int verbs_qp_drain_sq(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_SQD,
+				.en_sqd_async_notify = 1};
+
+	if (!qp || ibv_modify_qp(qp, &a,
+				 IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY)) {
+		dapl_dbg(DAPL_DBG_CM, "verbs: QP to SQD refused (%s)",
+			 qp ? strerror(errno) : "no QP");
+		return -1;
+	}
+	return 0;
+}
+
 int verbs_qp_failed(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr attr;

@@ -241,6 +241,9 @@ DAT_RETURN verbs_qp_reset(struct dapl_ep *ep) DAPL_HIDDEN;
 DAT_RETURN verbs_qp_modify(struct dapl_ep *ep,
 			 const DAT_EP_ATTR *attr) DAPL_HIDDEN;
 void verbs_qp_to_error(struct ibv_qp *qp) DAPL_HIDDEN;
+/* RTS -> SQD, IBV_EVENT_SQ_DRAINED once the send queue is empty (a
+ * graceful disconnect); 0, or -1 if the device refused */
+int verbs_qp_drain_sq(struct ibv_qp *qp) DAPL_HIDDEN;
 /* whether the QP is in ERR (a failed completion put it there) */
 int verbs_qp_failed(struct ibv_qp *qp) DAPL_HIDDEN;
 
@@ -312,9 +315,9 @@ void verbs_listen_stop(struct dapl_sp *sp) DAPL_HIDDEN;
  * What the glue needs of the provider's connection manager, as a table
  * the CM hands verbs_ia_open (cma: providers/cma/cm.c cma_cm_ops; scm:
  * providers/scm/cm.c scm_cm_ops), so that this folder names no function
- * a CM defines: a second CM is a second table.  drop and comm_est are
- * called without cia->lock, live and end_broken under it (conn.c),
- * port_open and port_close by listen.c without it.
+ * a CM defines: a second CM is a second table.  drop, comm_est and
+ * sq_drained are called without cia->lock, live and end_broken under it
+ * (conn.c), port_open and port_close by listen.c without it.
  */
 struct verbs_cm_ops {
 	/* Detaches and destroys the EP's connection, if any (qp_destroy,
@@ -329,6 +332,10 @@ struct verbs_cm_ops {
 	int (*end_broken)(struct dapl_tp_cr *conn);
 	/* IBV_EVENT_COMM_EST: a receive came before the connection's RTU. */
 	void (*comm_est)(struct dapl_ep *ep);
+	/* IBV_EVENT_SQ_DRAINED: the send queue of a QP a graceful
+	 * disconnect moved to SQD (verbs_qp_drain_sq) is empty; not
+	 * locked, the QP alive. */
+	void (*sq_drained)(struct dapl_ep *ep);
 	/* A new listener on port (0: any), its verbs_port's port number
 	 * set, in no list yet; not locked.  DAT_CONN_QUAL_IN_USE if the
 	 * port is taken. */

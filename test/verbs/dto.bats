@@ -11,6 +11,14 @@ setup_file() { verbs_setup_file; }
 	pair sendrecv
 }
 
+# test/verbs/vt_graceful.c: dat_ep_disconnect(3DAT), "For graceful
+# disconnect, all outstanding and in-progress request DTOs and RMR Binds
+# must try to be completed successfully first, before disconnect
+# proceeds."  The QP drains (SQD) before the DREQ.
+@test "graceful-sends: 16 sends of 64 B to 256 KiB, then a graceful disconnect at once: every send completes DAT_DTO_SUCCESS, the peer receives every message whole and in order before DISCONNECTED" {
+	pair graceful-sends
+}
+
 @test "RDMA write and read, 1 and several segments, with dat_lmr_sync_rdma_write/read" {
 	pair rdma
 }

@@ -68,6 +68,12 @@ teardown() {
 	pair connect -q "$(random_qual)"
 }
 
+# test/verbs/vt_graceful.c (dat_ep_disconnect(3DAT)): the QP drains
+# (SQD) before the socket CM's DREQ, as before rdma_cm's
+@test "scm: graceful-sends: 16 sends of 64 B to 256 KiB, then a graceful disconnect at once: every send completes DAT_DTO_SUCCESS, the peer receives every message whole and in order before DISCONNECTED" {
+	pair graceful-sends
+}
+
 @test "scm: reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
 	pair reject
 }

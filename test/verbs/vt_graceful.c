@@ -15,10 +15,10 @@
  * MSG endpoints a send completes when libfabric has written it to its
  * socket (providers/ofi/msg.c): the disconnect's DISC, counting the
  * sends and travelling behind them, is what makes the peer take them
- * all before it ends the connection.  Run over every libfabric fabric
- * (test/ofi/dto.bats); not in the verbs suites: libdaplcma and libdaplscm
- * move the QP to the error state at once, which flushes what is still
- * outstanding (man3/dat_ep_disconnect.3 says so).
+ * all before it ends the connection.  Over verbs (libdaplcma,
+ * libdaplscm) the QP drains its send queue (SQD) before the DREQ, which
+ * moves it to the error state.  Run over every libfabric fabric
+ * (test/ofi/dto.bats), cma and scm (test/verbs/dto.bats, scm.bats).
  */
 #include <stdlib.h>
 #include <string.h>
