@@ -219,6 +219,27 @@ static void cma_cm_comm_est(struct dapl_ep *ep)
 	pthread_mutex_unlock(&cia->lock);
 }
 
+/* IBV_EVENT_SQ_DRAINED (providers/verbs/async.c): the send queue a
+ * graceful disconnect waited for is empty, the DREQ goes (cma_disconnect
+ * says why); if no answer can come, DISCONNECTED now. */
+static void cma_cm_sq_drained(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_cr *conn;
+	struct dapl_tp_ep *cep;
+
+	pthread_mutex_lock(&cia->lock);
+	cep = dapl_ep_tp(ep);
+	conn = cep ? cep->conn : NULL;
+	if (conn && conn->state == CMA_CONN_ESTABLISHED && conn->sq_drain &&
+	    cma_send_dreq(conn, 0)) {
+		conn->state = CMA_CONN_CLOSED;
+		cma_timer_set(conn, 0);
+		dapl_ep_defer_cm_event(ep, DAPL_CM_DISCONNECTED);
+	}
+	pthread_mutex_unlock(&cia->lock);
+}
+
 static void cma_cr_refuse(struct dapl_cr *cr);
 
 const struct verbs_cm_ops cma_cm_ops = {
@@ -532,9 +553,9 @@ static void cma_cr_refuse(struct dapl_cr *cr)
  * Graceful: first the send queue (dat_ep_disconnect(3DAT): "all
  * outstanding and in-progress request DTOs and RMR Binds must try to be
  * completed successfully first, before disconnect proceeds"): the QP to
- * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (cm_event.c
- * cma_cm_sq_drained) or after CMA_DRAIN_NS; a device that refuses SQD
- * gets the DREQ at once.  The DREQ is rdma_disconnect (librdmacm moves
+ * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (cma_cm_sq_drained)
+ * or after CMA_DRAIN_NS (cm_event.c cma_conn_timer); a device that
+ * refuses SQD gets the DREQ at once.  The DREQ is rdma_disconnect (librdmacm moves
  * the QP to ERR, so what is still outstanding flushes) and DISCONNECTED
  * comes when the peer answers, or after CMA_DISC_TIMEOUT_NS.  Abrupt:
  * the DREQ at once, but udapl reports DISCONNECTED itself and ignores

@@ -485,24 +485,3 @@ void cma_conn_timer(struct dapl_timer *t)
 	/* conn may be freed from here on (the upcall's consequences) */
 	cma_up_run(cia, &up);
 }
-
-/* IBV_EVENT_SQ_DRAINED (providers/verbs/async.c): the send queue a
- * graceful disconnect waited for is empty, the DREQ goes (cm.c). */
-void cma_cm_sq_drained(struct dapl_ep *ep)
-{
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct dapl_tp_cr *conn;
-	struct dapl_tp_ep *cep;
-	struct cma_up up;
-
-	cma_up_clear(&up);
-	pthread_mutex_lock(&cia->lock);
-	cep = dapl_ep_tp(ep);
-	conn = cep ? cep->conn : NULL;
-	if (conn && conn->state == CMA_CONN_ESTABLISHED && conn->sq_drain &&
-	    cma_send_dreq(conn, 0))
-		cma_final(conn, DAPL_CM_DISCONNECTED, &up);
-	cma_up_begin(cia, &up);
-	pthread_mutex_unlock(&cia->lock);
-	cma_up_run(cia, &up);
-}

@@ -164,8 +164,6 @@ void cma_timer_init(struct dapl_tp_cr *conn) DAPL_HIDDEN;
  * the IA), and what a connection's timer calls */
 int cma_cm_event(void *arg) DAPL_HIDDEN;
 void cma_conn_timer(struct dapl_timer *t) DAPL_HIDDEN;
-/* the CM's sq_drained (verbs.h struct verbs_cm_ops) */
-void cma_cm_sq_drained(struct dapl_ep *ep) DAPL_HIDDEN;
 /* cm.c, locked, ESTABLISHED: our DREQ now (the QP to ERR: what is still
  * outstanding flushes); 1 if no answer will come (report DISCONNECTED) */
 int cma_send_dreq(struct dapl_tp_cr *conn, int abrupt) DAPL_HIDDEN;

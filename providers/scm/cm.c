@@ -257,6 +257,28 @@ static void scm_cm_comm_est(struct dapl_ep *ep)
 	(void)ep;
 }
 
+/* IBV_EVENT_SQ_DRAINED (providers/verbs/async.c): the send queue a
+ * graceful disconnect waited for is empty, the DREQ goes (scm_disconnect
+ * says why); if no answer can come, DISCONNECTED now. */
+static void scm_cm_sq_drained(struct dapl_ep *ep)
+{
+	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
+	struct dapl_tp_cr *conn;
+	struct dapl_tp_ep *cep;
+
+	pthread_mutex_lock(&cia->lock);
+	cep = dapl_ep_tp(ep);
+	conn = cep ? cep->conn : NULL;
+	if (conn && conn->state == SCM_CONN_ESTABLISHED && conn->sq_drain &&
+	    scm_send_dreq(conn, cep->qp, 0)) {
+		conn->state = SCM_CONN_CLOSED;
+		scm_conn_close_fd(conn);
+		scm_timer_set(conn, 0);
+		dapl_ep_defer_cm_event(ep, DAPL_CM_DISCONNECTED);
+	}
+	pthread_mutex_unlock(&cia->lock);
+}
+
 static void scm_cr_refuse(struct dapl_cr *cr);
 
 const struct verbs_cm_ops scm_cm_ops = {
@@ -445,8 +467,8 @@ void scm_conn_refuse(struct dapl_tp_cr *conn)
  * Graceful: first the send queue (dat_ep_disconnect(3DAT): "all
  * outstanding and in-progress request DTOs and RMR Binds must try to be
  * completed successfully first, before disconnect proceeds"): the QP to
- * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (event.c
- * scm_cm_sq_drained) or after SCM_DRAIN_NS; a device that refuses SQD
+ * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (scm_cm_sq_drained)
+ * or after SCM_DRAIN_NS (event.c scm_conn_timer); a device that refuses SQD
  * gets the DREQ at once.  The DREQ: our QP to ERR first, so what is
  * still outstanding flushes, as rdma_disconnect does; DISCONNECTED when
  * the DREP comes, or the socket ends, or after SCM_DISC_WAIT_NS.

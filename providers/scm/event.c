@@ -450,24 +450,3 @@ void scm_conn_timer(struct dapl_timer *t)
 	/* conn may be freed from here on (the upcall's consequences) */
 	scm_up_run(&up);
 }
-
-/* IBV_EVENT_SQ_DRAINED (providers/verbs/async.c): the send queue a
- * graceful disconnect waited for is empty, the DREQ goes (cm.c). */
-void scm_cm_sq_drained(struct dapl_ep *ep)
-{
-	struct dapl_tp_ia *cia = dapl_tp_ia_of(ep);
-	struct dapl_tp_cr *conn;
-	struct dapl_tp_ep *cep;
-	struct scm_up up;
-
-	memset(&up, 0, sizeof(up));
-	pthread_mutex_lock(&cia->lock);
-	cep = dapl_ep_tp(ep);
-	conn = cep ? cep->conn : NULL;
-	if (conn && conn->state == SCM_CONN_ESTABLISHED && conn->sq_drain &&
-	    scm_send_dreq(conn, cep->qp, 0))
-		scm_final(conn, DAPL_CM_DISCONNECTED, &up);
-	scm_up_begin(&up);
-	pthread_mutex_unlock(&cia->lock);
-	scm_up_run(&up);
-}

@@ -175,8 +175,6 @@ void scm_conn_refuse(struct dapl_tp_cr *conn) DAPL_HIDDEN;
  * dapl_tp_ia), and what a connection's timer calls */
 int scm_cm_event(void *arg) DAPL_HIDDEN;
 void scm_conn_timer(struct dapl_timer *t) DAPL_HIDDEN;
-/* the CM's sq_drained (verbs.h struct verbs_cm_ops) */
-void scm_cm_sq_drained(struct dapl_ep *ep) DAPL_HIDDEN;
 /* cm.c, locked, ESTABLISHED: our DREQ now, the QP to ERR first (what is
  * still outstanding flushes); 1 if no answer will come (report
  * DISCONNECTED) */
