@@ -555,9 +555,10 @@ static void cma_cr_refuse(struct dapl_cr *cr)
  * completed successfully first, before disconnect proceeds"): the QP to
  * SQD, and the DREQ when IBV_EVENT_SQ_DRAINED comes (cma_cm_sq_drained)
  * or after CMA_DRAIN_NS (cm_event.c cma_conn_timer); a device that
- * refuses SQD gets the DREQ at once.  The DREQ is rdma_disconnect (librdmacm moves
- * the QP to ERR, so what is still outstanding flushes) and DISCONNECTED
- * comes when the peer answers, or after CMA_DISC_TIMEOUT_NS.  Abrupt:
+ * refuses SQD gets the DREQ at once.  The DREQ is rdma_disconnect
+ * (librdmacm moves the QP to ERR, so what is still outstanding flushes)
+ * and DISCONNECTED comes when the peer answers, or after
+ * CMA_DISC_TIMEOUT_NS.  Abrupt:
  * the DREQ at once, but udapl reports DISCONNECTED itself and ignores
  * what the CM says later; a connection still being set up is abandoned
  * (udapl always aborts those abruptly).  Before the drain a graceful
