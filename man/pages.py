@@ -1031,7 +1031,11 @@ page(name="dat_psp_query", brief="query a public service point", handle="psp_han
 
 page(name="dat_psp_free", brief="destroy a public service point", handle="psp_handle",
      params=[("psp_handle", "The PSP.")],
-     desc="dat_psp_free() stops listening.  CRs the PSP already produced stay valid and can still be accepted or rejected.",
+     desc="""dat_psp_free() stops listening.  CRs the PSP already produced stay valid and can still be accepted or rejected.
+A request that arrives while the PSP is being freed, or that reached it but
+had no CR yet, is rejected by the provider as if nobody listened: the
+requester gets DAT_CONNECTION_EVENT_NON_PEER_REJECTED (only dat_cr_reject()
+gives PEER_REJECTED), on every provider.""",
      errors=[OK, bad("DAT_INVALID_HANDLE_PSP", "The provider: not a live PSP.")],
      see=["dat_psp_create"])
 

@@ -528,8 +528,8 @@ DAT_RETURN cma_accept(struct dapl_cr *cr, struct dapl_ep *ep, const void *pdata,
 	return ret;
 }
 
-/* Refuses a request (a consumer reject, status 28 at the peer) and
- * forgets it. */
+/* Refuses a request (a consumer reject: status 28 with our
+ * CMA_REJ_CONSUMER header, PEER_REJECTED at the peer) and forgets it. */
 static void cma_cr_refuse(struct dapl_cr *cr)
 {
 	struct dapl_tp_ia *cia = dapl_tp_ia_of(cr);
@@ -541,7 +541,7 @@ static void cma_cr_refuse(struct dapl_cr *cr)
 	dapl_cr_set_tp(cr, NULL);
 	pthread_mutex_lock(&cia->lock);
 	if (conn->id && conn->state == CMA_CONN_REQUEST)
-		rdma_reject(conn->id, NULL, 0);
+		cma_reject(conn->id, CMA_REJ_CONSUMER);
 	id = cma_conn_unhook(conn);
 	pthread_mutex_unlock(&cia->lock);
 	if (id)

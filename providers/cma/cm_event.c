@@ -14,8 +14,11 @@
  *
  * rdma_cm event -> udapl event:
  *   ESTABLISHED                         ESTABLISHED (with the peer's pdata)
- *   REJECTED, status 28 (consumer)      PEER_REJECTED
- *   REJECTED, other (8: no listener)    NON_PEER_REJECTED
+ *   REJECTED, status 28 (consumer) with PEER_REJECTED
+ *     our CMA_REJ_CONSUMER header
+ *   REJECTED, other (8: no listener;    NON_PEER_REJECTED
+ *     28 from the kernel or with our
+ *     CMA_REJ_NO_QUAL header)
  *   ADDR_ERROR (budget spent), ROUTE_ERROR  UNREACHABLE
  *   UNREACHABLE (CM response timeout)   TIMED_OUT
  *   CONNECT_ERROR                       BROKEN (ACCEPT_ERROR when passive)
@@ -109,22 +112,25 @@ static int cma_req_hdr(const struct rdma_cm_event *ev, DAT_CONN_QUAL *qual,
 	return 0;
 }
 
-/* True if a reject says "no service point has that qualifier". */
-static int cma_rej_no_qual(const struct rdma_cm_event *ev)
+/* True if a reject is a consumer's dat_cr_reject (cma.h CMA_REJ_CONSUMER). */
+static int cma_rej_by_consumer(const struct rdma_cm_event *ev)
 {
 	const unsigned char *d = ev->param.conn.private_data;
 	uint32_t magic, reason;
 
-	if (!d || ev->param.conn.private_data_len < CMA_REJ_LEN)
+	if (ev->status != CMA_REJ_CONSUMER_DEFINED || !d ||
+	    ev->param.conn.private_data_len < CMA_REJ_LEN)
 		return 0;
 	memcpy(&magic, d, 4);
 	memcpy(&reason, d + 4, 4);
-	return ntohl(magic) == CMA_HDR_MAGIC && ntohl(reason) == CMA_REJ_NO_QUAL;
+	return ntohl(magic) == CMA_HDR_MAGIC &&
+	       ntohl(reason) == CMA_REJ_CONSUMER;
 }
 
 /* locked: a new connect request on one of our listeners: the service
  * point whose full qualifier it names gets it, else it is refused as if
- * nobody listened (NON_PEER_REJECTED at the peer). */
+ * nobody listened (NON_PEER_REJECTED at the peer), as it is when that
+ * service point is being freed. */
 static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 			   struct cma_up *up)
 {
@@ -138,13 +144,11 @@ static void cma_cm_request(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 	if (port && port->kind == CMA_KIND_SP && !cma_req_hdr(ev, &qual, &plen))
 		csp = verbs_port_sp(&port->vp, qual);
 	if (!conn || !csp || !csp->sp || dapl_upcall_begin(csp->sp)) {
-		uint32_t rej[2] = {htonl(CMA_HDR_MAGIC), htonl(CMA_REJ_NO_QUAL)};
-
 		dapl_dbg(DAPL_DBG_CM, "cma: request for qualifier %llu: %s",
 			 (unsigned long long)qual,
 			 csp ? "refused" : "no such service point");
 		free(conn);
-		rdma_reject(ev->id, csp ? NULL : rej, csp ? 0 : CMA_REJ_LEN);
+		cma_reject(ev->id, CMA_REJ_NO_QUAL);
 		up->destroy = ev->id;
 		return;
 	}
@@ -257,7 +261,7 @@ static void cma_cm_rejected(struct dapl_tp_cr *conn,
 	dapl_dbg(DAPL_DBG_CM, "cma: rejected, status %d", status);
 	if (conn->state == CMA_CONN_ACCEPTING)
 		cma_final(conn, DAPL_CM_ACCEPT_ERROR, up);
-	else if (status == CMA_REJ_CONSUMER_DEFINED && !cma_rej_no_qual(ev))
+	else if (cma_rej_by_consumer(ev))
 		cma_final(conn, DAPL_CM_PEER_REJECTED, up);
 	else
 		cma_final(conn, DAPL_CM_NON_PEER_REJECTED, up);
@@ -360,7 +364,8 @@ static void cma_cm_handle(struct dapl_tp_ia *cia, struct rdma_cm_event *ev,
 		up->kind = CMA_UP_IA;
 }
 
-/* A request udapl could not queue: refuse it and forget it. */
+/* A request udapl could not queue (its PSP being freed, its CR EVD
+ * full): refuse it, as nobody listening, and forget it. */
 static void cma_cm_request_refused(struct dapl_tp_ia *cia,
 				   struct dapl_tp_cr *conn)
 {
@@ -370,7 +375,7 @@ static void cma_cm_request_refused(struct dapl_tp_ia *cia,
 	id = conn->id;
 	conn->id = NULL;
 	if (id && conn->state == CMA_CONN_REQUEST)
-		rdma_reject(id, NULL, 0);
+		cma_reject(id, CMA_REJ_NO_QUAL);
 	pthread_mutex_unlock(&cia->lock);
 	if (id)
 		rdma_destroy_id(id);

@@ -26,6 +26,7 @@
 #ifndef DAT_PROVIDER_CMA_H
 #define DAT_PROVIDER_CMA_H
 
+#include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
 
 #include "../verbs/verbs.h"
@@ -54,10 +55,29 @@ extern const struct verbs_cm_ops cma_cm_ops DAPL_HIDDEN;
 /* What a consumer may send in a connect request (and, for one limit,
  * in an accept): dat_ia_query's max_private_data_size. */
 #define CMA_MAX_PDATA (CMA_MAX_PDATA_REQ - CMA_HDR_LEN)
-/* A reject's private data when no service point has the qualifier: the
- * active side reports NON_PEER_REJECTED, not PEER_REJECTED. */
+/* A reject's private data when no service point has the qualifier, or
+ * when the provider refuses a request on its own (its PSP being freed,
+ * its CR EVD full): the active side reports NON_PEER_REJECTED, not
+ * PEER_REJECTED, which only a consumer's dat_cr_reject makes.
+ * dat_psp_free(3DAT): such requests "are automatically rejected by the
+ * Provider with the return analogous to the no listening Service
+ * Point". */
 #define CMA_REJ_NO_QUAL 1u
+/* A consumer's dat_cr_reject says so in its reject: PEER_REJECTED at the
+ * active side only then.  A request the kernel rejects for us (its
+ * rdma_cm id destroyed before we fetched it: a PSP freed as the request
+ * came, a process that died) has the IB CM's "consumer defined" status
+ * too (28), but not this header, and is NON_PEER_REJECTED. */
+#define CMA_REJ_CONSUMER 2u
 #define CMA_REJ_LEN 8			/* magic, reason */
+
+/* Rejects a request with our reject header (reason CMA_REJ_*). */
+static inline void cma_reject(struct rdma_cm_id *id, uint32_t reason)
+{
+	uint32_t rej[2] = {htonl(CMA_HDR_MAGIC), htonl(reason)};
+
+	rdma_reject(id, rej, CMA_REJ_LEN);
+}
 
 /* The context word of every rdma_cm id we create starts with this tag, so
  * the CM callback tells listeners from connections. */

@@ -448,16 +448,16 @@ static void scm_cr_refuse(struct dapl_cr *cr)
 	if (!conn)
 		return;
 	dapl_cr_set_tp(cr, NULL);
-	scm_conn_refuse(conn);
+	scm_conn_refuse(conn, SCM_REJ_CONSUMER);
 }
 
-void scm_conn_refuse(struct dapl_tp_cr *conn)
+void scm_conn_refuse(struct dapl_tp_cr *conn, enum scm_rej why)
 {
 	struct dapl_tp_ia *cia = conn->cia;
 
 	pthread_mutex_lock(&cia->lock);
 	if (conn->state == SCM_CONN_REQUEST)
-		scm_send_type(conn, SCM_MSG_REJ, SCM_REJ_CONSUMER);
+		scm_send_type(conn, SCM_MSG_REJ, why);
 	scm_conn_unlink(conn);
 	pthread_mutex_unlock(&cia->lock);
 	scm_conn_free(conn);

@@ -156,9 +156,12 @@ static void scm_on_req(struct dapl_tp_ia *cia, struct dapl_tp_cr *conn,
 		dapl_dbg(DAPL_DBG_CM, "scm: request for qualifier %llu: %s",
 			 (unsigned long long)m->qual,
 			 ssp ? "refused" : "no such service point");
-		scm_send_type(conn,
-			      SCM_MSG_REJ, ssp ? SCM_REJ_CONSUMER
-					       : SCM_REJ_NO_QUAL);
+		/* NON_PEER_REJECTED at the peer either way: only a
+		 * consumer's dat_cr_reject is PEER_REJECTED, and a request
+		 * for a PSP being freed is "automatically rejected by the
+		 * Provider with the return analogous to the no listening
+		 * Service Point" (dat_psp_free(3DAT)) */
+		scm_send_type(conn, SCM_MSG_REJ, SCM_REJ_NO_QUAL);
 		scm_conn_unlink(conn);
 		up->gone = conn;
 		return;
@@ -383,8 +386,8 @@ static void scm_up_run(struct scm_up *up)
 		    up->peer_port, up->plen ? up->pdata : NULL, up->plen);
 
 		dapl_upcall_end(up->sp);
-		if (refused) /* udapl could not queue it */
-			scm_conn_refuse(up->conn);
+		if (refused) /* udapl could not queue it: as above */
+			scm_conn_refuse(up->conn, SCM_REJ_NO_QUAL);
 		break;
 	}
 	case SCM_UP_NONE:

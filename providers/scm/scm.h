@@ -160,9 +160,11 @@ void scm_timer_set(struct dapl_tp_cr *conn, uint64_t deadline) DAPL_HIDDEN;
 void scm_conn_unlink(struct dapl_tp_cr *conn) DAPL_HIDDEN;
 /* frees an unlinked connection nobody else can reach (not locked) */
 void scm_conn_free(struct dapl_tp_cr *conn) DAPL_HIDDEN;
-/* refuses a request not yet answered (a consumer's reject at the peer)
- * and frees the connection (not locked; no CR has it any more) */
-void scm_conn_refuse(struct dapl_tp_cr *conn) DAPL_HIDDEN;
+/* refuses a request not yet answered, why SCM_REJ_CONSUMER (a
+ * consumer's dat_cr_reject: PEER_REJECTED at the peer) or SCM_REJ_NO_QUAL
+ * (the provider's: NON_PEER_REJECTED), and frees the connection (not
+ * locked; no CR has it any more) */
+void scm_conn_refuse(struct dapl_tp_cr *conn, enum scm_rej why) DAPL_HIDDEN;
 
 /* Bounds of the socket CM's waits, in ns. */
 #define SCM_REQ_WAIT_NS (10ull * 1000000000ull)  /* a socket's REQ */

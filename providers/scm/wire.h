@@ -50,7 +50,8 @@ enum scm_msg {
 
 enum scm_rej {
 	SCM_REJ_CONSUMER = 0, /* dat_cr_reject: PEER_REJECTED */
-	SCM_REJ_NO_QUAL = 1,  /* nobody listens there: NON_PEER_REJECTED */
+	SCM_REJ_NO_QUAL = 1,  /* nobody listens there, or the provider refused
+			       * (dat_psp_free(3DAT)): NON_PEER_REJECTED */
 };
 
 enum { SCM_WIRE_GLOBAL = 1 };

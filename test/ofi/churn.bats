@@ -24,7 +24,7 @@ load ofi_helpers
 
 setup_file() { ofi_setup_file; }
 
-@test "$OFI_FABRIC: dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, every try rejected or finding nobody" {
+@test "$OFI_FABRIC: dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, every try rejected or finding nobody, a request the freeing rejected is NON_PEER_REJECTED (the client saw no more PEER_REJECTED than the server made)" {
 	# 6 tries of 4 requests (test/verbs: 20): a request whose listener
 	# is freed while rxm connects to it is lost and costs the whole
 	# connect timeout (5 s) before TIMED_OUT, not an answer
@@ -38,4 +38,5 @@ setup_file() { ofi_setup_file; }
 	grep -q '^PASS$' "$SRV_OUT"
 	grep -q '^  ok [0-9]* rounds, [0-9]* connection requests rejected, [1-9][0-9]* of them with the PSP freed as they came$' "$SRV_OUT"
 	grep -q '^  ok [0-9]* tries of 4: [1-9][0-9]* rejected by the server, [0-9]* found nobody$' <<< "$output"
+	churn_tally
 }

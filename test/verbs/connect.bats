@@ -119,10 +119,11 @@ dat() {
 	pair reuse
 }
 
-@test "dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, every try rejected or finding nobody" {
+@test "dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, every try rejected or finding nobody, a request the freeing rejected is NON_PEER_REJECTED (the client saw no more PEER_REJECTED than the server made)" {
 	pair psp-churn
 	grep -q '^  ok [0-9]* rounds, [0-9]* connection requests rejected, [1-9][0-9]* of them with the PSP freed as they came$' "$SRV_OUT"
 	grep -q '^  ok [0-9]* tries of 4: [1-9][0-9]* rejected by the server, [0-9]* found nobody$' <<< "$output"
+	churn_tally
 }
 
 # ended-kept (vt_reuse.c): dat_cr_accept(3DAT): "The successful

@@ -164,6 +164,17 @@ teardown() {
 	pair reuse
 }
 
+# psp-churn (vt_cm_many.c), as over cma (connect.bats): dat_psp_free(3DAT)
+# "Any incoming Connection Requests for the Connection Qualifier on the
+# destroyed Service Point ... are automatically rejected by the Provider
+# with the return analogous to the no listening Service Point"
+@test "scm: dat_psp_free while connection requests arrive: rounds of PSPs freed (some the moment a request came), each CR EVD frees at once, a request the freeing rejected is NON_PEER_REJECTED (the client saw no more PEER_REJECTED than the server made)" {
+	pair psp-churn
+	grep -q '^  ok [0-9]* rounds, [0-9]* connection requests rejected, [1-9][0-9]* of them with the PSP freed as they came$' "$SRV_OUT"
+	grep -q '^  ok [0-9]* tries of 4: [1-9][0-9]* rejected by the server, [0-9]* found nobody$' <<< "$output"
+	churn_tally
+}
+
 @test "scm: ended-kept: 6 connections, each requested before the server ends the one before and accepted on a new EP: each ESTABLISHED on both sides, 4 KiB echoed" {
 	pair ended-kept
 	grep -q "^  ok 6 connections, each accepted on a new EP" "$SRV_OUT"

@@ -117,6 +117,28 @@ show_matrix() {
 		sed -n 's/^status-matrix:/# &/p' >&3
 }
 
+# churn_tally: psp-churn's two counts agree (test/verbs/vt_cm_many.c).
+# dat_psp_free(3DAT): "Any incoming Connection Requests for the Connection
+# Qualifier on the destroyed Service Point it had been listening on are
+# automatically rejected by the Provider with the return analogous to the
+# no listening Service Point" -- so every PEER_REJECTED the client saw was
+# a dat_cr_reject of the server's consumer: the client's (its tries' and
+# its last word) are at most the server's (a reject that came after the
+# client's connect timed out is counted on the server's side alone).
+# libdaplcma and libdaplscm answered a request for a PSP being freed as
+# a consumer's reject: the client counted more, and now and then took
+# such an answer to its last word for the server's, which never heard it.
+churn_tally() {
+	local srv cli
+	srv=$(sed -n 's/^  ok [0-9]* rounds, \([0-9]*\) connection requests rejected, .*/\1/p' "$SRV_OUT")
+	cli=$(sed -n 's/^  ok [0-9]* tries of 4: \([0-9]*\) rejected by the server, .*/\1/p' <<< "$output")
+	# in the TAP log (fd 3) too, where a passing test's output is not
+	echo "# dat_cr_reject at the server: $srv; PEER_REJECTED at the client: $cli and its last word" |
+		tee /dev/fd/3
+	[ -n "$srv" ] && [ -n "$cli" ]
+	[ $((cli + 1)) -le "$srv" ]
+}
+
 # readme_has_row: the README's table "What each fabric gives" holds
 # exactly the row test/lib/ia-row.sh makes of $output, what "dattest-verbs
 # query local" printed for one IA
