@@ -61,7 +61,10 @@ page(name="dat_ia_open", brief="open an interface adapter by its dat.conf name",
              ("async_evd", """In: which EVD receives the IA's asynchronous events.
 = DAT_HANDLE_NULL: create a new one of *qlen* entries; its handle is returned here.
 = DAT_EVD_ASYNC_EXISTS ((DAT_EVD_HANDLE)1): share the async EVD of an IA that is already open through the same dat.conf entry.
-= an EVD handle: an EVD created with DAT_EVD_ASYNC_FLAG (0x100)."""),
+= an EVD handle: an EVD created with DAT_EVD_ASYNC_FLAG (0x100).
+An EVD shared either way stays its IA's: when that IA closes, the IAs that
+took it let go of it, and their asynchronous events are dropped from then on
+(dat_ia_query() then gives DAT_HANDLE_NULL for one passed by its handle)."""),
              ("ia", "Out: the handle of the opened IA.")],
      desc="""dat_ia_open() is a macro in <dat/dat.h>: it calls dat_ia_openv() with
 the DAT version the program was compiled against (DAT_VERSION_MAJOR 1,

@@ -508,21 +508,42 @@ void dapl_evd_post_reserved(struct dapl_evd *evd, const DAT_EVENT *event)
 	evd_post(evd, event, 1);
 }
 
+/*
+ * An async event and the detach of an IA from another IA's async EVD
+ * (ia.c, when that IA closes) are serialized by async_lock: once
+ * dapl_evd_async_detach returned, no post to that EVD through ia is under
+ * way, and its owner may tear it down.  Async events are rare: one
+ * process-wide lock (a module lock: a forked child gets it new).
+ */
+static struct dapl_module_lock async_lock = DAPL_MODULE_LOCK_INITIALIZER;
+
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
 			 DAT_HANDLE handle, DAT_COUNT reason)
 {
-	struct dapl_evd *evd =
-	    __atomic_load_n(&ia->async_evd, __ATOMIC_ACQUIRE);
+	struct dapl_evd *evd;
 	DAT_EVENT ev;
 
-	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
-		return;
-	memset(&ev, 0, sizeof(ev));
-	ev.event_number = number;
-	ev.evd_handle = evd;
-	ev.event_data.asynch_error_event_data.dat_handle = handle;
-	ev.event_data.asynch_error_event_data.reason = reason;
-	dapl_evd_post(evd, &ev);
+	dapl_module_lock(&async_lock);
+	evd = __atomic_load_n(&ia->async_evd, __ATOMIC_ACQUIRE);
+	if (dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD)) {
+		memset(&ev, 0, sizeof(ev));
+		ev.event_number = number;
+		ev.evd_handle = evd;
+		ev.event_data.asynch_error_event_data.dat_handle = handle;
+		ev.event_data.asynch_error_event_data.reason = reason;
+		dapl_evd_post(evd, &ev);
+	}
+	dapl_module_unlock(&async_lock);
+}
+
+void dapl_evd_async_detach(struct dapl_ia *ia, struct dapl_evd *evd)
+{
+	dapl_module_lock(&async_lock);
+	if (__atomic_load_n(&ia->async_evd, __ATOMIC_ACQUIRE) == evd) {
+		__atomic_store_n(&ia->async_evd, NULL, __ATOMIC_RELEASE);
+		dapl_evd_put(evd);
+	}
+	dapl_module_unlock(&async_lock);
 }
 
 void dapl_async_evd_error(struct dapl_evd *evd)

@@ -27,31 +27,53 @@ static void open_ias_forget(void)
 	dapl_list_init(&open_ias);
 }
 
-/* The async EVD of an open IA of the same dat.conf entry, referenced. */
+/*
+ * Async EVDs shared between IAs (dat_ia_open(3DAT): DAT_EVD_ASYNC_EXISTS,
+ * or another IA's async EVD passed in).  An IA takes such an EVD, and is
+ * listed on open_ias, in one open_lock section, and only while the IA
+ * that owns the EVD is listed; an IA leaving the list (dat_ia_close)
+ * lets go of a shared EVD of its own, and detaches every listed IA from
+ * the EVDs it owns, in that same section (evd.c dapl_evd_async_detach:
+ * no post is then under way to them), before it tears them down.  So no
+ * IA ever holds an async EVD that is gone: such an IA's async events are
+ * dropped from then on, as before its EVD was attached.
+ */
+
+/* open_lock held: whether ia is listed (open, not closing) */
+static int ia_listed(const struct dapl_ia *ia)
+{
+	struct dapl_list *pos, *tmp;
+
+	dapl_list_for_each_safe(pos, tmp, &open_ias)
+	{
+		if (dapl_container_of(pos, struct dapl_ia, open_link) == ia)
+			return 1;
+	}
+	return 0;
+}
+
+/* open_lock held: the async EVD of a listed IA of the same dat.conf
+ * entry, or NULL. */
 static struct dapl_evd *async_evd_shared(struct dapl_provider *entry)
 {
 	struct dapl_list *pos, *tmp;
-	struct dapl_evd *evd = NULL;
 
-	dapl_module_lock(&open_lock);
 	dapl_list_for_each_safe(pos, tmp, &open_ias)
 	{
 		struct dapl_ia *o =
 		    dapl_container_of(pos, struct dapl_ia, open_link);
+		struct dapl_evd *evd =
+		    __atomic_load_n(&o->async_evd, __ATOMIC_ACQUIRE);
 
 		if (o->prov_entry == entry &&
-		    dapl_obj_ok(o->async_evd, DAT_HANDLE_TYPE_EVD)) {
-			evd = o->async_evd;
-			dapl_evd_get(evd);
-			break;
-		}
+		    dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
+			return evd;
 	}
-	dapl_module_unlock(&open_lock);
-	return evd;
+	return NULL;
 }
 
 /* Checks what the consumer passed in *async_evd_handle before the device
- * is opened. */
+ * is opened (async_evd_share checks it again when it takes it). */
 static DAT_RETURN async_arg_check(DAT_COUNT qlen, DAT_EVD_HANDLE h)
 {
 	const struct dapl_evd *evd = h;
@@ -69,33 +91,65 @@ static DAT_RETURN async_arg_check(DAT_COUNT qlen, DAT_EVD_HANDLE h)
 	return DAT_SUCCESS;
 }
 
-static DAT_RETURN async_evd_attach(struct dapl_ia *ia, DAT_COUNT qlen,
+/* A new async EVD of the IA's own (*async_evd_handle DAT_HANDLE_NULL). */
+static DAT_RETURN async_evd_create(struct dapl_ia *ia, DAT_COUNT qlen,
 				   DAT_EVD_HANDLE *async_evd_handle)
 {
 	struct dapl_evd *evd;
 	DAT_RETURN rc;
 
-	if (*async_evd_handle == DAT_HANDLE_NULL) {
-		rc = dapl_evd_alloc(ia, qlen, NULL, DAT_EVD_ASYNC_FLAG, &evd);
-		if (rc != DAT_SUCCESS)
-			return rc;
-		ia->async_evd_owned = 1;
-		*async_evd_handle = evd;
-	} else if (*async_evd_handle == DAT_EVD_ASYNC_EXISTS) {
-		evd = async_evd_shared(ia->prov_entry);
-		if (!evd)
-			return DAPL_ERR(DAT_INVALID_HANDLE,
-					DAT_INVALID_HANDLE_EVD_ASYNC);
-		ia->async_evd_shared = 1;
-		ia->async_evd = evd;
-		return DAT_SUCCESS;
-	} else {
-		evd = *async_evd_handle;
-	}
+	rc = dapl_evd_alloc(ia, qlen, NULL, DAT_EVD_ASYNC_FLAG, &evd);
+	if (rc != DAT_SUCCESS)
+		return rc;
+	ia->async_evd_owned = 1;
+	*async_evd_handle = evd;
 	/* The IA holds a reference, so dat_evd_free of it gets IN_USE. */
 	dapl_evd_get(evd);
 	__atomic_store_n(&ia->async_evd, evd, __ATOMIC_RELEASE);
 	return DAT_SUCCESS;
+}
+
+/* open_lock held: another IA's async EVD (DAT_EVD_ASYNC_EXISTS, or the
+ * handle passed in), taken only while its owner is listed. */
+static DAT_RETURN async_evd_share(struct dapl_ia *ia, DAT_EVD_HANDLE h)
+{
+	struct dapl_evd *evd = h;
+
+	if (h == DAT_EVD_ASYNC_EXISTS) {
+		evd = async_evd_shared(ia->prov_entry);
+		ia->async_evd_shared = 1;
+	} else if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD) ||
+		   !(evd->flags & DAT_EVD_ASYNC_FLAG) || evd->closing ||
+		   !ia_listed(evd->obj.ia)) {
+		evd = NULL;
+	}
+	if (!evd)
+		return DAPL_ERR(DAT_INVALID_HANDLE,
+				DAT_INVALID_HANDLE_EVD_ASYNC);
+	dapl_evd_get(evd);
+	__atomic_store_n(&ia->async_evd, evd, __ATOMIC_RELEASE);
+	return DAT_SUCCESS;
+}
+
+/* open_lock held, ia just unlisted: it lets go of a shared async EVD, and
+ * every listed IA of the async EVDs ia owns (any EVD of ia's that
+ * another IA took), before ia tears its EVDs down. */
+static void async_evd_unshare(struct dapl_ia *ia)
+{
+	struct dapl_list *pos, *tmp;
+
+	if (!ia->async_evd_owned && ia->async_evd)
+		dapl_evd_async_detach(ia, ia->async_evd);
+	dapl_list_for_each_safe(pos, tmp, &open_ias)
+	{
+		struct dapl_ia *o =
+		    dapl_container_of(pos, struct dapl_ia, open_link);
+		struct dapl_evd *evd =
+		    __atomic_load_n(&o->async_evd, __ATOMIC_ACQUIRE);
+
+		if (!o->async_evd_owned && evd && evd->obj.ia == ia)
+			dapl_evd_async_detach(o, evd);
+	}
 }
 
 static void prov_attr_fill(struct dapl_ia *ia)
@@ -190,8 +244,18 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 	 * dapl_evd_post_async drops them then. */
 	if (dapl_progress_start(ia))
 		rc = DAPL_ERR(DAT_INSUFFICIENT_RESOURCES, DAT_RESOURCE_MEMORY);
+	else if (*async_evd_handle == DAT_HANDLE_NULL)
+		rc = async_evd_create(ia, async_evd_qlen, async_evd_handle);
 	else
-		rc = async_evd_attach(ia, async_evd_qlen, async_evd_handle);
+		rc = DAT_SUCCESS;
+	if (rc == DAT_SUCCESS) {
+		dapl_module_lock(&open_lock);
+		if (!ia->async_evd_owned)
+			rc = async_evd_share(ia, *async_evd_handle);
+		if (rc == DAT_SUCCESS)
+			dapl_list_add_tail(&open_ias, &ia->open_link);
+		dapl_module_unlock(&open_lock);
+	}
 	if (rc != DAT_SUCCESS) {
 		dapl_progress_stop(ia);
 		ia->ops->ia_close(ia);
@@ -201,9 +265,6 @@ DAT_RETURN dapl_ia_open(const DAT_NAME_PTR name, DAT_COUNT async_evd_qlen,
 		dapl_obj_free(ia);
 		return rc;
 	}
-	dapl_module_lock(&open_lock);
-	dapl_list_add_tail(&open_ias, &ia->open_link);
-	dapl_module_unlock(&open_lock);
 	*ia_handle = ia;
 	return DAT_SUCCESS;
 }
@@ -459,9 +520,10 @@ DAT_RETURN dapl_ia_close(DAT_IA_HANDLE ia_handle, DAT_CLOSE_FLAGS close_flags)
 
 	dapl_module_lock(&open_lock);
 	dapl_list_del(&ia->open_link);
+	async_evd_unshare(ia);
 	dapl_module_unlock(&open_lock);
 
-	async = ia->async_evd;
+	async = ia->async_evd; /* NULL if it was another IA's */
 	for (i = 0; i < sizeof(teardown_order) / sizeof(teardown_order[0]); i++)
 		teardown_type(ia, teardown_order[i],
 			      ia->async_evd_owned ? async : NULL);

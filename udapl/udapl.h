@@ -553,6 +553,10 @@ DAT_RETURN dapl_dto_post_atomic(struct dapl_ep *ep, enum dapl_op op,
 /* Used by ep.c and sp.c: an EVD is referenced by one more object. */
 void dapl_evd_get(struct dapl_evd *evd);
 void dapl_evd_put(struct dapl_evd *evd);
+/* ia lets go of evd, another IA's async EVD, unless it let go already:
+ * ia's async events are dropped from then on (ia.c, at the owner's
+ * dat_ia_close or ia's own) */
+void dapl_evd_async_detach(struct dapl_ia *ia, struct dapl_evd *evd);
 
 /* ---- internal to the object layer (not for providers) --------------------- */
 

@@ -345,6 +345,87 @@ static DAT_EVENT sw_event(void *p)
 /* ---- IA and handles
  * ----------------------------------------------------------- */
 
+/*
+ * dat_ia_open(3DAT): "All asynchronous notifications for the open
+ * instance of the IA are directed by the Provider to the Consumer passed
+ * in Asynchronous Event Dispatcher specified by async_evd_handle" -- and
+ * when the IA that owns that EVD closes first (dat_ia_close(3DAT): its
+ * objects are destroyed), the IAs that took it let go of it: their async
+ * events are dropped, never posted into the freed EVD or into another
+ * EVD made in its memory, and their own close frees nothing twice.  They
+ * held a reference to it that the owner's close did not look at.
+ */
+static void test_async_shared_owner_first(void)
+{
+	DAT_EVD_HANDLE a1 = DAT_HANDLE_NULL, a2 = DAT_EVD_ASYNC_EXISTS, a3, q;
+	DAT_EVD_HANDLE more[40];
+	DAT_IA_HANDLE i1, i2 = NULL, i3 = NULL;
+	DAT_EVENT ev;
+	DAT_RETURN rc;
+	int k, quiet = 1;
+
+	i1 = ia_open(&a1);
+	a3 = a1;
+	rc = dapl_ia_open("fake-ia", 0, &a2, &i2);
+	CHECK(rc == DAT_SUCCESS, "a second IA takes the first's async EVD "
+				 "(DAT_EVD_ASYNC_EXISTS)");
+	rc = dapl_ia_open("fake-ia", 0, &a3, &i3);
+	CHECK(rc == DAT_SUCCESS && a3 == a1,
+	      "a third IA is given it by its handle, which stays as passed");
+	dapl_async_ia_error(i3);
+	rc = dapl_evd_dequeue(a1, &ev);
+	CHECK(rc == DAT_SUCCESS &&
+		  ev.event_number == DAT_ASYNC_ERROR_IA_CATASTROPHIC &&
+		  ev.event_data.asynch_error_event_data.dat_handle == i3,
+	      "the third IA's async event lands on the EVD it was given");
+	CHECK(dapl_ia_close(i1, DAT_CLOSE_ABRUPT_FLAG) == DAT_SUCCESS &&
+		  !dapl_obj_ok(a1, DAT_HANDLE_TYPE_EVD),
+	      "the owner closes first: its async EVD is gone");
+	/* more EVDs freed than handle.c keeps aside, then made again: the
+	 * first is made in the freed async EVD's memory, the oldest parked */
+	for (k = 0; k < 40; k++)
+		CHECK(dapl_evd_create(i2, 4, DAT_HANDLE_NULL,
+				      DAT_EVD_SOFTWARE_FLAG,
+				      &more[k]) == DAT_SUCCESS,
+		      "evd_create");
+	for (k = 0; k < 40; k++)
+		CHECK(dapl_evd_free(more[k]) == DAT_SUCCESS, "evd_free");
+	for (k = 0; k < 40; k++)
+		CHECK(dapl_evd_create(i2, 4, DAT_HANDLE_NULL,
+				      DAT_EVD_SOFTWARE_FLAG,
+				      &more[k]) == DAT_SUCCESS,
+		      "evd_create");
+	CHECK((void *)more[0] == (void *)a1,
+	      "(the first new EVD is made where the async EVD was)");
+	dapl_async_ia_error(i2);
+	dapl_async_ia_error(i3);
+	for (k = 0; k < 40; k++)
+		quiet &= dapl_evd_dequeue(more[k], &ev) != DAT_SUCCESS;
+	CHECK(quiet, "the other two IAs' async events reach no EVD");
+	CHECK(dapl_ia_query(i3, &q, 0, NULL, 0, NULL) == DAT_SUCCESS &&
+		  q == DAT_HANDLE_NULL,
+	      "dat_ia_query: the third IA has no async EVD any more");
+	for (k = 0; k < 40; k++)
+		CHECK(dapl_evd_free(more[k]) == DAT_SUCCESS,
+		      "evd_free: no stale reference holds it");
+	CHECK(dapl_ia_close(i2, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS &&
+		  dapl_ia_close(i3, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS,
+	      "the IAs that took it close");
+	/* and the other order still holds: a sharer that goes first
+	 * leaves the owner's EVD to it */
+	a1 = DAT_HANDLE_NULL;
+	a2 = DAT_EVD_ASYNC_EXISTS;
+	i1 = ia_open(&a1);
+	CHECK(dapl_ia_open("fake-ia", 0, &a2, &i2) == DAT_SUCCESS &&
+		  dapl_ia_close(i2, DAT_CLOSE_ABRUPT_FLAG) == DAT_SUCCESS,
+	      "a sharer opens and closes");
+	dapl_async_ia_error(i1);
+	CHECK(dapl_evd_dequeue(a1, &ev) == DAT_SUCCESS &&
+		  ev.event_data.asynch_error_event_data.dat_handle == i1 &&
+		  dapl_ia_close(i1, DAT_CLOSE_GRACEFUL_FLAG) == DAT_SUCCESS,
+	      "the owner's EVD serves on, and its IA closes gracefully");
+}
+
 static void test_ia_open(void)
 {
 	DAT_EVD_HANDLE async = DAT_HANDLE_NULL, q;
@@ -437,6 +518,7 @@ static void test_ia_open(void)
 			  DAT_SUCCESS,
 		      "graceful close of the sharing IA");
 	}
+	test_async_shared_owner_first();
 	CHECK(RC_IS(dapl_ia_close(ia, 7), DAT_INVALID_PARAMETER,
 		    DAT_INVALID_ARG2),
 	      "ia_close bad flags: ARG2");
@@ -1461,7 +1543,7 @@ int main(int argc, char **argv)
 	test_evd_cq();
 	test_cno();
 	test_lmr();
-	CHECK(ia_opened == 10 && ia_closed == ia_opened,
+	CHECK(ia_opened == 15 && ia_closed == ia_opened,
 	      "ops->ia_close once per ops->ia_open");
 	test_thread_safety();
 	/* the same completions through the transport's direct poll: the
