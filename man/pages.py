@@ -680,7 +680,9 @@ page(name="dat_ep_disconnect", brief="disconnect an endpoint", handle="ep_handle
 either flag aborts the connection attempt (abruptly); in DISCONNECT_PENDING a
 graceful call has no effect and an abrupt one completes the disconnect; in
 DISCONNECTED the call does nothing and succeeds.  Receives posted but not
-consumed are flushed too.""",
+consumed are flushed too.  On an EVD that takes both the EP's connection
+events and its DTO completions, the completions that were complete when the
+connection ended are dequeued before its DISCONNECTED (or BROKEN) event.""",
      errors=[OK, arg(2, "*close_flags* is neither flag."), EP_STATE,
              ("DAT_INVALID_STATE", "DAT_NO_SUBTYPE", "libdaplcma: a graceful disconnect of an EP that has no transport connection state; the EP is CONNECTED again.")],
      see=["dat_ep_connect", "dat_ep_reset", "dat_ep_free"])

@@ -53,7 +53,12 @@ static void post_conn_event(struct dapl_ep *ep, DAT_EVENT_NUMBER number)
 	ev.event_data.connect_event_data.private_data_size = ep->pdata_len;
 	ev.event_data.connect_event_data.private_data =
 	    ep->pdata_len ? ep->pdata : NULL;
-	dapl_evd_post(ep->connect_evd, &ev);
+	/* dat_ep_disconnect(3DAT): on an EVD that also takes the EP's DTO
+	 * completions, those already complete precede the end */
+	if (number == DAT_CONNECTION_EVENT_ESTABLISHED)
+		dapl_evd_post(ep->connect_evd, &ev);
+	else
+		dapl_evd_post_end(ep->connect_evd, &ev);
 }
 
 static void ep_set_pdata(struct dapl_ep *ep, const void *pdata, DAT_COUNT plen)

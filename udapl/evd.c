@@ -465,8 +465,10 @@ void dapl_evd_unreserve(struct dapl_evd *evd)
 	dapl_unlock(&evd->lock);
 }
 
+/* after_cq: the completions already in the EVD's CQ first (evd_int.h
+ * dapl_evd_fill_locked), a connection's end behind them */
 static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
-		     int reserved)
+		     int reserved, int after_cq)
 {
 	int overflow = 0;
 	DAT_EVENT ev = *event;
@@ -479,6 +481,8 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 		dapl_unlock(&evd->lock);
 		return;
 	}
+	if (after_cq)
+		dapl_evd_fill_locked(evd, 1);
 	if (evd_enqueue(evd, &ev)) {
 		overflow = 1;
 		/* Nowhere to report the async EVD's own overflow. */
@@ -500,12 +504,17 @@ static void evd_post(struct dapl_evd *evd, const DAT_EVENT *event,
 
 void dapl_evd_post(struct dapl_evd *evd, const DAT_EVENT *event)
 {
-	evd_post(evd, event, 0);
+	evd_post(evd, event, 0, 0);
 }
 
 void dapl_evd_post_reserved(struct dapl_evd *evd, const DAT_EVENT *event)
 {
-	evd_post(evd, event, 1);
+	evd_post(evd, event, 1, 0);
+}
+
+void dapl_evd_post_end(struct dapl_evd *evd, const DAT_EVENT *event)
+{
+	evd_post(evd, event, 0, 1);
 }
 
 /*

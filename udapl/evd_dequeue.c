@@ -170,8 +170,10 @@ static inline int cqe_deliver(struct dapl_evd *evd,
 	return 1;
 }
 
-/* Moves completions into the free part of the ring; under evd->lock. */
-static void evd_fill(struct dapl_evd *evd)
+/* Moves completions into the free part of the ring, all but keep of its
+ * slots; under evd->lock.  evd.c: a connection's end leaves one for
+ * itself (dat_ep_disconnect(3DAT), evd_int.h). */
+void dapl_evd_fill_locked(struct dapl_evd *evd, int keep)
 {
 	struct dapl_cqe cqe[16];
 	int n, i, room;
@@ -179,7 +181,8 @@ static void evd_fill(struct dapl_evd *evd)
 
 	if (!evd_has_cq(evd))
 		return;
-	while ((room = evd->ring.size - evd->ring.count - evd->reserved) > 0) {
+	while ((room = evd->ring.size - evd->ring.count - evd->reserved -
+		       keep) > 0) {
 		if (room > 16)
 			room = 16;
 		n = evd->obj.ia->ops->cq_poll(evd, cqe, room);
@@ -199,7 +202,7 @@ int dapl_evd_ready(struct dapl_evd *evd)
 		return 0;
 	/* Arm, then look: a completion in between still fires the fd. */
 	evd->obj.ia->ops->cq_arm(evd, 0);
-	evd_fill(evd);
+	dapl_evd_fill_locked(evd, 0);
 	return evd->ring.count > 0;
 }
 
@@ -487,7 +490,7 @@ static DAT_RETURN evd_wait_locked(struct dapl_evd *evd, DAT_TIMEOUT timeout,
 		if (rc != DAT_SUCCESS)
 			return rc;
 		had = evd->ring.count;
-		evd_fill(evd);
+		dapl_evd_fill_locked(evd, 0);
 		if (prog_woke && evd->ring.count == had)
 			prog_fd = -1;
 		prog_woke = 0;

@@ -34,4 +34,13 @@ static inline int evd_has_cq(const struct dapl_evd *evd)
 	return evd->cq_fd >= 0;
 }
 
+/* evd_dequeue.c: the CQ's completions into the ring (all but keep of
+ * its free slots), under evd->lock.  evd.c puts them ahead of a
+ * connection's end: dat_ep_disconnect(3DAT) "If the same EVD is used for
+ * connect_evd_handle and any recv_evd_handle and request_evd_handle, all
+ * successful Completion events of in-progress DTOs precede the
+ * Disconnect Completion event" -- a dequeue takes the ring first, so the
+ * end went ahead of the completions still in the CQ. */
+void dapl_evd_fill_locked(struct dapl_evd *evd, int keep);
+
 #endif

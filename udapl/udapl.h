@@ -505,6 +505,9 @@ enum { DAPL_EVD_FULL = 1, DAPL_EVD_GONE = 2 };
 int dapl_evd_reserve(struct dapl_evd *evd);
 void dapl_evd_unreserve(struct dapl_evd *evd);
 void dapl_evd_post_reserved(struct dapl_evd *evd, const DAT_EVENT *event);
+/* A connection's end (cm.c): behind the completions the EVD's CQ already
+ * holds, if it has one (evd_int.h dapl_evd_fill_locked says why). */
+void dapl_evd_post_end(struct dapl_evd *evd, const DAT_EVENT *event);
 void dapl_evd_post_async(struct dapl_ia *ia, DAT_EVENT_NUMBER number,
 			 DAT_HANDLE handle, DAT_COUNT reason);
 

@@ -263,13 +263,14 @@ OFI_SUITES_verbs_check = \
 	test/ofi/cr_overflow.bats test/ofi/atomic.bats test/ofi/churn.bats
 # and, of the others, the DAT semantics issue 32 wants on every fabric:
 # the README's row, and windows that belong to their PZ, CNO agents, the
-# same status for the same event (lmr-life is in dto.bats).  These and
+# same status for the same event, a graceful disconnect's DTOs
+# (graceful-sends, shared-evd-end; lmr-life is in dto.bats).  These and
 # dto.bats's cases named above run in one bats process, picked by one
 # filter (test/lib/check-verbs.sh GROUP=...:REGEX, quoted for the shell;
 # result ofi-verbs-picked), which picks in each file the cases that
 # file's own filter did (issue 34).
 OFI_SUITES_verbs_check += test/ofi/ia-table.bats
-OFI_VERBS_PICKED := 'picked=test/ofi/dto.bats,test/ofi/rmr.bats,test/ofi/evd.bats,test/ofi/connect.bats,test/ofi/errors.bats:send/recv of 1 B|40 rounds of a 1 MiB echo|lmr-life|rmr-pz|cno-agent|status-matrix|ended-kept'
+OFI_VERBS_PICKED := 'picked=test/ofi/dto.bats,test/ofi/rmr.bats,test/ofi/evd.bats,test/ofi/connect.bats,test/ofi/errors.bats:send/recv of 1 B|40 rounds of a 1 MiB echo|lmr-life|rmr-pz|cno-agent|status-matrix|ended-kept|graceful-sends|shared-evd-end'
 OFI_SUITES_verbs_check += $(OFI_VERBS_PICKED)
 VERBS_SUITES += $(OFI_SUITES_verbs_check)
 # one process with a tcp IA and a verbs IA: only where verbs is

@@ -19,6 +19,14 @@ setup_file() { verbs_setup_file; }
 	pair graceful-sends
 }
 
+# test/verbs/vt_graceful.c shared-evd-end: dat_ep_disconnect(3DAT), "If
+# the same EVD is used for connect_evd_handle and any recv_evd_handle and
+# request_evd_handle, all successful Completion events of in-progress
+# DTOs precede the Disconnect Completion event."
+@test "shared-evd-end: one EVD for connection events, requests and receives; 8 sends, a graceful disconnect at once: on each side, dequeued once the EP is DISCONNECTED, all 8 completions SUCCESS before DISCONNECTED" {
+	pair shared-evd-end
+}
+
 @test "RDMA write and read, 1 and several segments, with dat_lmr_sync_rdma_write/read" {
 	pair rdma
 }

@@ -74,6 +74,14 @@ teardown() {
 	pair graceful-sends
 }
 
+# test/verbs/vt_graceful.c shared-evd-end: dat_ep_disconnect(3DAT), "If
+# the same EVD is used for connect_evd_handle and any recv_evd_handle and
+# request_evd_handle, all successful Completion events of in-progress
+# DTOs precede the Disconnect Completion event."
+@test "scm: shared-evd-end: one EVD for connection events, requests and receives; 8 sends, a graceful disconnect at once: on each side, dequeued once the EP is DISCONNECTED, all 8 completions SUCCESS before DISCONNECTED" {
+	pair shared-evd-end
+}
+
 @test "scm: reject: the client gets DAT_CONNECTION_EVENT_PEER_REJECTED, the PSP serves on" {
 	pair reject
 }

@@ -118,7 +118,174 @@ static int gs_client(const struct vt_opts *o)
 	return 0;
 }
 
+/*
+ * shared-evd-end: one EVD for an EP's connection events, requests and
+ * receives.  dat_ep_disconnect(3DAT): "If the same EVD is used for
+ * connect_evd_handle and any recv_evd_handle and request_evd_handle, all
+ * successful Completion events of in-progress DTOs precede the
+ * Disconnect Completion event."  The client posts SE_N sends and
+ * disconnects gracefully at once; the server, its SE_N receives posted
+ * before it accepted, reads nothing until its EP is DISCONNECTED.  Then
+ * each side dequeues (dat_evd_dequeue only: a dat_evd_wait moves
+ * completions in on its own) everything its EVD holds: every send or
+ * receive completion SUCCESS, in posting order, before the one
+ * DISCONNECTED, which comes last.  The connection events had gone ahead
+ * of the completions still in the transport's CQ.
+ */
+#define SE_N 8
+#define SE_LEN 4096
+
+/* An EP whose three EVDs are *shared, made here. */
+static DAT_EP_HANDLE se_ep(struct vt *v, DAT_EVD_HANDLE *shared)
+{
+	DAT_EP_HANDLE ep = DAT_HANDLE_NULL;
+	DAT_EP_ATTR a;
+
+	vt_must("dat_evd_create(DTO | CONNECTION)",
+		dat_evd_create(v->ia, 64, DAT_HANDLE_NULL,
+			       DAT_EVD_DTO_FLAG | DAT_EVD_CONNECTION_FLAG,
+			       shared));
+	vt_ep_attr(v, &a);
+	vt_must("dat_ep_create(one EVD for all three)",
+		dat_ep_create(v->ia, v->pz, *shared, *shared, *shared, &a,
+			      &ep));
+	return ep;
+}
+
+/* Waits (bounded) until ep is DISCONNECTED, reading no event. */
+static void se_wait_state(DAT_EP_HANDLE ep)
+{
+	uint64_t end = vt_now_us() + vt_secs(30);
+
+	while (vt_ep_state(ep) != DAT_EP_STATE_DISCONNECTED) {
+		if (vt_now_us() >= end) {
+			vt_fail("the EP never became DISCONNECTED (%s)",
+				vt_state(vt_ep_state(ep)));
+			return;
+		}
+		vt_sleep_ms(1);
+	}
+}
+
+/* Dequeues all of shared: SE_N completions of ep, cookies base.., then
+ * DISCONNECTED last (ESTABLISHED, if still there, anywhere before). */
+static void se_drain(DAT_EVD_HANDLE shared, DAT_EP_HANDLE ep, uint64_t base,
+		     const char *side)
+{
+	int dtos = 0, ended = 0, n = 0;
+	char what[64];
+	DAT_EVENT ev;
+
+	memset(&ev, 0, sizeof(ev));
+	while (dat_evd_dequeue(shared, &ev) == DAT_SUCCESS && n++ < 64) {
+		if (ended) {
+			vt_fail("%s: %s after DISCONNECTED", side,
+				vt_ev(ev.event_number));
+		} else if (ev.event_number ==
+			   DAT_CONNECTION_EVENT_DISCONNECTED) {
+			ended = 1;
+			if (dtos != SE_N)
+				vt_fail("%s: DISCONNECTED after %d of the %d "
+					"completions, want all before it",
+					side, dtos, SE_N);
+		} else if (ev.event_number == DAT_DTO_COMPLETION_EVENT) {
+			snprintf(what, sizeof(what), "%s: completion %d",
+				 side, dtos);
+			vt_check_dto(what, &ev, ep, base + (uint64_t)dtos,
+				     DAT_DTO_SUCCESS, SE_LEN);
+			dtos++;
+		} else if (ev.event_number !=
+			   DAT_CONNECTION_EVENT_ESTABLISHED) {
+			vt_fail("%s: event %s", side, vt_ev(ev.event_number));
+		}
+		memset(&ev, 0, sizeof(ev));
+	}
+	vt_expect_true("DISCONNECTED came, last", ended);
+	vt_expect_true("every completion came", dtos == SE_N);
+	vt_note("ok %s: %d completions SUCCESS, then DISCONNECTED", side,
+		dtos);
+}
+
+static int se_server(const struct vt_opts *o)
+{
+	DAT_EVD_HANDLE shared;
+	DAT_CONN_QUAL qual = 0;
+	DAT_LMR_TRIPLET iov;
+	DAT_PSP_HANDLE psp;
+	DAT_EP_HANDLE ep;
+	DAT_CR_HANDLE cr;
+	DAT_EVENT ev;
+	struct vt_mem m;
+	struct vt v;
+	int i;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &m, (DAT_VLEN)SE_N * SE_LEN, GS_PRIV);
+	psp = vt_psp(&v, &qual);
+	vt_listening(qual);
+	cr = vt_wait_cr(&v, &ev);
+	ep = se_ep(&v, &shared);
+	for (i = 0; i < SE_N; i++) {
+		iov = vt_iov(&m, (DAT_VLEN)i * SE_LEN, SE_LEN);
+		vt_must("dat_ep_post_recv",
+			dat_ep_post_recv(ep, 1, &iov, vt_cookie(0x300 + i),
+					 DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	vt_must("dat_cr_accept", dat_cr_accept(cr, ep, 0, NULL));
+	se_wait_state(ep);
+	se_drain(shared, ep, 0x300, "server");
+	for (i = 0; i < SE_N; i++)
+		vt_check("message", m.buf + (size_t)i * SE_LEN, SE_LEN, 60 + i);
+	vt_ep_free(ep);
+	vt_expect("dat_evd_free(shared)", dat_evd_free(shared), DAT_SUCCESS);
+	vt_expect("dat_psp_free", dat_psp_free(psp), DAT_SUCCESS);
+	vt_mem_free(&m);
+	vt_close(&v);
+	return 0;
+}
+
+static int se_client(const struct vt_opts *o)
+{
+	DAT_EVD_HANDLE shared;
+	struct sockaddr_in sin;
+	DAT_LMR_TRIPLET iov;
+	DAT_EP_HANDLE ep;
+	DAT_EVENT ev;
+	struct vt_mem m;
+	struct vt v;
+	int i;
+
+	vt_open(&v, o->ia_name);
+	vt_mem_alloc(&v, &m, (DAT_VLEN)SE_N * SE_LEN, GS_PRIV);
+	ep = se_ep(&v, &shared);
+	vt_sockaddr(&sin, o->addr);
+	vt_must("dat_ep_connect",
+		dat_ep_connect(ep, (DAT_IA_ADDRESS_PTR)&sin, o->qual,
+			       vt_secs(20), 0, NULL, DAT_QOS_BEST_EFFORT,
+			       DAT_CONNECT_DEFAULT_FLAG));
+	if (!vt_expect_event("connection established", shared,
+			     DAT_CONNECTION_EVENT_ESTABLISHED, &ev))
+		vt_die("no connection");
+	for (i = 0; i < SE_N; i++) {
+		vt_fill(m.buf + (size_t)i * SE_LEN, SE_LEN, 60 + i);
+		iov = vt_iov(&m, (DAT_VLEN)i * SE_LEN, SE_LEN);
+		vt_must("dat_ep_post_send",
+			dat_ep_post_send(ep, 1, &iov, vt_cookie(0x400 + i),
+					 DAT_COMPLETION_DEFAULT_FLAG));
+	}
+	vt_expect("dat_ep_disconnect(GRACEFUL)",
+		  dat_ep_disconnect(ep, DAT_CLOSE_GRACEFUL_FLAG), DAT_SUCCESS);
+	se_wait_state(ep);
+	se_drain(shared, ep, 0x400, "client");
+	vt_ep_free(ep);
+	vt_expect("dat_evd_free(shared)", dat_evd_free(shared), DAT_SUCCESS);
+	vt_mem_free(&m);
+	vt_close(&v);
+	return 0;
+}
+
 const struct vt_test vt_graceful_tests[] = {
 	{ "graceful-sends", gs_server, gs_client },
+	{ "shared-evd-end", se_server, se_client },
 	{ NULL, NULL, NULL }
 };
