@@ -441,15 +441,14 @@ the waiter stays blocked.""",
              arg(4, "*event* is NULL."),
              ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EVD_IN_USE", "Another thread already waits on it."),
              ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EVD_UNWAITABLE", "The EVD is unwaitable (dat_evd_set_unwaitable()), also when that happens during the wait."),
-             ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EVD_DISABLED", "The EVD is disabled."),
              ("DAT_INVALID_STATE", "DAT_INVALID_STATE_EVD_ASYNC", "This is an async EVD that overflowed: there is nowhere to report its own overflow, so it takes no more events and every wait says so.  (Any other EVD that overflows drops the event and reports DAT_ASYNC_ERROR_EVD_OVERFLOW on the IA's async EVD.)"),
              ("DAT_TIMEOUT_EXPIRED", "DAT_NO_SUBTYPE", "The timeout expired first; events queued meanwhile stay queued."),
              ("DAT_ABORT", "DAT_NO_SUBTYPE", "The EVD was destroyed by an abrupt dat_ia_close() while the thread waited.")],
      see=["dat_evd_dequeue", "dat_evd_set_unwaitable", "dat_evd_disable", "dat_cno_wait"])
 
 for nm, br, what in [
-        ("dat_evd_enable", "enable an event dispatcher", "Sets the EVD's state to enabled: it notifies its CNO again.  Enabling an enabled EVD succeeds."),
-        ("dat_evd_disable", "disable an event dispatcher", "Sets the EVD's state to disabled: events are still queued but the EVD does not notify its CNO, and dat_evd_wait() returns DAT_INVALID_STATE.  dat_evd_dequeue() still works."),
+        ("dat_evd_enable", "enable an event dispatcher", "Sets the EVD's state to enabled: it notifies its CNO again, at once if it holds events (those that came while it was disabled: dat_evd_modify_cno() between a disable and an enable moves the notifications to the new CNO).  Enabling an enabled EVD succeeds.  A direct waiter (dat_evd_wait()) is not affected."),
+        ("dat_evd_disable", "disable an event dispatcher", "Sets the EVD's state to disabled: events are still queued but the EVD does not notify its CNO.  dat_evd_wait() and dat_evd_dequeue() work as on an enabled EVD, and a thread waiting in dat_evd_wait() stays there (dat_evd_enable(3DAT): disabling has no effect on direct waiters)."),
         ("dat_evd_set_unwaitable", "make waits on an event dispatcher fail", "Marks the EVD unwaitable: a thread in dat_evd_wait() is woken and returns DAT_INVALID_STATE (DAT_INVALID_STATE_EVD_UNWAITABLE), and so does every later wait until dat_evd_clear_unwaitable().  Events keep being queued."),
         ("dat_evd_clear_unwaitable", "make an event dispatcher waitable again", "Marks the EVD waitable again after dat_evd_set_unwaitable().")]:
     page(name=nm, brief=br, handle="evd_handle",

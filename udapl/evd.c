@@ -276,18 +276,30 @@ DAT_RETURN dapl_evd_modify_cno(DAT_EVD_HANDLE evd_handle,
 	return DAT_SUCCESS;
 }
 
-/* Sets the bits of one state pair (enabled/disabled, waitable/...). */
+/*
+ * Sets the bits of one state pair (enabled/disabled, waitable/...).
+ * dat_evd_enable(3DAT): "The enabling and disabling EVD has no effect on
+ * direct waiters on the EVD" -- only its CNO: an EVD enabled with events
+ * queued (a dat_evd_modify_cno between a disable and an enable, the
+ * page's recipe) notifies its CNO then, as the events' arrival would
+ * have.  A waiter must notice unwaitable at once.
+ */
 static DAT_RETURN evd_state_set(DAT_EVD_HANDLE h, int clear, int set)
 {
 	struct dapl_evd *evd = h;
+	int enabled;
 
 	if (!dapl_obj_ok(evd, DAT_HANDLE_TYPE_EVD))
 		return BAD_EVD;
 	dapl_lock(&evd->lock);
+	enabled = (set & DAT_EVD_STATE_ENABLED) &&
+		  !(evd->state & DAT_EVD_STATE_ENABLED);
 	evd->state = (DAT_EVD_STATE)((evd->state & ~clear) | set);
-	/* A waiter must notice unwaitable or disabled at once. */
-	if (evd->waiters)
+	if (evd->waiters && (set & DAT_EVD_STATE_UNWAITABLE))
 		wake(evd->wake_fd);
+	else if (enabled && evd->cno && !evd->waiters &&
+		 evd->obj.ia->evd_ready(evd))
+		dapl_cno_notify(evd->cno, evd);
 	dapl_unlock(&evd->lock);
 	return DAT_SUCCESS;
 }

@@ -354,9 +354,6 @@ static DAT_RETURN evd_wait_state(const struct dapl_evd *evd)
 	if (evd->state & DAT_EVD_STATE_UNWAITABLE)
 		return DAPL_ERR(DAT_INVALID_STATE,
 				DAT_INVALID_STATE_EVD_UNWAITABLE);
-	if (evd->state & DAT_EVD_STATE_DISABLED)
-		return DAPL_ERR(DAT_INVALID_STATE,
-				DAT_INVALID_STATE_EVD_DISABLED);
 	if (evd->dead)
 		return DAPL_ERR(DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_ASYNC);
 	return DAT_SUCCESS;

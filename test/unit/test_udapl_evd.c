@@ -670,10 +670,22 @@ static void test_evd_software(void)
 		  now_ms() - t0 >= 19.0,
 	      "wait below threshold: TIMEOUT_EXPIRED after the timeout, nmore");
 	dapl_evd_dequeue(evd, &out);
+	/* dat_evd_enable(3DAT): "The enabling and disabling EVD has no
+	 * effect on direct waiters on the EVD" */
+	dapl_evd_post_se(evd, &ev);
 	CHECK(dapl_evd_disable(evd) == DAT_SUCCESS &&
-		  RC_IS(dapl_evd_wait(evd, 0, 1, &out, &nmore),
-			DAT_INVALID_STATE, DAT_INVALID_STATE_EVD_DISABLED),
-	      "wait on a disabled EVD: INVALID_STATE");
+		  dapl_evd_wait(evd, 0, 1, &out, &nmore) == DAT_SUCCESS &&
+		  out.event_number == DAT_SOFTWARE_EVENT,
+	      "wait on a disabled EVD: its event, as on an enabled one");
+	{
+		DAT_EVD_PARAM p;
+
+		CHECK(dapl_evd_query(evd, DAT_EVD_FIELD_ALL, &p) ==
+				  DAT_SUCCESS &&
+			  p.evd_state == (DAT_EVD_STATE_DISABLED |
+					  DAT_EVD_STATE_WAITABLE),
+		      "evd_query: DISABLED");
+	}
 	dapl_evd_enable(evd);
 	{
 		DAT_EVD_PARAM p;
@@ -786,6 +798,22 @@ static void test_evd_block(void)
 		  w.ev.event_data.software_event_data.pointer == (void *)7 &&
 		  w.nmore == 0,
 	      "a software event wakes the blocked waiter");
+	/* dat_evd_enable(3DAT): "The enabling and disabling EVD has no
+	 * effect on direct waiters on the EVD": a waiter stays blocked
+	 * through a disable and an enable, and takes the next event */
+	waiter_start(&w, evd);
+	dapl_evd_disable(evd);
+	dapl_evd_enable(evd);
+	dapl_evd_disable(evd);
+	usleep(5000);
+	CHECK(!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE),
+	      "disable and enable leave the blocked waiter blocked");
+	dapl_evd_post_se(evd, &ev);
+	pthread_join(w.th, NULL);
+	CHECK(w.rc == DAT_SUCCESS &&
+		  w.ev.event_data.software_event_data.pointer == (void *)7,
+	      "and the next event wakes it, the EVD disabled");
+	dapl_evd_enable(evd);
 	/* a waiter owns the EVD even with events queued (the dequeue
 	 * tests both words at once, then the waiter first): a stand-in
 	 * waiter, set as dat_evd_wait sets it, under the lock */
@@ -1159,6 +1187,22 @@ static void test_cno(void)
 	CHECK(agent_wait(1) == 1 &&
 		  __atomic_load_n(&agent_evd, __ATOMIC_RELAXED) == sw,
 	      "the proxy agent is called with the EVD (by the engine)");
+	dapl_evd_dequeue(sw, &out);
+	/* dat_evd_disable(3DAT): "the arrival of an event does not affect
+	 * the associated CNO"; dat_evd_modify_cno(3DAT)'s recipe (disable,
+	 * modify, enable: the notifications go to the new CNO) needs the
+	 * enable to notify for what came meanwhile */
+	dapl_evd_disable(sw);
+	dapl_evd_post_se(sw, &ev);
+	rc = dapl_cno_wait(cno, 10000, &h);
+	CHECK(RC_IS(rc, DAT_QUEUE_EMPTY, 0) && h == NULL,
+	      "an event on a disabled EVD: cno_wait finds nothing");
+	cno_wait_start(&w, cno);
+	dapl_evd_enable(sw);
+	pthread_join(w.th, NULL);
+	CHECK(w.rc == DAT_SUCCESS && w.evd == sw,
+	      "the enable wakes cno_wait with the EVD its event is on");
+	CHECK(agent_wait(2) == 2, "and calls the proxy agent for it");
 	dapl_evd_dequeue(sw, &out);
 
 	fake_ep.send_ring = (struct dapl_cookie_ring){send_slots, 8, 0, 0, 3};
